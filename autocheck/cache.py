@@ -1,0 +1,66 @@
+"""A persistent content-addressed cache for expensive results (parses, masked-LM suggestions, predictions).
+
+SQLite file per namespace under ``$AUTOCHECK_CACHE`` (default ``~/.cache/autocheck``); values are JSON.
+Keys should be content hashes that include everything the value depends on (model id and checksum,
+settings, input text). ``AUTOCHECK_CACHE=off`` disables caching.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+
+def cache_dir() -> Path | None:
+    value = os.environ.get("AUTOCHECK_CACHE", "")
+    if value.lower() in {"off", "0", "none", "false"}:
+        return None
+    return Path(value) if value else Path.home() / ".cache" / "autocheck"
+
+
+class Cache:
+    """``get_many``/``put_many`` over one namespace; a disabled cache stores nothing."""
+
+    def __init__(self, namespace: str, directory: str | Path | None = None):
+        directory = Path(directory) if directory is not None else cache_dir()
+        self._db: sqlite3.Connection | None = None
+        if directory is None:
+            return
+        directory.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(directory / f"{namespace}.sqlite", timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+    @property
+    def enabled(self) -> bool:
+        return self._db is not None
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        if self._db is None:
+            return {}
+        keys = list(dict.fromkeys(keys))
+        found: dict[str, Any] = {}
+        for start in range(0, len(keys), 500):  # SQLite limits bound parameters per statement
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, value in self._db.execute(f"SELECT key, value FROM kv WHERE key IN ({marks})", chunk):
+                found[key] = json.loads(value)
+        return found
+
+    def put_many(self, items: Mapping[str, Any]) -> None:
+        if self._db is None or not items:
+            return
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
+                [(k, json.dumps(v, ensure_ascii=False)) for k, v in items.items()],
+            )
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

@@ -1,0 +1,172 @@
+"""Typed records that flow between the stages.
+
+Every record is a frozen dataclass with a stable ``id`` and a lossless ``to_json``/``from_json`` pair, so
+stages can be chained in memory or through JSON Lines files without pickle.
+
+Labels are strings (``"negative"``, ``"neutral"``, ``"positive"`` for sentiment). An expectation is either
+one label, a tuple of allowed labels (``("neutral", "positive")`` = "positive or neutral"), ``None`` for an
+INV case, or a ``Direction`` mapping for a DIR case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+Label = str
+# MFT: a label or a tuple of allowed labels; INV: None; DIR: {"label": L, "direction": "up"|"down",
+# "tolerance": float} (the probability of L must not move against the direction by more than tolerance).
+Expected = Any
+
+SEED = "seed"
+EXPANSION = "expansion"
+
+
+def _to_json(record: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        out[f.name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def expected_from_json(value: Any) -> Expected:
+    """Lists in JSON become tuples so an expectation is hashable and compares by value."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One labelled sentence from a dataset."""
+
+    id: str  # stable within its dataset, e.g. "sst:1117"
+    text: str  # normalised text (see datasets.normalize_text)
+    label: Label
+    source: str  # dataset name
+
+    def to_json(self) -> dict[str, Any]:
+        return _to_json(self)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Example:
+        return cls(id=d["id"], text=d["text"], label=d["label"], source=d["source"])
+
+
+@dataclass(frozen=True, slots=True)
+class TestCase:
+    """One test case of a suite: a seed case (a transformed dataset sentence) or an expansion of one.
+
+    ``editable`` are the character spans of ``text`` in which words may be inserted: the seed sentence's
+    own span inside a template, never the template's fixed phrases.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    id: str
+    capability: str  # e.g. "LC4"
+    kind: str  # SEED or EXPANSION
+    text: str
+    expected: Expected
+    test_type: str  # "MFT", "INV" or "DIR"
+    label: Label  # label of the source example
+    seed_id: str | None = None  # for expansions: the id of the seed case they were made from
+    editable: tuple[tuple[int, int], ...] = ()
+    # dataset, example_id, template, slots; for expansions also production, inserted words, score.
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        d = _to_json(self)
+        d["editable"] = [list(span) for span in self.editable]
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> TestCase:
+        return cls(
+            id=d["id"],
+            capability=d["capability"],
+            kind=d["kind"],
+            text=d["text"],
+            expected=expected_from_json(d.get("expected")),
+            test_type=d["test_type"],
+            label=d.get("label", ""),
+            seed_id=d.get("seed_id"),
+            editable=tuple((int(a), int(b)) for a, b in d.get("editable", ())),
+            provenance=dict(d.get("provenance") or {}),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Parse:
+    """A parsed text: tokens with character offsets and one bracketed tree per sentence.
+
+    The leaves of ``trees`` in order are exactly ``tokens`` (trees carry no TOP wrapper).
+    """
+
+    text: str
+    tokens: tuple[str, ...]
+    offsets: tuple[tuple[int, int], ...]
+    trees: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "tokens": list(self.tokens),
+            "offsets": [list(o) for o in self.offsets],
+            "trees": list(self.trees),
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Parse:
+        return cls(
+            text=d["text"],
+            tokens=tuple(d["tokens"]),
+            offsets=tuple((int(a), int(b)) for a, b in d["offsets"]),
+            trees=tuple(d["trees"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MaskedTemplate:
+    """A seed case with masks to insert, produced by production differentiation.
+
+    ``masks`` are ``(token_index, tag)`` pairs in left-to-right order: each mask is inserted before the
+    token at ``token_index`` of ``parse.tokens`` (``len(tokens)`` = after the last token); several masks
+    may share an index. ``expansion.render`` turns it into text.
+    """
+
+    id: str
+    case_id: str
+    parse: Parse
+    masks: tuple[tuple[int, str], ...]
+    lhs: str
+    rhs_from: tuple[str, ...]
+    rhs_to: tuple[str, ...]
+    score: float  # P_ref(rhs_to | lhs) x parent production probabilities
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return tuple(tag for _, tag in self.masks)
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """A model's output on one text: class probabilities in ``labels`` order and the predicted label."""
+
+    model: str
+    text: str
+    labels: tuple[Label, ...]
+    probs: tuple[float, ...]
+    label: Label
+
+    def to_json(self) -> dict[str, Any]:
+        return _to_json(self)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Prediction:
+        return cls(
+            model=d["model"],
+            text=d["text"],
+            labels=tuple(d["labels"]),
+            probs=tuple(float(p) for p in d["probs"]),
+            label=d["label"],
+        )

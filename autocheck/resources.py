@@ -1,0 +1,51 @@
+"""Finding (and on first use fetching) external resources: NLTK data, project data files.
+
+Real loaders are used throughout (``nltk.data``, ``benepar.Parser``, ``from_pretrained``); this module only
+decides where to look, whether downloading is allowed, and how to say what is missing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class ResourceMissing(RuntimeError):
+    """A resource is not installed; the message names it and how to get it (one line)."""
+
+
+def offline() -> bool:
+    """``--offline`` sets AUTOCHECK_OFFLINE=1; the Hugging Face offline switches count as well."""
+    return any(os.environ.get(v, "") not in ("", "0") for v in ("AUTOCHECK_OFFLINE", "HF_HUB_OFFLINE"))
+
+
+def project_file(relative: str) -> Path:
+    """A data file shipped with the project (requirements/, grammars/, data/)."""
+    return PROJECT_ROOT / relative
+
+
+def nltk_resource(resource: str, package: str) -> str:
+    """Locate an NLTK resource (e.g. ``corpora/opinion_lexicon``), downloading ``package`` on first use.
+
+    Returns the resource path NLTK resolved. Honours ``NLTK_DATA``. Offline, a missing resource is a
+    ``ResourceMissing`` naming the download command.
+    """
+    import nltk
+
+    for candidate in (resource, resource + ".zip"):
+        try:
+            return str(nltk.data.find(candidate))
+        except LookupError:
+            pass
+    how = f"python -m nltk.downloader {package}  (or set NLTK_DATA to a folder that has {resource})"
+    if offline():
+        raise ResourceMissing(f"NLTK resource '{resource}' not found; get it with: {how}")
+    log.warning("Downloading NLTK package '%s' (first use) ...", package)
+    if not nltk.download(package, quiet=True):
+        raise ResourceMissing(f"NLTK resource '{resource}' could not be downloaded; get it with: {how}")
+    return str(nltk.data.find(resource))

@@ -1,0 +1,163 @@
+"""Files and identities: JSON Lines, atomic writes, content hashes, per-record random generators, manifests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+class InputError(ValueError):
+    """Bad user input; the message names the file and the line or field."""
+
+
+def content_hash(*parts: str, length: int = 16) -> str:
+    """A short, stable hex digest of the given strings (order matters)."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8"))
+        h.update(b"\x1f")
+    return h.hexdigest()[:length]
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def rng_for(seed: int, key: str) -> np.random.Generator:
+    """The random generator of one record: derived from (global seed, record id), never global state,
+    so results do not depend on processing order or chunking."""
+    return np.random.default_rng([seed, int(content_hash(key, length=15), 16)])
+
+
+def dumps(obj: Any) -> str:
+    """Canonical one-line JSON (sorted keys, UTF-8), so equal records give equal bytes."""
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Stream the objects of a JSON Lines file; a malformed line is an error naming file and line."""
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise InputError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
+            if not isinstance(obj, dict):
+                raise InputError(f"{path}:{lineno}: expected a JSON object")
+            yield obj
+
+
+class JsonlWriter:
+    """Append records to a JSON Lines file, one per line; ``offset`` is the byte size written so far."""
+
+    def __init__(self, path: str | Path, append: bool = False):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(self.path, "ab" if append else "wb")
+
+    def write(self, obj: Any) -> None:
+        self._file.write((dumps(obj) + "\n").encode("utf-8"))
+
+    def write_all(self, objs: Iterable[Any]) -> None:
+        for obj in objs:
+            self.write(obj)
+
+    def flush(self) -> int:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        return self._file.tell()
+
+    @property
+    def offset(self) -> int:
+        return self._file.tell()
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> JsonlWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write via a temporary file and rename, so readers never see a half-written file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_json(path: str | Path, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=2) + "\n")
+
+
+def load_json(path: str | Path, what: str = "JSON file") -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise InputError(f"{path}: {what} not found") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}:{e.lineno}:{e.colno}: not valid JSON ({e.msg})") from None
+
+
+def package_versions(names: Iterable[str]) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def environment() -> dict[str, Any]:
+    """What a manifest records about the software that made a run."""
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": package_versions(
+            ["autocheck", "numpy", "nltk", "torch", "transformers", "benepar", "spacy", "datasets"]
+        ),
+    }
+
+
+def prepare_output_dir(path: str | Path, *, resume: bool = False, overwrite: bool = False) -> Path:
+    """Create an output directory; refuse to reuse a non-empty one unless resuming or overwriting."""
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: exists and is not a directory")
+    if out.exists() and any(out.iterdir()) and not (resume or overwrite):
+        raise InputError(
+            f"{out}: directory is not empty; pass --resume to continue that run or --overwrite to replace it"
+        )
+    if overwrite and not resume and out.exists():
+        for child in out.iterdir():
+            if child.is_file():
+                child.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+    return out

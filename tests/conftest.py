@@ -1,0 +1,39 @@
+"""Shared fixtures. Tests that need ../shared/data (real corpora, stand-in models) skip when it is absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = Path(os.environ.get("AUTOCHECK_SHARED_DATA", REPO.parent / "shared" / "data"))
+NLTK_DATA = SHARED_DATA / "nltk_data"
+
+if NLTK_DATA.is_dir():
+    # The tagger, tokenizer and lexicons the offline tests use; never download during tests.
+    os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
+os.environ.setdefault("AUTOCHECK_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """Every test gets its own on-disk cache so tests never see each other's (or the user's) results."""
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA} (set AUTOCHECK_SHARED_DATA)")
+    return SHARED_DATA
+
+
+def require(path: Path) -> Path:
+    """Skip the calling test with a clear reason when a shared resource is missing."""
+    if not path.exists():
+        pytest.skip(f"missing resource: {path}")
+    return path
