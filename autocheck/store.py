@@ -1,4 +1,4 @@
-"""Files and identities: JSON Lines, atomic writes, content hashes, per-record random generators, manifests."""
+"""Files and identities: JSON Lines, atomic writes, content hashes, per-record RNGs, manifests."""
 
 from __future__ import annotations
 

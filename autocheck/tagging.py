@@ -1,0 +1,129 @@
+"""Tokenisation with character offsets, sentence splitting and part-of-speech tagging in context.
+
+Tokens follow the Penn Treebank conventions (NLTK's Treebank tokenizer) so they match the parser's and the
+reference grammar's; every token keeps its character span in the original text, which is what lets later
+stages insert words at exact token boundaries instead of by string replacement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .resources import nltk_resource
+
+# Penn tag prefix -> the coarse classes lexicons use.
+COARSE = {"JJ": "adj", "NN": "noun", "VB": "verb", "RB": "adv"}
+
+
+def coarse_pos(tag: str) -> str | None:
+    """``JJR`` -> ``adj``, ``NNS`` -> ``noun``, ``VBD`` -> ``verb``, ``RB`` -> ``adv``; other tags -> None."""
+    return COARSE.get(tag[:2])
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    words: tuple[str, ...]
+    offsets: tuple[tuple[int, int], ...]  # character span of each word in the text
+    sentences: tuple[tuple[int, int], ...]  # token index ranges [start, end) of each sentence
+
+
+@lru_cache(maxsize=1)
+def _sentence_splitter():
+    from nltk.tokenize.punkt import PunktSentenceTokenizer, PunktTokenizer
+
+    try:
+        nltk_resource("tokenizers/punkt_tab/english", "punkt_tab")
+        return PunktTokenizer("english")
+    except Exception:  # an NLTK without punkt_tab support: the untrained splitter still works
+        return PunktSentenceTokenizer()
+
+
+@lru_cache(maxsize=1)
+def _word_tokenizer():
+    from nltk.tokenize import TreebankWordTokenizer
+
+    return TreebankWordTokenizer()
+
+
+_ABBREVIATIONS = frozenset("mr mrs ms dr st jr sr vs etc inc co corp ltd no prof gen sen rep mt ft".split())
+
+
+def _has_detachable_period(word: str) -> bool:
+    stem = word[:-1]
+    return (
+        len(word) > 1 and word.endswith(".") and stem.isalpha() and len(stem) > 1
+        and stem.lower() not in _ABBREVIATIONS
+    )
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Punkt sentence spans, with a split undone where the next "sentence" cannot start one.
+
+    Punkt splits ``"Is it good?", but ...`` after the question mark; a piece starting with a closing quote,
+    a comma or a lower-case word belongs to the sentence before it (templates quote whole sentences).
+    """
+    spans: list[list[int]] = []
+    for start, end in _sentence_splitter().span_tokenize(text):
+        piece = text[start:end]
+        opens_sentence = piece[:1].isupper() or piece[:1].isdigit() or piece[:2].strip('"(\'`')[:1].isupper()
+        if spans and not opens_sentence:
+            spans[-1][1] = end
+        else:
+            spans.append([start, end])
+    return [(a, b) for a, b in spans]
+
+
+def tokenize(text: str) -> Tokens:
+    """Split ``text`` into sentences and PTB tokens, keeping character offsets."""
+    words: list[str] = []
+    offsets: list[tuple[int, int]] = []
+    sentences: list[tuple[int, int]] = []
+    for s_start, s_end in _sentence_spans(text):
+        first = len(words)
+        for w_start, w_end in _word_tokenizer().span_tokenize(text[s_start:s_end]):
+            start, end = s_start + w_start, s_start + w_end
+            word = text[start:end]
+            if _has_detachable_period(word):  # "quickly." before a closing quote: the Treebank tokenizer
+                words.extend((word[:-1], "."))  # only detaches a sentence-final period
+                offsets.extend(((start, end - 1), (end - 1, end)))
+            else:
+                words.append(word)
+                offsets.append((start, end))
+        if len(words) > first:
+            sentences.append((first, len(words)))
+    return Tokens(tuple(words), tuple(offsets), tuple(sentences))
+
+
+def words(text: str) -> list[str]:
+    return list(tokenize(text).words)
+
+
+@lru_cache(maxsize=1)
+def _tagger():
+    from nltk.tag import PerceptronTagger
+
+    nltk_resource("taggers/averaged_perceptron_tagger_eng", "averaged_perceptron_tagger_eng")
+    return PerceptronTagger()
+
+
+def pos_tag_sents(sentences: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Penn tags for each token of each sentence, tagged in context (NLTK averaged perceptron).
+
+    The tagger is loaded once per process. Quote tokens are mapped to PTB quote tags by NLTK itself.
+    """
+    tagger = _tagger()
+    return [[tag for _, tag in tagger.tag(_ptb_quotes(s))] if s else [] for s in sentences]
+
+
+def _ptb_quotes(sentence: Sequence[str]) -> list[str]:
+    """Plain double quotes alternate as PTB opening/closing quotes, which is what the tagger knows."""
+    out, opening = [], True
+    for word in sentence:
+        if word == '"':
+            out.append("``" if opening else "''")
+            opening = not opening
+        else:
+            out.append(word)
+    return out
