@@ -125,6 +125,17 @@ class Parse:
         )
 
 
+def insertable(parse: Parse, index: int) -> bool:
+    """Whether a word can go in before token ``index``: not inside a written word such as ``didn't``
+    (tokens ``did`` + ``n't``) or ``film's``, where the clitic is attached to a letter or digit."""
+    if index <= 0 or index >= len(parse.offsets):
+        return True
+    at = parse.offsets[index][0]
+    token = parse.tokens[index]
+    attached = parse.offsets[index - 1][1] == at
+    return not (attached and parse.text[at - 1].isalnum() and (token[:1].isalnum() or token[:1] in "'’"))
+
+
 @dataclass(frozen=True, slots=True)
 class MaskedTemplate:
     """A seed case with masks to insert, produced by production differentiation.
@@ -146,6 +157,36 @@ class MaskedTemplate:
     @property
     def tags(self) -> tuple[str, ...]:
         return tuple(tag for _, tag in self.masks)
+
+    def render(self, words: tuple[str, ...] | list[str]) -> tuple[str, tuple[int, ...]]:
+        """The seed text with ``words`` (one per mask) inserted at their token boundaries.
+
+        Returns the new text and the character offset of each inserted word in it. The result is the seed
+        text plus exactly the inserted words and one space each: before a token that follows a space (or
+        at the start) the word goes in as ``"word "``; before a token attached to its left neighbour
+        (``.``, ``,``, ``n't``) or after the last token it goes in as ``" word"``.
+        """
+        if len(words) != len(self.masks):
+            raise ValueError(f"{self.id}: {len(self.masks)} masks but {len(words)} words")
+        text, offsets = self.parse.text, self.parse.offsets
+        pieces: list[str] = []
+        starts: list[int] = []
+        cursor = 0
+        length = 0
+        for (index, _), word in zip(self.masks, words):
+            if not insertable(self.parse, index):
+                raise ValueError(f"{self.id}: cannot insert inside the word ending at token {index}")
+            at = offsets[index][0] if index < len(offsets) else offsets[-1][1]
+            pieces.append(text[cursor:at])
+            length += at - cursor
+            cursor = at
+            attached = index == len(offsets) or (at > 0 and not text[at - 1].isspace())
+            piece = f" {word}" if attached else f"{word} "
+            starts.append(length + (1 if attached else 0))
+            pieces.append(piece)
+            length += len(piece)
+        pieces.append(text[cursor:])
+        return "".join(pieces), tuple(starts)
 
 
 @dataclass(frozen=True, slots=True)
