@@ -53,7 +53,10 @@ _ABBREVIATIONS = frozenset("mr mrs ms dr st jr sr vs etc inc co corp ltd no prof
 def _has_detachable_period(word: str) -> bool:
     stem = word[:-1]
     return (
-        len(word) > 1 and word.endswith(".") and stem.isalpha() and len(stem) > 1
+        len(word) > 1
+        and word.endswith(".")
+        and stem.isalpha()
+        and len(stem) > 1
         and stem.lower() not in _ABBREVIATIONS
     )
 
@@ -67,7 +70,7 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     spans: list[list[int]] = []
     for start, end in _sentence_splitter().span_tokenize(text):
         piece = text[start:end]
-        opens_sentence = piece[:1].isupper() or piece[:1].isdigit() or piece[:2].strip('"(\'`')[:1].isupper()
+        opens_sentence = piece[:1].isupper() or piece[:1].isdigit() or piece[:2].strip("\"('`")[:1].isupper()
         if spans and not opens_sentence:
             spans[-1][1] = end
         else:

@@ -1,0 +1,322 @@
+"""The generation job: dataset → seeds → seed cases → (parse → differentiate → fill) → suite directory.
+
+Stages are the modules named in DESIGN.md; this module only wires them, streams the cases to
+``cases.jsonl`` chunk by chunk, and keeps the run resumable and reproducible:
+
+- the case stream is deterministic for a configuration (``--seed`` included), so a resumed run skips the
+  chunks it finished (``state.json`` records them with the byte offset of ``cases.jsonl``) and truncates a
+  half-written tail; its output is byte-identical to an uninterrupted run;
+- models are loaded once, every model call is batched over a chunk, and parses and masked-LM suggestions
+  are cached by content hash (``autocheck.cache``), so a re-run does no model work it has done before.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .records import TestCase
+from .store import (
+    InputError,
+    JsonlWriter,
+    atomic_write_json,
+    content_hash,
+    dumps,
+    environment,
+    load_json,
+    prepare_output_dir,
+)
+
+log = logging.getLogger(__name__)
+
+CASES = "cases.jsonl"
+MANIFEST = "manifest.json"
+STATE = "state.json"
+TIMINGS = "timings.json"
+
+
+@dataclass
+class GenerateConfig:
+    """Everything that decides a run's output (it is hashed to guard --resume and saved in the manifest)."""
+
+    dataset: str
+    task: str = "sentiment"
+    capabilities: list[str] | None = None
+    requirements: str | None = None  # path to a capability spec file; default: requirements/<task>.json
+    max_seeds: int | None = None
+    seed: int = 0
+    lexicon: str = "sentiwordnet"
+    compat: bool = False  # reproduce the original code's quirks where a switch exists
+    text_column: str | None = None
+    label_column: str | None = None
+    label_map: dict[str, str] | None = None
+    split: str | None = None
+    expand: bool = True
+    parser: str = "benepar_en3"
+    mlm: str = "bert-base-uncased"
+    grammar: str = "ptb_sample"
+    top_k: int = 5
+    fills_per_mask: int = 1
+    beam_size: int = 20
+    top_n: int = 60
+    chunk_size: int = 64  # seed cases per parse/fill batch and per resume checkpoint
+
+    def fingerprint(self) -> str:
+        return content_hash(dumps(asdict(self)))
+
+
+@dataclass
+class CapabilityCounts:
+    seeds: int = 0  # dataset sentences selected by the search
+    seed_cases: int = 0  # after transforms (template variants)
+    parsed: int = 0
+    masked_templates: int = 0
+    candidates: int = 0  # masked-LM fills proposed
+    expansions: int = 0  # validated expansions written
+
+
+@dataclass
+class RunSummary:
+    out: Path
+    counts: dict[str, CapabilityCounts]
+    dataset_stats: dict[str, Any]
+    rejected: dict[str, int] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+
+    def __call__(self, stage: str) -> _Timer:
+        self._stage = stage
+        return self
+
+    def __enter__(self) -> None:
+        self._start = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds[self._stage] += time.perf_counter() - self._start
+
+
+def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
+    """Search and transform: returns (capabilities, lexicon, dataset stats, per-capability seed counts,
+    and a lazy, deterministic stream of seed cases over all capabilities)."""
+    from .datasets import DatasetStats, load_examples
+    from .lexicon import load_lexicon
+    from .requirements import load_capabilities
+    from .search import analyze, search, select
+    from .transform import transform
+
+    timer = timer or _Timer()
+    with timer("load"):
+        capabilities = load_capabilities(config.requirements, task=config.task, only=config.capabilities)
+        lexicon = load_lexicon(config.lexicon, compat=config.compat)
+        stats = DatasetStats()
+        examples = list(
+            load_examples(
+                config.dataset,
+                text_column=config.text_column,
+                label_column=config.label_column,
+                label_map=config.label_map,
+                split=config.split,
+                stats=stats,
+            )
+        )
+    if not examples:
+        raise InputError(f"{config.dataset}: no usable examples ({stats.skipped or 'empty'})")
+    with timer("search"):
+        analyzed = analyze(examples)
+        selected = {}
+        for capability in capabilities:
+            found = search(analyzed, capability, lexicon)
+            selected[capability.id] = (select(found, config.max_seeds, config.seed, capability.id), found)
+
+    def stream() -> Iterator[TestCase]:
+        for capability in capabilities:
+            seeds, pool = selected[capability.id]
+            yield from transform(capability, seeds, pool, config.seed)
+
+    seed_counts = {cap_id: len(seeds) for cap_id, (seeds, _) in selected.items()}
+    return capabilities, lexicon, stats, seed_counts, stream()
+
+
+def _chunks(items: Iterable[TestCase], size: int) -> Iterator[list[TestCase]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def editable_text(case: TestCase, new_text: str) -> str:
+    """The seed sentence's own text inside ``new_text`` (an expansion of ``case``): insertions only happen
+    inside the editable span, so a single span just grows by the inserted length."""
+    if len(case.editable) != 1:
+        return new_text
+    start, end = case.editable[0]
+    return new_text[start : end + len(new_text) - len(case.text)]
+
+
+def generate(
+    config: GenerateConfig,
+    out: str | Path,
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    progress: Callable[[Iterable[Any], int | None, str], Iterable[Any]] | None = None,
+) -> RunSummary:
+    """Run the whole generation job into ``out`` (a suite directory) and return its summary."""
+    out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
+    state = _load_state(out, config) if resume else {"chunks": 0, "offset": 0, "counts": {}, "rejected": {}}
+    timer = _Timer()
+    capabilities, lexicon, stats, seed_counts, cases = seed_cases(config, timer)
+    by_id = {capability.id: capability for capability in capabilities}
+
+    counts = {cap_id: CapabilityCounts(seeds=n) for cap_id, n in seed_counts.items()}
+    for cap_id, saved in state["counts"].items():
+        counts[cap_id] = CapabilityCounts(**saved)
+    rejected: Counter[str] = Counter(state["rejected"])
+
+    expander = _Expander(config, lexicon, by_id, timer) if config.expand else None
+    cases_path = out / CASES
+    if resume and cases_path.exists():
+        with open(cases_path, "r+b") as f:  # drop what an interrupted chunk half-wrote
+            f.truncate(state["offset"])
+    chunks: Iterable[list[TestCase]] = _chunks(cases, config.chunk_size)
+    if progress is not None:
+        chunks = progress(chunks, None, "generate")
+    with JsonlWriter(cases_path, append=resume) as writer:
+        for index, chunk in enumerate(chunks):
+            if index < state["chunks"]:
+                continue  # finished before the interruption
+            for case in chunk:
+                counts[case.capability].seed_cases += 1
+            expansions = expander.expand(chunk, counts, rejected) if expander else {}
+            for case in chunk:
+                writer.write(case.to_json())
+                writer.write_all(e.to_json() for e in expansions.get(case.id, ()))
+            state = {
+                "fingerprint": config.fingerprint(),
+                "chunks": index + 1,
+                "offset": writer.flush(),
+                "counts": {k: asdict(v) for k, v in counts.items()},
+                "rejected": dict(rejected),
+            }
+            atomic_write_json(out / STATE, state)
+
+    summary = RunSummary(out, counts, asdict(stats), dict(rejected), dict(timer.seconds))
+    _write_manifest(out, config, summary, lexicon, expander)
+    atomic_write_json(out / TIMINGS, {k: round(v, 3) for k, v in timer.seconds.items()})
+    (out / STATE).unlink(missing_ok=True)  # a finished run needs no resume point
+    return summary
+
+
+class _Expander:
+    """Parse → differentiate → fill for one chunk of seed cases; models loaded once."""
+
+    def __init__(self, config: GenerateConfig, lexicon: Any, capabilities: dict, timer: _Timer):
+        from .expansion import differentiate
+        from .fill import MaskedLM
+        from .grammar import load_grammar
+        from .parsing import Parser
+        from .search import satisfies
+
+        self.config, self.lexicon, self.capabilities, self.timer = config, lexicon, capabilities, timer
+        self._differentiate, self._satisfies = differentiate, satisfies
+        with timer("load"):
+            self.grammar = load_grammar(config.grammar)
+            self.parser = Parser(config.parser)
+            self.mlm = MaskedLM.from_pretrained(config.mlm)
+
+    def requirement(self, case: TestCase, new_text: str) -> bool:
+        capability = self.capabilities[case.capability]
+        return self._satisfies(capability, editable_text(case, new_text), case.label, self.lexicon)
+
+    def expand(
+        self, chunk: list[TestCase], counts: dict[str, CapabilityCounts], rejected: Counter[str]
+    ) -> dict[str, list[TestCase]]:
+        from .fill import FillStats, fill
+
+        with self.timer("parse"):
+            parses = self.parser.parse([case.text for case in chunk])
+        templates = []
+        with self.timer("differentiate"):
+            for case, parse in zip(chunk, parses):
+                if parse is None:
+                    rejected["unparsable seed"] += 1
+                    continue
+                counts[case.capability].parsed += 1
+                found = self._differentiate(
+                    case.id, parse, self.grammar, top_k=self.config.top_k, editable=case.editable
+                )
+                counts[case.capability].masked_templates += len(found)
+                templates.extend(found)
+        stats = FillStats()
+        with self.timer("fill"):
+            expansions = list(
+                fill(
+                    templates,
+                    {case.id: case for case in chunk},
+                    self.mlm,
+                    self.lexicon,
+                    self.requirement,
+                    fills_per_mask=self.config.fills_per_mask,
+                    beam_size=self.config.beam_size,
+                    top_n=self.config.top_n,
+                    stats=stats,
+                )
+            )
+        by_seed: dict[str, list[TestCase]] = defaultdict(list)
+        for expansion in expansions:
+            by_seed[expansion.seed_id].append(expansion)
+            counts[expansion.capability].expansions += 1
+        for capability, n in stats.candidates_by_capability.items():
+            counts[capability].candidates += n
+        rejected.update(stats.rejected)
+        return by_seed
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "grammar": self.grammar.provenance,
+            "parser": self.parser.identity,
+            "mlm": self.mlm.identity,
+        }
+
+
+def _load_state(out: Path, config: GenerateConfig) -> dict[str, Any]:
+    path = out / STATE
+    if not path.exists():
+        if (out / MANIFEST).exists():
+            raise InputError(f"{out}: this run already finished; nothing to resume")
+        return {"chunks": 0, "offset": 0, "counts": {}, "rejected": {}}
+    state = load_json(path, "resume state")
+    if state.get("fingerprint") != config.fingerprint():
+        raise InputError(
+            f"{path}: the run in this directory used other settings; resume it with the same options "
+            "or write to a new --out"
+        )
+    return state
+
+
+def _write_manifest(
+    out: Path, config: GenerateConfig, summary: RunSummary, lexicon: Any, expander: _Expander | None
+) -> None:
+    manifest = {
+        "autocheck": __version__,
+        "kind": "suite",
+        "settings": asdict(config),
+        "fingerprint": config.fingerprint(),
+        "environment": environment(),
+        "resources": {"lexicon": lexicon.describe(), **(expander.describe() if expander else {})},
+        "dataset": summary.dataset_stats,
+        "counts": {k: asdict(v) for k, v in summary.counts.items()},
+        "rejected": summary.rejected,
+        "files": {"cases": CASES},
+    }
+    atomic_write_json(out / MANIFEST, manifest)
