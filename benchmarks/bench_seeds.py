@@ -1,0 +1,47 @@
+"""Seed stage over the whole SST (11,855 sentences): search + transforms for all ten capabilities.
+
+Prints per-stage seconds, sentences/s and peak memory. Usage:
+    python benchmarks/bench_seeds.py [--sst PATH] [--lexicon opinion]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import time
+from pathlib import Path
+
+SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sst", default=str(SHARED / "datasets/sst/derived_sentence_labels"))
+    parser.add_argument("--lexicon", default="opinion")
+    args = parser.parse_args()
+    os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
+
+    from autocheck.pipeline import GenerateConfig, _Timer, seed_cases
+
+    timer = _Timer()
+    start = time.perf_counter()
+    capabilities, _, stats, seeds, cases = seed_cases(GenerateConfig(dataset=args.sst, lexicon=args.lexicon), timer)
+    with timer("transform"):
+        per_capability: dict[str, int] = {}
+        for case in cases:  # streamed: nothing is kept
+            per_capability[case.capability] = per_capability.get(case.capability, 0) + 1
+    total = time.perf_counter() - start
+    n = stats.kept
+    print(f"sentences: {n:,}  capabilities: {len(capabilities)}  lexicon: {args.lexicon}")
+    for stage, seconds in timer.seconds.items():
+        print(f"  {stage:<10} {seconds:7.2f} s")
+    print(f"  {'total':<10} {total:7.2f} s   ({n / total:,.0f} sentences/s through search + transforms)")
+    print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
+    print(f"{'capability':<11}{'seeds':>8}{'seed cases':>12}")
+    for cap_id in seeds:
+        print(f"{cap_id:<11}{seeds[cap_id]:>8,}{per_capability.get(cap_id, 0):>12,}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+"""The generation job end to end: determinism, resume, the suite directory contract, CLI errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from autocheck import pipeline
+from autocheck.cli import main
+from autocheck.records import EXPANSION, SEED, TestCase
+from autocheck.store import read_jsonl
+
+from .conftest import require
+
+SENTENCES = [
+    ("This is a bad movie.", "negative"),
+    ("That is a terrible plot.", "negative"),
+    ("The acting is awful and boring.", "negative"),
+    ("This is a good film.", "positive"),
+    ("That is a wonderful story.", "positive"),
+    ("The cast is great and the script is smart.", "positive"),
+    ("This is a film about a family.", "neutral"),
+    ("That is a story about a town.", "neutral"),
+    ("The movie has a plot.", "neutral"),
+    ("It is a long movie with a big cast.", "neutral"),
+    ("These are the actors of the film.", "neutral"),
+    ("A terrible and boring mess.", "negative"),
+    ("A lovely and charming film.", "positive"),
+]
+
+
+@pytest.fixture
+def small_dataset(tmp_path: Path) -> Path:
+    path = tmp_path / "reviews.csv"
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["text", "label"])
+        writer.writerows(SENTENCES)
+        writer.writerow(["", "positive"])  # a bad row: skipped and counted, never fatal
+    return path
+
+
+def _cases(suite: Path) -> list[TestCase]:
+    return [TestCase.from_json(d) for d in read_jsonl(suite / "cases.jsonl")]
+
+
+def test_seeds_are_byte_identical_and_documented(shared_data, small_dataset, tmp_path):
+    args = ["seeds", "--dataset", str(small_dataset), "--lexicon", "opinion", "--seed", "7", "--max-seeds", "3"]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 0
+    assert main([*args, "--out", str(tmp_path / "b")]) == 0
+    first, second = (tmp_path / "a" / "cases.jsonl").read_bytes(), (tmp_path / "b" / "cases.jsonl").read_bytes()
+    assert first and first == second
+    assert (tmp_path / "a" / "manifest.json").read_bytes() == (tmp_path / "b" / "manifest.json").read_bytes()
+
+    cases = _cases(tmp_path / "a")
+    assert {case.kind for case in cases} == {SEED}
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert manifest["settings"]["seed"] == 7
+    assert manifest["dataset"]["skipped"]  # the empty row was counted
+    for cap_id, counts in manifest["counts"].items():
+        assert counts["seed_cases"] == sum(case.capability == cap_id for case in cases)
+    for case in cases:  # the seed sentence sits inside its editable span
+        assert case.editable and all(0 <= a < b <= len(case.text) for a, b in case.editable)
+
+
+def test_existing_output_is_never_overwritten_silently(shared_data, small_dataset, tmp_path, capsys):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "mine.txt").write_text("user data")
+    code = main(["seeds", "--dataset", str(small_dataset), "--lexicon", "opinion", "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert "not empty" in capsys.readouterr().err
+    assert (tmp_path / "out" / "mine.txt").read_text() == "user data"
+
+
+def test_unknown_capability_is_a_clear_error(shared_data, small_dataset, tmp_path, capsys):
+    code = main(
+        ["seeds", "--dataset", str(small_dataset), "--lexicon", "opinion", "--capability", "LC99",
+         "--out", str(tmp_path / "x")]
+    )
+    assert code == 2
+    assert "LC99" in capsys.readouterr().err
+
+
+@pytest.fixture
+def stand_in_config(shared_data, small_dataset) -> pipeline.GenerateConfig:
+    models = shared_data / "models"
+    return pipeline.GenerateConfig(
+        dataset=str(small_dataset),
+        lexicon="opinion",
+        capabilities=["LC2", "LC4", "LC9"],
+        max_seeds=3,
+        parser=str(require(models / "benepar_ptbsample_charlstm")),
+        mlm=str(require(models / "mini-bert-mlm")),
+        fills_per_mask=2,
+        chunk_size=2,
+        seed=1,
+    )
+
+
+def test_generate_resume_gives_identical_output(stand_in_config, tmp_path, monkeypatch):
+    full = pipeline.generate(stand_in_config, tmp_path / "full")
+    reference = (tmp_path / "full" / "cases.jsonl").read_bytes()
+    assert sum(c.expansions for c in full.counts.values()) > 0
+
+    real_expand, calls = pipeline._Expander.expand, []
+
+    def interrupted(self, chunk, counts, rejected):
+        calls.append(len(chunk))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_expand(self, chunk, counts, rejected)
+
+    monkeypatch.setattr(pipeline._Expander, "expand", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        pipeline.generate(stand_in_config, tmp_path / "resumed")
+    assert (tmp_path / "resumed" / "state.json").exists()
+
+    done_before = []
+    monkeypatch.setattr(
+        pipeline._Expander,
+        "expand",
+        lambda self, chunk, counts, rejected: done_before.append(chunk) or real_expand(self, chunk, counts, rejected),
+    )
+    pipeline.generate(stand_in_config, tmp_path / "resumed", resume=True)
+    assert (tmp_path / "resumed" / "cases.jsonl").read_bytes() == reference
+    chunks = _chunk_count(tmp_path / "full", stand_in_config.chunk_size)
+    assert chunks > 2
+    assert len(done_before) == chunks - 1  # the first chunk was finished before the interruption
+    assert not (tmp_path / "resumed" / "state.json").exists()
+
+
+def _chunk_count(suite: Path, size: int) -> int:
+    seeds = sum(case.kind == SEED for case in _cases(suite))
+    return -(-seeds // size)
+
+
+def test_every_expansion_is_its_seed_plus_the_inserted_words(stand_in_config, tmp_path):
+    pipeline.generate(stand_in_config, tmp_path / "suite")
+    cases = _cases(tmp_path / "suite")
+    seeds = {case.id: case for case in cases if case.kind == SEED}
+    expansions = [case for case in cases if case.kind == EXPANSION]
+    assert expansions
+    for expansion in expansions:
+        seed = seeds[expansion.seed_id]
+        text = expansion.text
+        for inserted in sorted(expansion.provenance["inserted"], key=lambda i: -i["offset"]):
+            start, word = inserted["offset"], inserted["word"]
+            assert text[start : start + len(word)] == word
+            # remove the word and the one space that came with it
+            if text[start + len(word) : start + len(word) + 1] == " ":
+                text = text[:start] + text[start + len(word) + 1 :]
+            else:
+                text = text[: start - 1] + text[start + len(word) :]
+        assert text == seed.text
+        assert expansion.expected == seed.expected and expansion.capability == seed.capability
+        for a, b in expansion.editable:  # insertions stay inside the seed's own span
+            assert all(a <= i["offset"] < b for i in expansion.provenance["inserted"])
