@@ -1,0 +1,245 @@
+"""Export a suite's labelled cases as train/validation/test data for retraining a classifier.
+
+Splits are made over *groups* (a seed case and all its expansions), so no expansion of a test seed is
+trained on. Groups are stratified by (capability, label): within each stratum they are shuffled with a
+generator derived from ``seed`` and dealt, in turn, to the split that is furthest below its target share of
+cases, so every stratum follows the ratios as closely as whole groups allow.
+
+Label rules. Every MFT expectation is read as a set of allowed labels (one label = a set of one). With
+``set_label_rule``:
+
+* ``"hard"`` (default): a case is kept when exactly one allowed label is in the target label space; for a
+  binary space ``{neutral, positive}`` → ``positive`` and ``{neutral, negative}`` → ``negative``. Plain
+  ``neutral`` has no binary label and a 3-class ``{neutral, positive}`` is ambiguous: both are left out.
+* ``"drop"``: like ``"hard"`` but every set-valued expectation is left out.
+* ``"soft"``: a case gets a uniform distribution over its allowed labels in the space (``soft_label``); plain
+  ``neutral`` in a binary space becomes ``[0.5, 0.5]`` as in the original retraining code (notes §8.4).
+  ``label`` is the single label when there is one, else -1.
+
+INV and DIR cases have no label and are left out. ``export_summary.json`` counts per split, capability and
+label what was written, and per capability what was mapped from a set and what was left out, and why.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import shutil
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from autocheck.records import TestCase
+from autocheck.store import InputError, JsonlWriter, atomic_write_json, load_json, read_jsonl, rng_for
+
+log = logging.getLogger(__name__)
+
+SPLITS = ("train", "validation", "test")
+BINARY = ("negative", "positive")
+THREE_CLASS = ("negative", "neutral", "positive")
+SUMMARY = "export_summary.json"
+COLUMNS = ("id", "group", "capability", "kind", "text", "label", "label_name", "soft_label")
+Format = Literal["jsonl", "csv", "hf"]
+SetLabelRule = Literal["hard", "drop", "soft"]
+
+
+def map_expected(
+    expected: Any, label_space: Sequence[str], rule: SetLabelRule
+) -> tuple[int, list[float]] | str:
+    """``(label index or -1, soft label)`` of one expectation, or the reason it is left out."""
+    if expected is None or isinstance(expected, dict):
+        return "no single label (INV/DIR)"
+    allowed = (expected,) if isinstance(expected, str) else tuple(expected)
+    if len(allowed) > 1 and rule == "drop":
+        return "label set dropped"
+    inside = [label for label in label_space if label in allowed]
+    if rule == "soft":
+        if not inside and allowed == ("neutral",) and len(label_space) == 2:
+            inside = list(label_space)  # the original code's neutral = [0.5, 0.5] for binary models
+        if not inside:
+            return "no label in the label space"
+        soft = [1 / len(inside) if label in inside else 0.0 for label in label_space]
+        return (label_space.index(inside[0]) if len(inside) == 1 else -1), soft
+    if len(inside) != 1:
+        return "no label in the label space" if not inside else "ambiguous label set"
+    index = label_space.index(inside[0])
+    return index, [float(k == index) for k in range(len(label_space))]
+
+
+def assign_splits(
+    strata: dict[Any, list[tuple[str, int]]], ratios: Sequence[float], seed: int
+) -> dict[str, int]:
+    """Split index of each group; ``strata`` maps a stratum to its ``(group id, case count)`` pairs."""
+    total = sum(ratios)
+    shares = [r / total for r in ratios]
+    assignment: dict[str, int] = {}
+    for stratum in sorted(strata, key=repr):
+        groups = sorted(strata[stratum])
+        order = rng_for(seed, f"export:{stratum!r}").permutation(len(groups))
+        filled = [0] * len(shares)
+        for k in order:
+            group, size = groups[k]
+            done = sum(filled) + size
+            split = max(range(len(shares)), key=lambda s: (shares[s] * done - filled[s], -s))
+            filled[split] += size
+            assignment[group] = split
+    return assignment
+
+
+def _prepare(out_dir: Path, overwrite: bool) -> None:
+    if out_dir.exists() and any(out_dir.iterdir()):
+        if not overwrite:
+            raise InputError(f"{out_dir}: directory is not empty; pass overwrite=True to replace an export")
+        if not (out_dir / SUMMARY).is_file():
+            raise InputError(f"{out_dir}: not empty and not an earlier export; refusing to replace it")
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+
+def export_suite(
+    suite_dir: str | Path,
+    out_dir: str | Path,
+    *,
+    format: Format = "jsonl",
+    split: Sequence[float] = (8, 1, 1),
+    seed: int = 0,
+    label_space: Sequence[str] = BINARY,
+    set_label_rule: SetLabelRule = "hard",
+    overwrite: bool = False,
+) -> dict[str, Any]:
+    """Write ``train``/``validation``/``test`` files of the suite's labelled cases; return the summary
+    (also written to ``out_dir/export_summary.json``)."""
+    if format not in ("jsonl", "csv", "hf"):
+        raise InputError(f"unknown export format {format!r} (jsonl, csv or hf)")
+    if set_label_rule not in ("hard", "drop", "soft"):
+        raise InputError(f"unknown set_label_rule {set_label_rule!r} (hard, drop or soft)")
+    if len(split) != 3 or min(split) < 0 or sum(split) <= 0:
+        raise InputError(f"split must be three non-negative ratios (train, validation, test), got {split}")
+    cases_path = Path(suite_dir) / "cases.jsonl"
+    if not cases_path.is_file():
+        raise InputError(f"{cases_path}: suite cases not found")
+    label_space = tuple(label_space)
+    out = Path(out_dir)
+
+    rows: list[dict[str, Any]] = []
+    left_out: dict[str, Counter[str]] = defaultdict(Counter)
+    from_sets: dict[str, Counter[str]] = defaultdict(Counter)
+    for record in read_jsonl(cases_path):
+        case = TestCase.from_json(record)
+        mapped = map_expected(case.expected, label_space, set_label_rule)
+        if isinstance(mapped, str):
+            left_out[case.capability][mapped] += 1
+            continue
+        label, soft = mapped
+        if isinstance(case.expected, tuple) and len(case.expected) > 1:
+            target = label_space[label] if label >= 0 else "soft"
+            from_sets[case.capability]["|".join(case.expected) + "->" + target] += 1
+        rows.append(
+            {
+                "id": case.id,
+                "group": case.seed_id or case.id,
+                "capability": case.capability,
+                "kind": case.kind,
+                "text": case.text,
+                "label": label,
+                "label_name": label_space[label] if label >= 0 else "",
+                "soft_label": soft,
+            }
+        )
+
+    # A group's stratum is its capability and the label of its first kept case (normally the seed's).
+    group_stratum: dict[str, tuple[str, str]] = {}
+    group_size: Counter[str] = Counter()
+    for row in rows:
+        group_stratum.setdefault(row["group"], (row["capability"], row["label_name"]))
+        group_size[row["group"]] += 1
+    strata: dict[tuple[str, str], list[tuple[str, int]]] = defaultdict(list)
+    for group, stratum in group_stratum.items():
+        strata[stratum].append((group, group_size[group]))
+    assignment = assign_splits(strata, split, seed)
+    by_split: dict[str, list[dict[str, Any]]] = {name: [] for name in SPLITS}
+    for row in rows:
+        by_split[SPLITS[assignment[row["group"]]]].append(row)
+
+    _prepare(out, overwrite)
+    _write(by_split, out, format, label_space)
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    for name, split_rows in by_split.items():
+        per_cap: dict[str, Counter[str]] = defaultdict(Counter)
+        for row in split_rows:
+            per_cap[row["capability"]][row["label_name"] or "soft"] += 1
+        counts[name] = {cap: dict(sorted(c.items())) for cap, c in sorted(per_cap.items())}
+    summary = {
+        "format": format,
+        "split": list(split),
+        "seed": seed,
+        "label_space": list(label_space),
+        "set_label_rule": set_label_rule,
+        "suite": str(suite_dir),
+        "totals": {name: len(split_rows) for name, split_rows in by_split.items()},
+        "groups": {name: sum(1 for s in assignment.values() if SPLITS[s] == name) for name in SPLITS},
+        "counts": counts,
+        "mapped_from_sets": {cap: dict(sorted(c.items())) for cap, c in sorted(from_sets.items())},
+        "left_out": {cap: dict(sorted(c.items())) for cap, c in sorted(left_out.items())},
+    }
+    atomic_write_json(out / SUMMARY, summary)
+    log.info("exported %s to %s (%s)", summary["totals"], out, format)
+    return summary
+
+
+def _write(by_split: dict[str, list[dict[str, Any]]], out: Path, format: Format, labels: tuple) -> None:
+    if format == "jsonl":
+        for name, split_rows in by_split.items():
+            with JsonlWriter(out / f"{name}.jsonl") as writer:
+                writer.write_all(split_rows)
+    elif format == "csv":
+        for name, split_rows in by_split.items():
+            with open(out / f"{name}.csv", "w", encoding="utf-8", newline="") as f:
+                writer = csv.DictWriter(f, fieldnames=COLUMNS)
+                writer.writeheader()
+                for row in split_rows:
+                    writer.writerow({**row, "soft_label": json.dumps(row["soft_label"])})
+    else:
+        import datasets  # only this format needs it
+
+        features = datasets.Features(
+            {
+                "id": datasets.Value("string"),
+                "group": datasets.Value("string"),
+                "capability": datasets.Value("string"),
+                "kind": datasets.Value("string"),
+                "text": datasets.Value("string"),
+                "label": datasets.ClassLabel(names=list(labels)),
+                "label_name": datasets.Value("string"),
+                "soft_label": datasets.Sequence(datasets.Value("float64")),
+            }
+        )
+        datasets.DatasetDict(
+            {name: datasets.Dataset.from_list(rows, features=features) for name, rows in by_split.items()}
+        ).save_to_disk(str(out))
+
+
+def load_export(data_dir: str | Path) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+    """The summary and the rows of each split of an export written by :func:`export_suite`."""
+    data = Path(data_dir)
+    summary = load_json(data / SUMMARY, "export summary")
+    fmt = summary["format"]
+    if fmt == "hf":
+        import datasets
+
+        loaded = datasets.load_from_disk(str(data))
+        return summary, {name: [dict(r) for r in loaded[name]] for name in SPLITS}
+    splits: dict[str, list[dict[str, Any]]] = {}
+    for name in SPLITS:
+        path = data / f"{name}.{fmt}"
+        if fmt == "jsonl":
+            splits[name] = list(read_jsonl(path))
+        else:
+            with open(path, encoding="utf-8", newline="") as f:
+                splits[name] = [
+                    {**r, "label": int(r["label"]), "soft_label": json.loads(r["soft_label"])}
+                    for r in csv.DictReader(f)
+                ]
+    return summary, splits
