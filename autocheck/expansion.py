@@ -1,0 +1,235 @@
+"""Production differentiation (Algorithm 1 of the paper): where a seed's parse can grow by a word.
+
+For every phrase production ``A -> α`` of a seed tree, the reference grammar's productions ``A -> β`` whose
+right-hand side contains ``α`` as a proper ordered subsequence, with every added symbol a word-level (POS)
+tag, are expansions of it. Each added symbol becomes a mask, inserted at the token boundary of the tree
+where it falls between ``α``'s children. Candidates are ranked by
+
+    score = P_ref(A -> β) × Π P_ref(ancestor productions of the node) × P_ref(root label)
+
+and the ``top_k`` best per seed production are kept (ties: right-hand side in sort order).
+
+An added symbol between seed children ``i-1`` and ``i`` goes in before the first token of child ``i``;
+after the last child it goes in after the node's last token. When ``α`` embeds into ``β`` in several
+ways (``NN`` into ``NN CC NN``: "dog [CC] [NN]" or "[NN] [CC] dog") every distinct placement is emitted,
+each as its own template with the rule's score, leftmost embedding of the seed children first.
+
+Departures from the original implementation (alict-notes §5), each a fix:
+
+* Fix *subsequence*: a true subsequence test over every embedding, so repeated symbols match
+  (``NP -> NN NN`` into ``NP -> DT NN NN``) and valid subsequences are no longer missed behind an earlier
+  duplicate; the original compared first-occurrence indices only (notes §5.1).
+* Fix *added-symbols*: every added symbol must be a word-level tag; the original let symbols already in
+  the seed RHS repeat, giving phrase-level masks (``{mask:NP}``) that can never be filled (§5.2.3).
+* Fix *parent-probability*: the ancestor productions really are multiplied in (with the root label's
+  probability); the original looked them up by a mangled string key, so the factor was always 1 and the
+  ranking was by ``P_ref(A -> β)`` alone (§5.2.2). Within one seed production the ranking is unchanged; the
+  score now compares templates across productions and seeds. A production or root label the reference
+  never saw gets ``Grammar.unseen_prob`` (below any seen probability) instead of 1.0 or a KeyError abort.
+* Fix *every-occurrence*: every node is differentiated at its own position; the original kept only the
+  first seed production per (LHS, RHS) and ignored later occurrences (§5.1).
+* Fix *insertion*: masks are token indices into the parse (``MaskedTemplate.render`` inserts at exact
+  token boundaries), never ``str.replace`` of a detokenised phrase, which inserted inside words, at
+  every occurrence, or silently nowhere (§5.3); never inside a written word such as ``didn't``
+  (``records.insertable``).
+* Fix *template-protection*: insertions only inside the ``editable`` character spans of a seed case, and
+  only between two tokens that both lie in one span (or at a span edge that is the text edge), so no word
+  is ever inserted into or next to a template's fixed phrase (notes §10.10).
+* Fix *determinism*: distinct placements are all emitted in a fixed order; the original chose one with an
+  unseeded ``random.choice`` and lost a seed child's text when its symbol repeated (§5.3).
+* Kept: ``top_k = 5`` and at most 9 added symbols (``max_added``; the original dropped differences ≥ 10).
+
+Candidate lists are memoised per (LHS, seed RHS) in a ``Differentiator`` (seed trees repeat productions
+heavily); the reference is indexed by LHS and by the multiset of non-word-level symbols, which must be equal
+on both sides, so a lookup only scans rules that can possibly match.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from .grammar import Grammar, Rhs
+from .records import MaskedTemplate, Parse, insertable
+from .store import content_hash, dumps
+
+log = logging.getLogger(__name__)
+
+# The 36 word-level Penn tags the original allowed as masks (punctuation, symbols and brackets excluded).
+WORD_LEVEL_TAGS = frozenset(
+    "CC CD DT EX FW IN JJ JJR JJS LS MD NN NNS NNP NNPS PDT POS PRP PRP$ RB RBR RBS RP SYM TO UH "
+    "VB VBD VBG VBN VBP VBZ WDT WP WP$ WRB".split()
+)
+
+# (gap, tag) per added symbol in RHS order; gap i = before seed child i, len(seed RHS) = after the last.
+Placement = tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A reference production that expands a seed production, and where its added symbols go."""
+
+    rhs: Rhs
+    prob: float
+    placements: tuple[Placement, ...]
+
+
+def embeddings(seed: Sequence[str], target: Sequence[str]) -> Iterator[tuple[int, ...]]:
+    """Every increasing tuple of ``target`` indices at which ``seed``'s symbols occur, leftmost first."""
+
+    def extend(i: int, start: int) -> Iterator[tuple[int, ...]]:
+        if i == len(seed):
+            yield ()
+            return
+        for j in range(start, len(target) - (len(seed) - i) + 1):
+            if target[j] == seed[i]:
+                for rest in extend(i + 1, j + 1):
+                    yield (j, *rest)
+
+    return extend(0, 0)
+
+
+def placements(seed: Rhs, target: Rhs, word_tags: frozenset[str]) -> tuple[Placement, ...]:
+    """The distinct placements of ``target``'s added symbols around ``seed``'s children, over every
+    embedding whose added symbols are all word-level tags."""
+    found: dict[Placement, None] = {}
+    for embedding in embeddings(seed, target):
+        matched = set(embedding)
+        added = [
+            (bisect.bisect_left(embedding, p), target[p]) for p in range(len(target)) if p not in matched
+        ]
+        if all(tag in word_tags for _, tag in added):
+            found.setdefault(tuple(added), None)
+    return tuple(found)
+
+
+def _phrase_key(rhs: Sequence[str], word_tags: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(s for s in rhs if s not in word_tags))
+
+
+class Differentiator:
+    """Production differentiation against one reference grammar, with memoised candidate lists."""
+
+    def __init__(self, grammar: Grammar, word_tags: frozenset[str] = WORD_LEVEL_TAGS):
+        self.grammar = grammar
+        self.word_tags = word_tags
+        # lhs -> phrase-level symbol multiset -> [(rhs, prob)] best first: only rules whose phrase-level
+        # symbols equal the seed's can contain it with word-level additions alone.
+        self._index: dict[str, dict[tuple[str, ...], list[tuple[Rhs, float]]]] = {}
+        for lhs, rules in grammar.rules.items():
+            by_key = self._index.setdefault(lhs, {})
+            for rhs, prob in rules:
+                by_key.setdefault(_phrase_key(rhs, word_tags), []).append((rhs, prob))
+        self._memo: dict[tuple[str, Rhs], tuple[Candidate, ...]] = {}
+
+    def candidates(self, lhs: str, rhs: Rhs) -> tuple[Candidate, ...]:
+        """Reference expansions of ``lhs -> rhs``, most probable first (ties by RHS)."""
+        key = (lhs, rhs)
+        found = self._memo.get(key)
+        if found is None:
+            rules = self._index.get(lhs, {}).get(_phrase_key(rhs, self.word_tags), ())
+            found = tuple(
+                Candidate(target, prob, where)
+                for target, prob in rules
+                if len(target) > len(rhs) and (where := placements(rhs, target, self.word_tags))
+            )
+            self._memo[key] = found
+        return found
+
+    def differentiate(
+        self,
+        case_id: str,
+        parse: Parse,
+        *,
+        top_k: int = 5,
+        editable: tuple[tuple[int, int], ...] = (),
+        max_added: int = 9,
+    ) -> list[MaskedTemplate]:
+        """Masked templates of one parsed seed case, best score first (ties by mask positions)."""
+        from nltk import Tree
+
+        allowed = _allowed_boundaries(parse, editable)
+        best: dict[tuple[tuple[int, str], ...], MaskedTemplate] = {}
+        grammar = self.grammar
+
+        def prob(lhs: str, rhs: Rhs) -> float:
+            return grammar.prob(lhs, rhs) or grammar.unseen_prob(lhs)
+
+        def visit(node: Tree, start: int, factor: float) -> int:
+            """Differentiate the subtree at token ``start``; returns its end token."""
+            if all(not isinstance(child, Tree) for child in node):  # preterminal: lexical production
+                return start + len(node)
+            lhs, rhs = node.label(), tuple(c.label() if isinstance(c, Tree) else c for c in node)
+            child_factor = factor * prob(lhs, rhs)
+            bounds = [start]
+            for child in node:
+                bounds.append(
+                    visit(child, bounds[-1], child_factor) if isinstance(child, Tree) else bounds[-1] + 1
+                )
+            kept = 0
+            for cand in self.candidates(lhs, rhs):
+                if kept == top_k:
+                    break
+                if len(cand.rhs) - len(rhs) > max_added:
+                    continue
+                at_tokens = (tuple((bounds[gap], tag) for gap, tag in where) for where in cand.placements)
+                masks_list = [masks for masks in at_tokens if all(allowed[i] for i, _ in masks)]
+                if not masks_list:
+                    continue
+                kept += 1
+                score = cand.prob * factor
+                for masks in masks_list:
+                    old = best.get(masks)
+                    if old is None or score > old.score:
+                        ident = content_hash(case_id, dumps(masks), lhs, " ".join(rhs), " ".join(cand.rhs))
+                        best[masks] = MaskedTemplate(ident, case_id, parse, masks, lhs, rhs, cand.rhs, score)
+            return bounds[-1]
+
+        start = 0
+        for text in parse.trees:
+            tree = Tree.fromstring(text)
+            while tree.label() in ("TOP", "ROOT", "") and len(tree) == 1 and isinstance(tree[0], Tree):
+                tree = tree[0]
+            root_factor = grammar.root_prob(tree.label()) or grammar.unseen_prob()
+            start = visit(tree, start, root_factor)
+        if start != len(parse.tokens):
+            raise ValueError(
+                f"{case_id}: trees have {start} leaves but the parse has {len(parse.tokens)} tokens"
+            )
+        return sorted(best.values(), key=lambda t: (-t.score, t.masks, t.id))
+
+
+def differentiate(
+    case_id: str,
+    parse: Parse,
+    grammar: Grammar | Differentiator,
+    *,
+    top_k: int = 5,
+    editable: tuple[tuple[int, int], ...] = (),
+    max_added: int = 9,
+) -> list[MaskedTemplate]:
+    """Masked templates of one parsed seed case (see the module docstring). Pass a ``Differentiator``
+    when differentiating many seeds so its candidate memo is shared between them."""
+    differ = grammar if isinstance(grammar, Differentiator) else Differentiator(grammar)
+    return differ.differentiate(case_id, parse, top_k=top_k, editable=editable, max_added=max_added)
+
+
+def _allowed_boundaries(parse: Parse, editable: tuple[tuple[int, int], ...]) -> list[bool]:
+    """For each token boundary ``i`` (before token ``i``; ``len(tokens)`` = after the last) whether a word
+    may be inserted there: not inside a written word, and both neighbouring tokens inside one editable
+    span (a missing neighbour, at the text's edge, counts as inside)."""
+    n = len(parse.tokens)
+    spans = editable or ((0, len(parse.text)),)
+
+    def span_of(token: int) -> int | None:
+        a, b = parse.offsets[token]
+        return next((k for k, (s, e) in enumerate(spans) if s <= a and b <= e), None)
+
+    token_span = [span_of(i) for i in range(n)]
+    allowed = []
+    for i in range(n + 1):
+        sides = {token_span[j] for j in (i - 1, i) if 0 <= j < n}
+        allowed.append(None not in sides and len(sides) == 1 and insertable(parse, i))
+    return allowed

@@ -1,0 +1,214 @@
+"""Constituency parses of seed texts with benepar: loaded once, batched, cached, every sentence parsed.
+
+Texts are tokenised by ``tagging.tokenize`` (PTB tokens with character offsets, which later stages use to
+insert words at exact token boundaries); all sentences of all texts go to the parser in one batched
+``parse_sents`` call. The original parsed only the first sentence of each seed and reloaded the parser for
+every seed; one failing seed killed the whole run (alict-notes §3).
+
+What the model is given: benepar's neural input is the *unescaped* word (its treebank loader runs
+``ptb_unescape``, so PTB ``````/``''`` were seen as ``"`` in training, and the stand-in model tags a raw ``"``
+correctly as ``````/``''`` but a literal `````` as ``NN``). So ``words`` are the surface tokens through
+``ptb_unescape`` (curly quotes and dashes to the PTB training forms), ``space_after`` comes from the text's
+own spacing, and ``escaped_words`` (the tree leaves) are the tokens with only the bracket escapes the
+bracketed format needs (``(`` -> ``-LRB-``). Tree leaves therefore equal ``Parse.tokens`` up to those
+bracket escapes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import warnings
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .cache import Cache
+from .records import Parse
+from .resources import ResourceMissing, offline
+from .store import content_hash
+from .tagging import tokenize
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "benepar_en3"
+_BRACKETS = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}
+
+
+@dataclass
+class ParseStats:
+    """Texts parsed by the model, served from the cache, and failed (by reason)."""
+
+    parsed: int = 0
+    cached: int = 0
+    failed: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+
+
+@contextmanager
+def _quiet_torch_struct() -> Iterator[None]:
+    # torch-struct 0.5 warns "TreeCRF does not define arg_constraints" on every parse; it is harmless.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*arg_constraints.*")
+        yield
+
+
+def locate_model(name_or_dir: str) -> Path:
+    """A benepar model directory: a path as given, or a model name under NLTK_DATA ``models/`` (downloaded
+    with ``benepar.download`` on first use unless offline)."""
+    path = Path(name_or_dir)
+    if path.is_dir():
+        return path
+    how = f"python -c \"import benepar; benepar.download('{name_or_dir}')\" (or pass a model directory)"
+    if "/" in name_or_dir or "." in name_or_dir:
+        raise ResourceMissing(f"benepar model directory '{name_or_dir}' not found")
+    import nltk
+
+    for attempt in range(2):
+        try:
+            return Path(nltk.data.find(f"models/{name_or_dir}").path)
+        except LookupError:
+            if attempt or offline():
+                break
+        import benepar
+
+        log.warning("Downloading benepar model '%s' (first use) ...", name_or_dir)
+        benepar.download(name_or_dir, quiet=True)
+    raise ResourceMissing(f"benepar model '{name_or_dir}' not found; get it with: {how}")
+
+
+@lru_cache(maxsize=4)
+def model_checksum(path: Path) -> str:
+    """sha256 over the model's files (names and contents), so a changed model never reuses old parses."""
+    h = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        h.update(str(file.relative_to(path) if path.is_dir() else file.name).encode() + b"\0")
+        with open(file, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=2)
+def _load_benepar(path: Path, batch_size: int) -> Any:
+    import benepar
+
+    log.info("Loading benepar model %s", path)
+    with _quiet_torch_struct():
+        return benepar.Parser(str(path), batch_size=batch_size)
+
+
+def _failure_reason(error: Exception) -> str:
+    return "too_long" if "exceeds the maximum supported length" in str(error) else type(error).__name__
+
+
+class Parser:
+    """Parses texts into ``Parse`` records; the benepar model loads once per process on first use."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, *, batch_size: int = 64, cache: Cache | None = None):
+        self.path = locate_model(model)
+        self.identity = content_hash("benepar", model_checksum(self.path))
+        self.batch_size = batch_size
+        self.stats = ParseStats()
+        self._cache = cache  # None: the "parses" cache of $AUTOCHECK_CACHE at parse time
+
+    def parse(self, texts: Sequence[str]) -> list[Parse | None]:
+        """One ``Parse`` per text, or None for a text the parser cannot take (counted in ``stats``)."""
+        cache = self._cache or Cache("parses")
+        keys = {text: content_hash(self.identity, text) for text in texts}
+        hits = cache.get_many(keys.values())
+        done: dict[str, Parse | None] = {t: Parse.from_json(hits[k]) for t, k in keys.items() if k in hits}
+        self.stats.cached += sum(1 for t in texts if t in done)
+        todo = [t for t in keys if t not in done]
+        fresh = self._parse_uncached(todo)
+        done.update(fresh)
+        cache.put_many({keys[t]: p.to_json() for t, p in fresh.items() if p is not None})
+        if self._cache is None:
+            cache.close()
+        return [done[t] for t in texts]
+
+    def _parse_uncached(self, texts: list[str]) -> dict[str, Parse | None]:
+        import benepar
+        from benepar.ptb_unescape import ptb_unescape
+
+        tokenised = {text: tokenize(text) for text in texts}
+        inputs: list[Any] = []
+        owner: list[str] = []  # the text of each input sentence
+        for text, tokens in tokenised.items():
+            for start, end in tokens.sentences:
+                words = tokens.words[start:end]
+                spaces = [
+                    a[1] < b[0] for a, b in zip(tokens.offsets[start:end], tokens.offsets[start + 1 : end])
+                ]
+                inputs.append(
+                    benepar.InputSentence(
+                        words=ptb_unescape(words),
+                        space_after=[*spaces, True],
+                        escaped_words=[_escape(w) for w in words],
+                    )
+                )
+                owner.append(text)
+        trees, errors = self._parse_sentences(inputs)
+        failures: dict[str, str] = {t: "empty" for t, tok in tokenised.items() if not tok.sentences}
+        for i, reason in errors.items():
+            failures.setdefault(owner[i], reason)
+        out: dict[str, Parse | None] = {}
+        by_text: dict[str, list[str]] = {}
+        for text, tree in zip(owner, trees):
+            if tree is not None:
+                by_text.setdefault(text, []).append(tree)
+        for text, tokens in tokenised.items():
+            if text in failures:
+                self.stats.failed += 1
+                self.stats.reasons[failures[text]] += 1
+                log.warning("Could not parse (%s): %.80r", failures[text], text)
+                out[text] = None
+            else:
+                self.stats.parsed += 1
+                out[text] = Parse(text, tokens.words, tokens.offsets, tuple(by_text[text]))
+        return out
+
+    def _parse_sentences(self, inputs: list[Any]) -> tuple[list[str | None], dict[int, str]]:
+        """Tree strings for all sentences in one batched call; a failing batch is retried one by one."""
+        parser = _load_benepar(self.path, self.batch_size)
+        trees: list[str | None] = [None] * len(inputs)
+        errors: dict[int, str] = {}
+        pending = list(range(len(inputs)))
+        with _quiet_torch_struct():
+            while pending:
+                done = 0
+                try:
+                    for tree in parser.parse_sents([inputs[i] for i in pending]):
+                        trees[pending[done]] = _tree_string(tree)
+                        done += 1
+                    break
+                except Exception:  # the batch at `done` failed: find its bad sentences, go on after it
+                    failed_batch = pending[done : done + self.batch_size]
+                    for i in failed_batch:
+                        try:
+                            trees[i] = _tree_string(parser.parse(inputs[i]))
+                        except Exception as e:
+                            errors[i] = _failure_reason(e)
+                    pending = pending[done + self.batch_size :]
+        return trees, errors
+
+
+def _escape(word: str) -> str:
+    for bracket, escaped in _BRACKETS.items():
+        word = word.replace(bracket, escaped)
+    return word
+
+
+def _tree_string(tree: Any) -> str:
+    """One-line bracketed tree without benepar's TOP wrapper."""
+    if tree.label() == "TOP":
+        if len(tree) == 1:
+            tree = tree[0]
+        else:  # a model without a forced root constituent: name the bare span a fragment
+            tree.set_label("FRAG")
+    return tree.pformat(margin=1 << 30)
