@@ -1,0 +1,299 @@
+"""Capability specifications: load a task's JSON file, validate it, and build typed ``Capability`` records.
+
+A capability is data (``requirements/<task>.json``, validated against ``requirements/schema.json``):
+
+* ``search`` — OR-ed predicate groups; every predicate of a group must hold (see ``search.py``);
+* ``transform`` — templates whose ``format`` has ``{seed}``, optionally ``{filler}`` and named slots with
+  alternatives; a seed gets every combination of the alternatives (optionally capped per seed);
+* ``expected`` — per source label, the expected label or the list of allowed labels.
+
+Errors name the file and the JSON path of the fault.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .records import Expected, Label
+from .resources import project_file
+from .store import InputError, load_json
+
+SCHEMA = "requirements/schema.json"
+SEED_FIELD, FILLER_FIELD = "seed", "filler"
+
+
+@dataclass(frozen=True, slots=True)
+class Length:
+    """Inclusive token-count bounds; a final "." token is not counted (as in the original)."""
+
+    min: int | None = None
+    max: int | None = None
+
+    def __contains__(self, n: int) -> bool:
+        return (self.min is None or n >= self.min) and (self.max is None or n <= self.max)
+
+
+@dataclass(frozen=True, slots=True)
+class WordTest:
+    """Matches a text that has a word of one of ``classes`` ((polarity, coarse POS) pairs, decided by
+    POS tags in context) or one of ``words`` (lower-cased tokens)."""
+
+    classes: frozenset[tuple[str, str]] = frozenset()
+    words: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Predicates:
+    """One search group: all set predicates must hold."""
+
+    length: Length | None = None
+    labels: frozenset[Label] | None = None
+    include: tuple[WordTest, ...] = ()  # each must match
+    exclude: tuple[WordTest, ...] = ()  # none may match
+    pattern: re.Pattern[str] | None = None
+    negated: bool | None = None
+
+    @property
+    def uses_lexicon(self) -> bool:
+        return any(test.classes for test in (*self.include, *self.exclude))
+
+
+@dataclass(frozen=True, slots=True)
+class Negation:
+    """Insert ``word`` right after the first match of ``after`` (refused on already negated text)."""
+
+    after: re.Pattern[str]
+    word: str = "not"
+
+
+@dataclass(frozen=True, slots=True)
+class Filler:
+    """Other examples from the pool, ``count`` drawn per seed; ``labels`` maps the seed's label to the
+    filler's label."""
+
+    labels: tuple[tuple[Label, Label], ...]
+    length: Length | None = None
+    count: int = 1
+    quote: bool = False
+
+    def label_for(self, seed_label: Label) -> Label | None:
+        return dict(self.labels).get(seed_label)
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    id: str
+    format: str
+    labels: frozenset[Label]  # source labels it applies to
+    fields: tuple[str, ...]  # field names in order of appearance: "seed", "filler" or a slot name
+    slots: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    quote_seed: bool = False
+    negate: Negation | None = None
+    filler: Filler | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Transform:
+    templates: tuple[Template, ...]
+    max_variants: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    id: str  # "LC4", stable across runs
+    capability: str  # group: Vocabulary, Temporal, Negation, SRL
+    description: str  # the original's exact string
+    test_type: str
+    search: tuple[Predicates, ...]
+    transform: Transform | None
+    expected: tuple[tuple[Label, Expected], ...]  # source label -> label or tuple of allowed labels
+    spec: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    @property
+    def cid(self) -> str:
+        """The original implementation's id: md5 of the description, first 7 hex digits."""
+        return hashlib.md5(self.description.encode("utf-8")).hexdigest()[:7]
+
+    def expected_for(self, label: Label) -> Expected | None:
+        return dict(self.expected).get(label)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.spec, "cid": self.cid}
+
+
+def load_capabilities(
+    path: str | Path | None = None, task: str = "sentiment", only: Sequence[str] | None = None
+) -> list[Capability]:
+    """The capabilities of ``task`` (file order), or only those whose id (or original cid) is in ``only``."""
+    path = Path(path) if path is not None else project_file(f"requirements/{task}.json")
+    data = load_json(path, "capability specification")
+    _validate(path, data)
+    if data["task"] != task:
+        raise InputError(f"{path}: $.task: specification is for task '{data['task']}', not '{task}'")
+    labels = frozenset(data["labels"])
+    capabilities = [
+        _capability(path, f"$.capabilities[{i}]", spec, labels) for i, spec in enumerate(data["capabilities"])
+    ]
+    seen: set[str] = set()
+    for i, capability in enumerate(capabilities):
+        if capability.id in seen:
+            raise InputError(f"{path}: $.capabilities[{i}].id: duplicate capability id '{capability.id}'")
+        seen.add(capability.id)
+    if only is None:
+        return capabilities
+    unknown = [c for c in only if not any(c in (cap.id, cap.cid) for cap in capabilities)]
+    if unknown:
+        valid = ", ".join(cap.id for cap in capabilities)
+        raise InputError(f"{path}: unknown capability {', '.join(map(repr, unknown))}; valid: {valid}")
+    return [cap for cap in capabilities if cap.id in only or cap.cid in only]
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    schema = load_json(project_file(SCHEMA), "capability JSON schema")
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _validate(path: Path, data: Any) -> None:
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator().iter_errors(data))
+    if error is not None:
+        raise InputError(f"{path}: {error.json_path}: {error.message}")
+
+
+def _as_set(value: str | list[str]) -> frozenset[str]:
+    return frozenset([value] if isinstance(value, str) else value)
+
+
+def _check_labels(path: Path, where: str, used: frozenset[str], labels: frozenset[str]) -> None:
+    if not used <= labels:
+        bad = ", ".join(sorted(used - labels))
+        known = ", ".join(sorted(labels))
+        raise InputError(f"{path}: {where}: unknown label(s) {bad}; the task's labels: {known}")
+
+
+def _regex(path: Path, where: str, source: str) -> re.Pattern[str]:
+    try:
+        return re.compile(source)
+    except re.error as e:
+        raise InputError(f"{path}: {where}: invalid regular expression {source!r} ({e})") from None
+
+
+def _length(spec: dict[str, int] | None) -> Length | None:
+    return Length(spec.get("min"), spec.get("max")) if spec else None
+
+
+def _word_test(spec: dict[str, Any]) -> WordTest:
+    if "words" in spec:
+        return WordTest(words=frozenset(w.lower() for w in spec["words"]))
+    polarities = _as_set(spec.get("polarity", ["positive", "negative", "neutral"]))
+    pos = _as_set(spec.get("pos", ["adj", "noun", "verb", "adv"]))
+    return WordTest(classes=frozenset((p, t) for p in polarities for t in pos))
+
+
+def _predicates(path: Path, where: str, spec: dict[str, Any], labels: frozenset[str]) -> Predicates:
+    group_labels = _as_set(spec["label"]) if "label" in spec else None
+    if group_labels is not None:
+        _check_labels(path, f"{where}.label", group_labels, labels)
+    return Predicates(
+        length=_length(spec.get("length")),
+        labels=group_labels,
+        include=tuple(_word_test(t) for t in spec.get("include", ())),
+        exclude=tuple(_word_test(t) for t in spec.get("exclude", ())),
+        pattern=_regex(path, f"{where}.pattern", spec["pattern"]) if "pattern" in spec else None,
+        negated=spec.get("negated"),
+    )
+
+
+def _template(
+    path: Path, where: str, spec: dict[str, Any], expected_labels: frozenset[str], labels: frozenset[str]
+) -> Template:
+    try:
+        parsed = list(string.Formatter().parse(spec["format"]))
+    except ValueError as e:
+        raise InputError(f"{path}: {where}.format: {e}") from None
+    fields = tuple(name for _, name, _, _ in parsed if name is not None)
+    slots = spec.get("slots", {})
+    for _, name, format_spec, conversion in parsed:
+        if name is None:
+            continue
+        if format_spec or conversion or name not in (SEED_FIELD, FILLER_FIELD, *slots):
+            known = {SEED_FIELD, *slots} | ({FILLER_FIELD} if "filler" in spec else set())
+            declared = ", ".join(sorted(known))
+            raise InputError(f"{path}: {where}.format: unknown field {{{name}}}; fields here: {declared}")
+    for name, count in ((SEED_FIELD, 1), (FILLER_FIELD, 1 if "filler" in spec else 0)):
+        if fields.count(name) != count:
+            raise InputError(f"{path}: {where}.format: needs {{{name}}} exactly {count} time(s)")
+    for name in slots:
+        if fields.count(name) != 1:
+            raise InputError(f"{path}: {where}.slots.{name}: slot must appear exactly once in the format")
+
+    applies = _as_set(spec["labels"]) if "labels" in spec else expected_labels
+    if not applies <= expected_labels:
+        bad = ", ".join(sorted(applies - expected_labels))
+        raise InputError(f"{path}: {where}.labels: no expectation for label(s) {bad}; add to 'expected'")
+
+    seed = spec.get("seed", {})
+    negate = None
+    if "negate" in seed:
+        negate_spec = seed["negate"]
+        after = _regex(path, f"{where}.seed.negate.after", negate_spec["after"])
+        negate = Negation(after, negate_spec.get("word", "not"))
+    filler = None
+    if "filler" in spec:
+        filler_spec = spec["filler"]
+        label = filler_spec["label"]
+        pairs = tuple((s, label) for s in sorted(applies)) if isinstance(label, str) else tuple(label.items())
+        _check_labels(path, f"{where}.filler.label", frozenset(lab for pair in pairs for lab in pair), labels)
+        filler = Filler(
+            pairs,
+            _length(filler_spec.get("length")),
+            filler_spec.get("count", 1),
+            filler_spec.get("quote", False),
+        )
+    return Template(
+        id=spec["id"],
+        format=spec["format"],
+        labels=applies,
+        fields=fields,
+        slots=tuple((name, tuple(slots[name])) for name in fields if name in slots),
+        quote_seed=seed.get("quote", False),
+        negate=negate,
+        filler=filler,
+    )
+
+
+def _capability(path: Path, where: str, spec: dict[str, Any], labels: frozenset[str]) -> Capability:
+    expected = spec["expected"]
+    for source, value in expected.items():
+        _check_labels(path, f"{where}.expected.{source}", _as_set(value) | {source}, labels)
+    expected_labels = frozenset(expected)
+    transform = None
+    if "transform" in spec:
+        templates = tuple(
+            _template(path, f"{where}.transform.templates[{i}]", t, expected_labels, labels)
+            for i, t in enumerate(spec["transform"]["templates"])
+        )
+        transform = Transform(templates, spec["transform"].get("max_variants"))
+    return Capability(
+        id=spec["id"],
+        capability=spec["capability"],
+        description=spec["description"],
+        test_type=spec["test_type"],
+        search=tuple(
+            _predicates(path, f"{where}.search[{i}]", group, labels) for i, group in enumerate(spec["search"])
+        ),
+        transform=transform,
+        expected=tuple((source, tuple(v) if isinstance(v, list) else v) for source, v in expected.items()),
+        spec=spec,
+    )
