@@ -238,3 +238,17 @@ def suite_metrics(
                 for size in sample_sizes
             }
     return out
+
+
+def format_metrics(metrics: dict[str, dict[str, dict[int, dict[str, float]]]]) -> str:
+    """A Markdown table of :func:`suite_metrics`' result, one row per capability, set and sample size."""
+    lines = ["| capability | set | size | n | Self-BLEU | rule coverage |", "|---|---|---|---|---|---|"]
+    for cap, sets in metrics.items():
+        for name, sizes in sets.items():
+            for size, m in sizes.items():
+                coverage = m.get("rule_coverage")
+                lines.append(
+                    f"| {cap} | {name} | {size} | {m['n']} | {m['self_bleu']:.3f} | "
+                    f"{'' if coverage is None else f'{coverage:g}'} |"
+                )
+    return "\n".join(lines)

@@ -7,6 +7,7 @@ import pytest
 from nltk import Tree
 
 from autocheck.metrics import (
+    format_metrics,
     production_rules,
     rule_coverage,
     sample_trials,
@@ -81,6 +82,9 @@ def test_suite_metrics_deterministic_and_expansions_help(tmp_path):
     assert lc2["ALiCT+EXP"][40]["rule_coverage"] > lc2["ALiCT"][40]["rule_coverage"]
     assert 0 < lc2["ALiCT"][40]["self_bleu"] <= 1
     assert "rule_coverage" not in suite_metrics(suite, sample_sizes=(10,), trials=1)["LC2"]["ALiCT"][10]
+    table = format_metrics(metrics)
+    assert f"| LC2 | ALiCT+EXP | 40 | 40 | {lc2['ALiCT+EXP'][40]['self_bleu']:.3f} |" in table
+    assert len(table.splitlines()) == 2 + 3 * 2 * 3
 
 
 def test_sample_trials_picks_one_member_per_seed():
