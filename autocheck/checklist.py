@@ -1,0 +1,251 @@
+"""CheckList's released sentiment suite as an autocheck suite directory, so the same runner and report run it.
+
+Source: ``sentiment_suite.tests.json`` (the released suite exported to JSON: per test ``name``, ``type``,
+``capability``, ``data``, ``labels``, ...). CheckList's own pickle (``sentiment_suite.pkl`` or its
+``.tar.gz``) is read only with ``trust_pickle=True``, because unpickling runs code, and needs ``dill`` and
+``checklist`` installed.
+
+How each test becomes cases (capability id = ``slug(test name)``, e.g. ``q-a-no``):
+
+- MFT: one seed case per text. ``labels`` 0/1/2 → negative/neutral/positive (per test or per case);
+  ``labels: null`` (the "not negative" tests: "simple negations: not negative", "... but it was not (should
+  be neutral or positive)", "Hard: Negation of negative ...") → ("neutral", "positive"). In "Q & A: no",
+  label 1 marks "Do I think X is <negative>? No", which CheckList checks with ``allow_for_neutral``
+  (pred != negative) → ("neutral", "positive").
+- INV / DIR: each data item ``[original, perturbations...]`` → a seed case (the original) and one expansion
+  per perturbation with ``seed_id`` = the original's id; CheckList aggregates with ``all_except_first``,
+  which is the runner's "groups" rate.
+- DIR expectations, inferred from the data (CheckList wrapped ``Expect.monotonic(tolerance=0.1)`` with a
+  ``pred != neutral`` slice for the first three; its phrase tests used ``P(pos) - P(neg)`` with tolerance
+  0.1, read here as the confidence of the phrase's sentiment):
+
+  ============================  =================================================================
+  intensifiers                  {"label": null (= original's prediction), "direction": "up"}
+  reducers                      {"label": null, "direction": "down"}
+  "used to" should reduce       {"label": null, "direction": "down"}
+  add positive phrases          {"label": "positive", "direction": "up"}
+  add negative phrases          {"label": "negative", "direction": "up"}
+  ============================  =================================================================
+
+``LC_MAP`` (ALiCT's ``Macros.LC_MAP``, notes §1.2) links the paper's LC1–LC10 to CheckList tests.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .records import EXPANSION, SEED, TestCase
+from .resources import ResourceMissing
+from .store import InputError, JsonlWriter, atomic_write_json, environment, file_sha256, load_json
+
+log = logging.getLogger(__name__)
+
+# Paper LC → CheckList test name (ALiCT Macros.LC_MAP).
+LC_MAP = {
+    "LC1": "neutral words in context",
+    "LC2": "Sentiment-laden words in context",
+    "LC3": "used to, but now",
+    "LC4": "simple negations: not negative",
+    "LC5": "simple negations: not neutral is still neutral",
+    "LC6": "simple negations: I thought x was negative, but it was not (should be neutral or positive)",
+    "LC7": "Hard: Negation of positive with neutral stuff in the middle (should be negative)",
+    "LC8": "my opinion is what matters",
+    "LC9": "Q & A: yes",
+    "LC10": "Q & A: no",
+}
+
+LABELS = ("negative", "neutral", "positive")  # CheckList's 0, 1, 2
+NOT_NEGATIVE = ("neutral", "positive")
+DIR_TOLERANCE = 0.1
+DIR_EXPECTATIONS = {
+    "intensifiers": {"label": None, "direction": "up", "tolerance": DIR_TOLERANCE},
+    "reducers": {"label": None, "direction": "down", "tolerance": DIR_TOLERANCE},
+    '"used to" should reduce': {"label": None, "direction": "down", "tolerance": DIR_TOLERANCE},
+    "add positive phrases": {"label": "positive", "direction": "up", "tolerance": DIR_TOLERANCE},
+    "add negative phrases": {"label": "negative", "direction": "up", "tolerance": DIR_TOLERANCE},
+}
+ALLOW_FOR_NEUTRAL = {"Q & A: no"}  # label 1 there means "not negative"
+
+
+def slug(name: str) -> str:
+    """Capability id of a CheckList test: lower case, runs of other characters → '-'."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def lc_of(name: str) -> str | None:
+    return next((lc for lc, test in LC_MAP.items() if test == name), None)
+
+
+def _mft_expected(test: dict[str, Any], label: Any, where: str) -> str | tuple[str, ...]:
+    if label is None:
+        return NOT_NEGATIVE
+    if not isinstance(label, int) or not 0 <= label <= 2:
+        raise InputError(f"{where}: field 'labels' must be 0, 1, 2 or null, got {label!r}")
+    if label == 1 and test["name"] in ALLOW_FOR_NEUTRAL:
+        return NOT_NEGATIVE
+    return LABELS[label]
+
+
+def test_cases(test: dict[str, Any], where: str, max_items: int | None = None) -> list[TestCase]:
+    """The cases of one CheckList test (see the module docstring for the mapping)."""
+    for key in ("name", "type", "data"):
+        if key not in test:
+            raise InputError(f"{where}: missing field '{key}'")
+    name, kind = test["name"], test["type"]
+    capability = slug(name)
+    data = test["data"][:max_items] if max_items is not None else test["data"]
+    labels = test.get("labels")
+    cases: list[TestCase] = []
+    base = {"source": "checklist", "test": name}
+    if kind == "MFT":
+        for i, text in enumerate(data):
+            label = labels[i] if isinstance(labels, list) else labels
+            expected = _mft_expected(test, label, f"{where} data[{i}]")
+            if not isinstance(text, str):
+                raise InputError(f"{where}: MFT data[{i}] must be a text, got {type(text).__name__}")
+            cases.append(
+                TestCase(
+                    id=f"{capability}:{i}",
+                    capability=capability,
+                    kind=SEED,
+                    text=text,
+                    expected=expected,
+                    test_type="MFT",
+                    label=expected if isinstance(expected, str) else "",
+                    provenance={**base, "index": i},
+                )
+            )
+        return cases
+    if kind not in ("INV", "DIR"):
+        raise InputError(f"{where}: field 'type' must be MFT, INV or DIR, got {kind!r}")
+    if kind == "DIR" and name not in DIR_EXPECTATIONS:
+        raise InputError(
+            f"{where}: no known expectation for DIR test {name!r} (known: {list(DIR_EXPECTATIONS)})"
+        )
+    expected = DIR_EXPECTATIONS[name] if kind == "DIR" else None
+    for i, item in enumerate(data):
+        if not (isinstance(item, list) and len(item) >= 2 and all(isinstance(t, str) for t in item)):
+            raise InputError(
+                f"{where}: {kind} data[{i}] must be a list [original, perturbation, ...] of texts"
+            )
+        seed_id = f"{capability}:{i}"
+        for j, text in enumerate(item):
+            cases.append(
+                TestCase(
+                    id=seed_id if j == 0 else f"{seed_id}.{j}",
+                    capability=capability,
+                    kind=SEED if j == 0 else EXPANSION,
+                    text=text,
+                    expected=expected,
+                    test_type=kind,
+                    label="",
+                    seed_id=None if j == 0 else seed_id,
+                    provenance={**base, "index": i, "position": j},
+                )
+            )
+    return cases
+
+
+def _load_pickle(path: Path) -> list[dict[str, Any]]:
+    """CheckList's TestSuite pickle → the same dicts as the JSON export (runs the pickle's code)."""
+    try:
+        import dill  # noqa: F401  (the suite was written with dill)
+        from checklist.test_suite import TestSuite
+    except ImportError as e:
+        raise ResourceMissing(
+            f"loading {path} needs the 'dill' and 'checklist' packages ({e.name} is missing): "
+            "pip install dill checklist, or use sentiment_suite.tests.json"
+        ) from None
+    with tempfile.TemporaryDirectory() as tmp:
+        if path.name.endswith((".tar.gz", ".tgz")):
+            with tarfile.open(path) as archive:
+                member = next((m for m in archive.getmembers() if m.name.endswith(".pkl")), None)
+                if member is None:
+                    raise InputError(f"{path}: no .pkl file inside")
+                archive.extract(member, tmp, filter="data")
+                path = Path(tmp) / member.name
+        suite = TestSuite.from_file(str(path))
+    return [
+        {
+            "name": name,
+            "type": type(test).__name__,
+            "capability": test.capability,
+            "data": test.data,
+            "labels": test.labels,
+        }
+        for name, test in suite.tests.items()
+    ]
+
+
+def load_checklist(source: str | Path, *, trust_pickle: bool = False) -> list[dict[str, Any]]:
+    """The tests of CheckList's suite from the JSON export, or from the pickle when trusted."""
+    path = Path(source)
+    if path.name.endswith((".pkl", ".pickle", ".tar.gz", ".tgz")):
+        if not trust_pickle:
+            raise InputError(
+                f"{path}: a pickle runs code when loaded; pass --trust-pickle (trust_pickle=True) only for a "
+                "file you trust, or use the JSON export sentiment_suite.tests.json"
+            )
+        if not path.is_file():
+            raise InputError(f"{path}: CheckList suite not found")
+        return _load_pickle(path)
+    tests = load_json(path, "CheckList suite JSON")
+    if not isinstance(tests, list):
+        raise InputError(f"{path}: expected a JSON list of tests")
+    return tests
+
+
+def convert_checklist(
+    source: str | Path, out_dir: str | Path, *, trust_pickle: bool = False, max_per_test: int | None = None
+) -> dict[str, int]:
+    """Write CheckList's suite as a suite directory (``cases.jsonl`` + ``manifest.json``).
+
+    ``max_per_test`` keeps the first N data items of each test (an INV/DIR item counts with its
+    perturbations). Returns counts: tests, cases, seeds, expansions.
+    """
+    source, out = Path(source), Path(out_dir)
+    tests = load_checklist(source, trust_pickle=trust_pickle)
+    counts = {"tests": 0, "cases": 0, "seeds": 0, "expansions": 0}
+    described: dict[str, dict[str, Any]] = {}
+    out.mkdir(parents=True, exist_ok=True)
+    with JsonlWriter(out / "cases.jsonl") as writer:
+        for t, test in enumerate(tests):
+            where = f"{source}: test [{t}] {test.get('name', '?')!r}" if isinstance(test, dict) else ""
+            if not isinstance(test, dict):
+                raise InputError(f"{source}: test [{t}] is not an object")
+            cases = test_cases(test, where, max_per_test)
+            capability = slug(test["name"])
+            if capability in described:
+                raise InputError(f"{where}: capability id {capability!r} is already used by another test")
+            described[capability] = {
+                "name": test["name"],
+                "type": test["type"],
+                "checklist_capability": test.get("capability"),
+                "lc": lc_of(test["name"]),
+                "cases": len(cases),
+            }
+            writer.write_all(case.to_json() for case in cases)
+            counts["tests"] += 1
+            counts["cases"] += len(cases)
+            counts["seeds"] += sum(case.kind == SEED for case in cases)
+            counts["expansions"] += sum(case.kind == EXPANSION for case in cases)
+    atomic_write_json(
+        out / "manifest.json",
+        {
+            "kind": "suite",
+            "source": "checklist",
+            "checklist": {"file": source.name, "sha256": file_sha256(source), "max_per_test": max_per_test},
+            "tests": described,
+            "lc_map": {lc: slug(name) for lc, name in LC_MAP.items()},
+            "counts": counts,
+            "environment": environment(),
+            "files": {"cases": "cases.jsonl"},
+        },
+    )
+    log.info("CheckList suite %s → %s: %s", source, out, counts)
+    return counts
