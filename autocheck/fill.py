@@ -1,0 +1,505 @@
+"""Fill stage: masked-LM suggestions for masked templates, validation, and the expanded test cases.
+
+Decoding. A template's masks are rendered as the tokenizer's mask token and filled jointly, left to right,
+by a beam search over whole-word vocabulary items: at mask ``j`` every partial fill (beam) is scored by the
+masked LM with masks ``< j`` filled in and masks ``> j`` still masked; each beam is extended with its best
+tokens at mask ``j``, the extensions are ranked by the summed log-probabilities of their tokens, and the best
+``beam_size`` are kept (``top_n`` at the last mask). A fill's score is its mean log-probability per mask.
+CheckList (and so the original ALiCT code) ranked by summed raw logits; logits of different contexts are not
+on a common scale, log-probabilities are, so they are used here (the model's softmax over its whole
+vocabulary; non-word items are excluded from the choice, not renormalised away). Every step is one batched
+forward pass over all (template, beam) rows; a single-mask template costs one row of one pass.
+
+Validation (the original's checks with their bugs fixed, see reference notes sections 6 and 10):
+
+1. duplicate: the filled text equals the seed's text or a text already kept for the same seed;
+2. polarity: every inserted word must be neutral in the lexicon, looked up lower-cased with the coarse
+   POS of its tag (the original looked words up case-sensitively and without the tag);
+3. pos: every inserted word, tagged in the filled sentence, must get its mask's tag (the original tagged
+   each word in isolation); phrase-level masks can never match and are skipped before the MLM is called;
+4. requirement: the filled text must still meet the seed's capability requirement.
+
+The checks run in that order and a rejection is counted under the first that fails. Candidates are
+examined in score order and the first ``fills_per_mask`` valid ones per template are kept (ALiCT's HEAD
+kept one; its older runs kept all, ``fills_per_mask=None``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import groupby, islice
+from pathlib import Path
+from typing import Any, Protocol
+
+import torch
+
+from .cache import Cache
+from .records import EXPANSION, MaskedTemplate, TestCase
+from .resources import ResourceMissing, offline
+from .store import content_hash, file_sha256
+from .tagging import coarse_pos, pos_tag_sents, tokenize
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MLM = "bert-base-uncased"
+# Penn Treebank word-level tags: the only mask tags a single inserted word can satisfy.
+WORD_TAGS = frozenset(
+    "CC CD DT EX FW IN JJ JJR JJS LS MD NN NNS NNP NNPS PDT POS PRP PRP$ RB RBR RBS RP SYM TO UH "
+    "VB VBD VBG VBN VBP VBZ WDT WP WP$ WRB".split()
+)
+REASONS = ("duplicate", "polarity", "pos", "requirement")
+_WORD = re.compile(r"[A-Za-z]+")
+_WORD_START = ("Ġ", "▁")  # byte-level BPE (RoBERTa, GPT-2) and SentencePiece word-initial markers
+_TEMPLATES_PER_CHUNK = 256
+
+Suggestion = tuple[tuple[str, ...], float]  # one word per mask, mean log-probability per mask
+Requirement = Callable[[TestCase, str], bool]
+
+
+class NeutralLexicon(Protocol):
+    def is_neutral(self, word: str, pos: str | None) -> bool: ...
+
+
+def whole_word_ids(tokens: Sequence[str], special_ids: Iterable[int]) -> dict[int, str]:
+    """The vocabulary items that are a whole alphabetic word on their own, as ``{id: word}``.
+
+    WordPiece marks continuations (``##ing``), so any other item starts a word. BPE and SentencePiece
+    vocabularies mark word starts (``Ġgood``, ``▁good``); unmarked items there are continuations.
+    Special tokens, punctuation and digits are never words to insert.
+    """
+    marked = any(token.startswith(_WORD_START) for token in tokens)
+    special = set(special_ids)
+    words: dict[int, str] = {}
+    for token_id, token in enumerate(tokens):
+        if marked:
+            word = token[1:] if token.startswith(_WORD_START) else ""
+        else:
+            word = "" if token.startswith("##") else token
+        if token_id not in special and _WORD.fullmatch(word):
+            words[token_id] = word
+    return words
+
+
+def model_identity(name_or_dir: str | Path, config: Any = None) -> str:
+    """What suggestions depend on: the model name plus a checksum of its files when it is local
+    (a hub id also gets the resolved commit when transformers recorded one)."""
+    path = Path(name_or_dir)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix != ".md")
+        digest = content_hash(*(f"{p.name}:{file_sha256(p)}" for p in files))
+        return f"{path.name}@{digest}"
+    commit = getattr(config, "_commit_hash", None)
+    return f"{name_or_dir}@{commit}" if commit else str(name_or_dir)
+
+
+class MaskedLM:
+    """A masked language model loaded once, with its whole-word vocabulary and suggestion cache.
+
+    ``forward_passes`` and ``forward_seconds`` count the model calls this instance made (for benchmarks
+    and for telling cached from computed suggestions).
+    """
+
+    def __init__(self, tokenizer: Any, model: torch.nn.Module, identity: str, device: str | None = None):
+        self.tokenizer = tokenizer
+        self.identity = identity
+        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.model = model.to(self.device).eval()
+        if tokenizer.mask_token_id is None:
+            raise ValueError(f"{identity}: tokenizer has no mask token; not a masked language model")
+        config = getattr(self.model, "config", None)
+        vocab_size = getattr(config, "vocab_size", None) or len(tokenizer)  # the logits' width
+        vocabulary = tokenizer.convert_ids_to_tokens(range(len(tokenizer)))
+        self.words = {
+            i: word
+            for i, word in whole_word_ids(vocabulary, tokenizer.all_special_ids).items()
+            if i < vocab_size
+        }
+        if not self.words:
+            raise ValueError(f"{identity}: no whole-word vocabulary items")
+        # Added to the log-probabilities: -inf for every item that is not a whole word (built once).
+        self._disallowed = torch.full((vocab_size,), float("-inf"), device=self.device)
+        self._disallowed[list(self.words)] = 0.0
+        self._head = _lm_head(self.model)
+        limit = getattr(config, "max_position_embeddings", None) or 512
+        self.max_length = min(int(tokenizer.model_max_length), int(limit))
+        self.forward_passes = 0
+        self.forward_seconds = 0.0
+
+    @classmethod
+    def from_pretrained(cls, name_or_dir: str | Path = DEFAULT_MLM, *, device: str | None = None) -> MaskedLM:
+        """Load a masked LM (``AutoTokenizer`` + ``AutoModelForMaskedLM``) from a hub id or a directory."""
+        from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+        local_only = offline() or Path(name_or_dir).is_dir()
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(str(name_or_dir), local_files_only=local_only)
+            model = AutoModelForMaskedLM.from_pretrained(str(name_or_dir), local_files_only=local_only)
+        except (OSError, ValueError) as e:
+            how = "pass a local model directory" if local_only else "check the name and the network"
+            raise ResourceMissing(
+                f"masked LM '{name_or_dir}' not found ({how}; e.g. --mlm path/to/bert-base-uncased): "
+                f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
+            ) from None
+        log.info("Loaded masked LM %s", name_or_dir)
+        return cls(tokenizer, model, model_identity(name_or_dir, model.config), device)
+
+    def describe(self) -> dict[str, Any]:
+        return {"identity": self.identity, "device": str(self.device), "whole_words": len(self.words)}
+
+    def masked_text(self, template: MaskedTemplate) -> str:
+        return template.render([self.tokenizer.mask_token] * len(template.masks))[0]
+
+    def suggest(
+        self,
+        templates: Sequence[MaskedTemplate],
+        beam_size: int = 100,
+        top_n: int = 60,
+        *,
+        batch_size: int = 64,
+    ) -> list[list[Suggestion]]:
+        """For each template, up to ``top_n`` fills (one word per mask), best first, with their scores.
+
+        Suggestions are cached on disk by (model identity, masked text, beam size, top_n); each distinct
+        masked text is computed once.
+        """
+        if beam_size < 1 or top_n < 1:
+            raise ValueError("beam_size and top_n must be positive")
+        texts = [self.masked_text(t) for t in templates]
+        keys = {text: content_hash(self.identity, text, str(beam_size), str(top_n)) for text in texts}
+        cache = Cache("suggestions")
+        try:
+            found = cache.get_many(keys.values())
+            missing = [text for text in keys if keys[text] not in found]
+            if missing:
+                computed = self._beam_search(missing, beam_size, top_n, batch_size)
+                new = {
+                    keys[text]: [[list(words), score] for words, score in fills]
+                    for text, fills in zip(missing, computed)
+                }
+                cache.put_many(new)
+                found.update(new)
+        finally:
+            cache.close()
+        return [[(tuple(words), score) for words, score in found[keys[text]]] for text in texts]
+
+    def _beam_search(
+        self, texts: list[str], beam_size: int, top_n: int, batch_size: int
+    ) -> list[list[Suggestion]]:
+        encoded = self.tokenizer(texts, truncation=True, max_length=self.max_length)["input_ids"]
+        mask_id = self.tokenizer.mask_token_id
+        expected = [text.count(self.tokenizer.mask_token) for text in texts]
+        results: list[list[Suggestion]] = [[] for _ in texts]
+        fillable = []
+        for i, ids in enumerate(encoded):
+            if ids.count(mask_id) == expected[i] > 0:
+                fillable.append(i)
+            else:
+                log.warning(
+                    "masked text too long for %s or masks lost in tokenisation: %r", self.identity, texts[i]
+                )
+        fillable.sort(key=lambda i: len(encoded[i]))  # similar lengths per batch: less padding
+        for start in range(0, len(fillable), batch_size):
+            chunk = fillable[start : start + batch_size]
+            fills = self._beam_search_chunk([encoded[i] for i in chunk], beam_size, top_n, batch_size)
+            for i, chunk_fills in zip(chunk, fills):
+                results[i] = chunk_fills
+        return results
+
+    def _beam_search_chunk(
+        self, encoded: list[list[int]], beam_size: int, top_n: int, batch_size: int
+    ) -> list[list[Suggestion]]:
+        """Joint left-to-right beam search over a chunk of masked texts.
+
+        Rows are (text, partial fill) pairs, kept grouped by text; each step scores every row at its
+        text's next mask, in forward passes of ``batch_size`` rows.
+        """
+        pad = self.tokenizer.pad_token_id or 0
+        ids = torch.full((len(encoded), max(map(len, encoded))), pad, dtype=torch.long)
+        attention = torch.zeros_like(ids)
+        for i, seq in enumerate(encoded):
+            ids[i, : len(seq)] = torch.tensor(seq)
+            attention[i, : len(seq)] = 1
+        masks = [(row == self.tokenizer.mask_token_id).nonzero().flatten().tolist() for row in ids]
+        k = min(max(beam_size, top_n), len(self.words))  # enough per row for any text's best fills
+        row_text = list(range(len(encoded)))
+        row_fill: list[tuple[int, ...]] = [() for _ in encoded]
+        row_score = torch.zeros(len(encoded))
+        results: list[list[Suggestion]] = [[] for _ in encoded]
+        for step in range(max(map(len, masks))):
+            positions = torch.tensor([masks[t][step] for t in row_text])
+            top = [
+                self._mask_log_probs(
+                    ids[b : b + batch_size], attention[b : b + batch_size], positions[b : b + batch_size]
+                ).topk(k)
+                for b in range(0, len(row_text), batch_size)
+            ]
+            scores = row_score.unsqueeze(1) + torch.cat([t.values.cpu() for t in top])
+            tokens = torch.cat([t.indices.cpu() for t in top])
+            parents: list[int] = []
+            next_fill: list[tuple[int, ...]] = []
+            next_score: list[float] = []
+            first = 0
+            for t, group in groupby(row_text):
+                end = first + len(list(group))
+                last = step == len(masks[t]) - 1
+                best = scores[first:end].flatten().topk(min(top_n if last else beam_size, (end - first) * k))
+                for score, at in zip(best.values.tolist(), best.indices.tolist()):
+                    row = first + at // k
+                    fill = (*row_fill[row], int(tokens[row, at % k]))
+                    if last:
+                        words = tuple(self.words[token] for token in fill)
+                        results[t].append((words, round(score / len(fill), 4)))
+                    else:
+                        parents.append(row)
+                        next_fill.append(fill)
+                        next_score.append(score)
+                first = end
+            ids, attention = ids[parents], attention[parents]
+            ids[torch.arange(len(parents)), positions[parents]] = torch.tensor(
+                [f[-1] for f in next_fill], dtype=torch.long
+            )
+            row_text = [row_text[p] for p in parents]
+            row_fill, row_score = next_fill, torch.tensor(next_score)
+        return results
+
+    @torch.inference_mode()
+    def _mask_log_probs(
+        self, ids: torch.Tensor, attention: torch.Tensor, positions: torch.Tensor
+    ) -> torch.Tensor:
+        """Log-probabilities over the vocabulary at one mask position per row; -inf for non-words."""
+        started = time.perf_counter()
+        ids, attention, positions = ids.to(self.device), attention.to(self.device), positions.to(self.device)
+        rows = torch.arange(len(ids), device=self.device)
+        if self._head is not None:  # the LM head only at the mask positions, not at every token
+            hidden = self.model.base_model(input_ids=ids, attention_mask=attention).last_hidden_state
+            logits = self._head(hidden[rows, positions])
+        else:
+            logits = self.model(input_ids=ids, attention_mask=attention).logits[rows, positions]
+        out = logits.float().log_softmax(-1) + self._disallowed
+        self.forward_passes += 1
+        self.forward_seconds += time.perf_counter() - started
+        return out
+
+
+def _lm_head(model: torch.nn.Module) -> torch.nn.Module | None:
+    """The prediction head of an ``XForMaskedLM`` whose logits are ``head(encoder output)`` (BERT's ``cls``,
+    RoBERTa's ``lm_head``); None for models whose head is not one module (then the full forward is used)."""
+    prefix = getattr(model, "base_model_prefix", None)
+    base = getattr(model, "base_model", model)
+    heads = [module for name, module in model.named_children() if name != prefix]
+    return heads[0] if prefix and base is not model and len(heads) == 1 else None
+
+
+@dataclass
+class FillStats:
+    """Counts for a run's closing table. Every proposed candidate is either kept, rejected for the first
+    check it failed, or unused (ranked below the fills already kept for its template)."""
+
+    templates: int = 0
+    unfillable: int = 0  # templates never sent to the MLM: phrase-level mask, no masks, or unknown seed
+    proposed: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    unused: int = 0
+    kept: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        rejected = {f"rejected_{reason}": self.rejected[reason] for reason in REASONS}
+        return {
+            "templates": self.templates,
+            "unfillable": self.unfillable,
+            "proposed": self.proposed,
+            **rejected,
+            "unused": self.unused,
+            "kept": self.kept,
+        }
+
+
+def fill(
+    templates: Iterable[MaskedTemplate],
+    cases_by_id: dict[str, TestCase],
+    mlm: MaskedLM,
+    lexicon: NeutralLexicon,
+    requirement: Requirement,
+    *,
+    fills_per_mask: int | None = 1,
+    beam_size: int = 100,
+    top_n: int = 60,
+    batch_size: int = 64,
+    stats: FillStats | None = None,
+) -> Iterator[TestCase]:
+    """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
+
+    ``requirement(seed_case, new_text)`` re-checks the seed's capability on the filled text. Counts are
+    added to ``stats`` when given. Expansions come in template order, best fill first.
+    """
+    stats = stats if stats is not None else FillStats()
+    kept_texts: dict[str, set[str]] = defaultdict(set)  # across chunks, so duplicates are seen run-wide
+    iterator = iter(templates)
+    while chunk := list(islice(iterator, _TEMPLATES_PER_CHUNK)):
+        stats.templates += len(chunk)
+        usable = [t for t in chunk if _fillable(t, cases_by_id)]
+        stats.unfillable += len(chunk) - len(usable)
+        suggestions = mlm.suggest(usable, beam_size, top_n, batch_size=batch_size)
+        yield from validate(
+            usable, suggestions, cases_by_id, lexicon, requirement,
+            fills_per_mask=fills_per_mask, stats=stats, kept_texts=kept_texts,
+        )  # fmt: skip
+
+
+def _fillable(template: MaskedTemplate, cases_by_id: dict[str, TestCase]) -> bool:
+    case = cases_by_id.get(template.case_id)
+    if case is None:
+        log.warning("template %s: seed case %s unknown; skipped", template.id, template.case_id)
+        return False
+    if template.parse.text != case.text:
+        raise ValueError(f"template {template.id}: parsed text differs from the text of case {case.id}")
+    return bool(template.masks) and set(template.tags) <= WORD_TAGS
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    template: int  # index into the templates being validated
+    words: tuple[str, ...]
+    score: float
+    text: str
+    starts: tuple[int, ...]
+
+
+def validate(
+    templates: Sequence[MaskedTemplate],
+    suggestions: Sequence[Sequence[Suggestion]],
+    cases_by_id: dict[str, TestCase],
+    lexicon: NeutralLexicon,
+    requirement: Requirement,
+    *,
+    fills_per_mask: int | None = 1,
+    stats: FillStats | None = None,
+    kept_texts: dict[str, set[str]] | None = None,
+) -> list[TestCase]:
+    """The valid fills of each template (``suggestions[i]`` for ``templates[i]``, best first) as cases.
+
+    Candidates are examined best first in waves (8, 16, 32, ... per template still short of
+    ``fills_per_mask``), each wave tagged in one batch, so a template that finds its fill early costs
+    little. ``kept_texts`` (seed id -> texts kept) is updated in place, to drop duplicates across calls.
+    """
+    if fills_per_mask is not None and fills_per_mask < 1:
+        raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
+    stats = stats if stats is not None else FillStats()
+    kept_texts = kept_texts if kept_texts is not None else defaultdict(set)
+    wanted = fills_per_mask or max(map(len, suggestions), default=0)
+    seeds = [cases_by_id[t.case_id] for t in templates]
+    kept: list[list[TestCase]] = [[] for _ in templates]
+    examined = [0] * len(templates)
+    pending = [i for i, fills in enumerate(suggestions) if fills]
+    stats.proposed += sum(map(len, suggestions))
+    window = max(8, 2 * wanted)
+    while pending:
+        wave = [
+            _Candidate(i, tuple(words), score, *templates[i].render(words))
+            for i in pending
+            for words, score in suggestions[i][examined[i] : examined[i] + window]
+        ]
+        neutral = [
+            all(
+                lexicon.is_neutral(w.lower(), coarse_pos(tag))
+                for w, tag in zip(c.words, templates[c.template].tags)
+            )
+            for c in wave
+        ]
+        # Tag only what can still reach the POS check (duplicates and polar words are rejected first).
+        to_tag = [
+            n for n, c in enumerate(wave) if neutral[n] and c.text not in kept_texts[seeds[c.template].id]
+        ]
+        tags = dict(zip(to_tag, _inserted_tags([wave[n] for n in to_tag])))
+        for n, c in enumerate(wave):
+            template, seed = templates[c.template], seeds[c.template]
+            if len(kept[c.template]) >= wanted:
+                continue
+            examined[c.template] += 1
+            if c.text == seed.text or c.text in kept_texts[seed.id]:
+                stats.rejected["duplicate"] += 1
+            elif not neutral[n]:
+                stats.rejected["polarity"] += 1
+            elif tags[n] != template.tags:
+                stats.rejected["pos"] += 1
+            elif not requirement(seed, c.text):
+                stats.rejected["requirement"] += 1
+            else:
+                kept_texts[seed.id].add(c.text)
+                kept[c.template].append(_expansion(template, seed, c))
+                stats.kept += 1
+        pending = [i for i in pending if len(kept[i]) < wanted and examined[i] < len(suggestions[i])]
+        window *= 2
+    stats.unused += sum(len(fills) - n for fills, n in zip(suggestions, examined))
+    return [case for cases in kept for case in cases]
+
+
+def _inserted_tags(candidates: Sequence[_Candidate]) -> list[tuple[str | None, ...]]:
+    """The Penn tag of each inserted word, tagged in its sentence of the filled text (one batch).
+
+    None where the tokenizer does not give the inserted word back as one token ("cannot" -> "can not").
+    """
+    sentences: list[Sequence[str]] = []
+    where: list[list[tuple[int, int] | None]] = []  # per candidate, per word: (sentence no., index in it)
+    for c in candidates:
+        tokens = tokenize(c.text)
+        index_at = {span: k for k, span in enumerate(tokens.offsets)}
+        tagged: dict[tuple[int, int], int] = {}  # sentence token range -> its number in ``sentences``
+        places: list[tuple[int, int] | None] = []
+        for word, start in zip(c.words, c.starts):
+            k = index_at.get((start, start + len(word)))
+            if k is None:
+                places.append(None)
+                continue
+            sentence = next(span for span in tokens.sentences if span[0] <= k < span[1])
+            if sentence not in tagged:
+                tagged[sentence] = len(sentences)
+                sentences.append(tokens.words[sentence[0] : sentence[1]])
+            places.append((tagged[sentence], k - sentence[0]))
+        where.append(places)
+    tags = pos_tag_sents(sentences)
+    return [tuple(tags[place[0]][place[1]] if place else None for place in places) for places in where]
+
+
+def _expansion(template: MaskedTemplate, seed: TestCase, c: _Candidate) -> TestCase:
+    """The expanded case: the seed with the inserted words, its editable spans moved past them."""
+    offsets = template.parse.offsets
+    # Where each word went in the seed text, and how many characters it added (the word and one space).
+    insertions = [
+        (offsets[index][0] if index < len(offsets) else offsets[-1][1], len(word) + 1)
+        for (index, _), word in zip(template.masks, c.words)
+    ]
+    editable = tuple(
+        (
+            start + sum(size for at, size in insertions if at < start),
+            end + sum(size for at, size in insertions if at <= end),
+        )
+        for start, end in seed.editable
+    )
+    return TestCase(
+        id=f"{seed.id}-x{content_hash(c.text)[:10]}",
+        capability=seed.capability,
+        kind=EXPANSION,
+        text=c.text,
+        expected=seed.expected,
+        test_type=seed.test_type,
+        label=seed.label,
+        seed_id=seed.id,
+        editable=editable,
+        provenance={
+            **seed.provenance,
+            "production": {"lhs": template.lhs, "from": list(template.rhs_from), "to": list(template.rhs_to)},
+            "inserted": [
+                {"word": word, "tag": tag, "offset": start}
+                for word, tag, start in zip(c.words, template.tags, c.starts)
+            ],
+            "mlm_score": c.score,
+            "template_score": template.score,
+            "template_id": template.id,
+        },
+    )

@@ -1,0 +1,334 @@
+"""Fill stage: whole-word vocabulary, batched joint beam search, suggestion cache, validation rules."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from autocheck.fill import FillStats, MaskedLM, fill, validate, whole_word_ids
+from autocheck.records import MaskedTemplate, Parse, TestCase
+from autocheck.resources import ResourceMissing
+from autocheck.tagging import tokenize
+from tests.conftest import require
+
+torch.set_num_threads(1)
+
+VOCAB = (
+    "[PAD] [UNK] [CLS] [SEP] [MASK] . , ! 3 ##s ##ing this is a movie film good bad great very the old new "
+    "it was and director really funny dog ran quickly plot light fast"
+).split()
+# Output biases of the tiny BERT: non-words get the largest ones, so filtering them out is what makes
+# "old" the top suggestion.
+BIAS = {"old": 8.0, "new": 6.0, "##s": 12.0, "[UNK]": 12.0, ".": 12.0, "3": 12.0, "[MASK]": 12.0}
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_dir(tmp_path_factory):
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    directory = tmp_path_factory.mktemp("tiny-bert")
+    BertTokenizer(vocab={word: i for i, word in enumerate(VOCAB)}).save_pretrained(directory)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(VOCAB), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=64,
+    )  # fmt: skip
+    model = BertForMaskedLM(config)
+    with torch.no_grad():
+        for word, bias in BIAS.items():
+            model.cls.predictions.bias[VOCAB.index(word)] = bias
+    model.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tiny_bert_dir) -> MaskedLM:
+    return MaskedLM.from_pretrained(tiny_bert_dir, device="cpu")
+
+
+def template(text: str, masks, *, case_id: str = "c1", tid: str = "t1", lhs: str = "NP") -> MaskedTemplate:
+    tokens = tokenize(text)
+    parse = Parse(text, tokens.words, tokens.offsets, ("(S)",))
+    return MaskedTemplate(tid, case_id, parse, tuple(masks), lhs, ("DT", "NN"), ("DT", "JJ", "NN"), 0.25)
+
+
+def seed(text: str, *, case_id: str = "c1", editable=None) -> TestCase:
+    return TestCase(
+        id=case_id, capability="LC1", kind="seed", text=text, expected="positive", test_type="MFT",
+        label="positive", editable=editable or ((0, len(text)),), provenance={"dataset": "demo"},
+    )  # fmt: skip
+
+
+class Lexicon:
+    """Polar words as a set; records the lookups so tests can see the word and POS used."""
+
+    def __init__(self, polar=()):
+        self.polar = set(polar)
+        self.calls: list[tuple[str, str | None]] = []
+
+    def is_neutral(self, word: str, pos: str | None) -> bool:
+        self.calls.append((word, pos))
+        return word not in self.polar
+
+
+def always(case: TestCase, text: str) -> bool:
+    return True
+
+
+def without_inserted(case: TestCase) -> str:
+    """The expansion's text with its inserted words (and one space each) taken out again."""
+    text = case.text
+    for item in sorted(case.provenance["inserted"], key=lambda i: -i["offset"]):
+        start, end = item["offset"], item["offset"] + len(item["word"])
+        assert text[start:end] == item["word"]
+        text = (
+            text[:start] + text[end + 1 :] if text[end : end + 1] == " " else text[: start - 1] + text[end:]
+        )
+    return text
+
+
+def test_whole_word_ids_wordpiece_and_bpe():
+    wordpiece = ["[PAD]", "[UNK]", "[MASK]", "good", "##s", ".", "3", "[unused1]", "café", "Movie"]
+    assert whole_word_ids(wordpiece, special_ids=[0, 1, 2]) == {3: "good", 9: "Movie"}
+    bpe = ["<s>", "<mask>", "Ġgood", "good", "Ġ.", "Ġ3", "Ġthe", "ing", "Ġ"]
+    assert whole_word_ids(bpe, special_ids=[0, 1]) == {2: "good", 6: "the"}
+
+
+def test_suggestions_are_whole_words_only(tiny_bert):
+    fills = tiny_bert.suggest([template("this is a movie .", [(3, "JJ")])], beam_size=5, top_n=50)[0]
+    words = [w for (w,), _ in fills]
+    assert words[:2] == ["old", "new"]  # the biased words win once the higher-biased non-words are gone
+    assert len(words) == len(set(words)) == len(tiny_bert.words)
+    assert all(w.isalpha() and w in VOCAB and not w.startswith("[") for w in words)
+    scores = [s for _, s in fills]
+    assert scores == sorted(scores, reverse=True) and all(s < 0 for s in scores)
+
+
+def test_head_at_mask_positions_equals_full_forward(tiny_bert):
+    encoded = tiny_bert.tokenizer(
+        ["this is a [MASK] movie .", "the [MASK] ran ."], padding=True, return_tensors="pt"
+    )
+    positions = (encoded["input_ids"] == tiny_bert.tokenizer.mask_token_id).nonzero()[:, 1]
+    ours = tiny_bert._mask_log_probs(encoded["input_ids"], encoded["attention_mask"], positions)
+    with torch.inference_mode():
+        logits = tiny_bert.model(
+            input_ids=encoded["input_ids"], attention_mask=encoded["attention_mask"]
+        ).logits
+    full = logits[torch.arange(2), positions].log_softmax(-1) + tiny_bert._disallowed
+    allowed = list(tiny_bert.words)
+    torch.testing.assert_close(ours[:, allowed], full[:, allowed])
+
+
+def test_batched_suggestions_equal_unbatched(tiny_bert, monkeypatch):
+    monkeypatch.setenv("AUTOCHECK_CACHE", "off")  # both runs must really compute
+    templates = [
+        template("this is a movie .", [(3, "JJ")]),
+        template("the dog ran .", [(1, "JJ")]),
+        template("it was a really funny and light film !", [(5, "JJ"), (8, "NN")], tid="t3"),
+        template("this is a movie .", [(3, "RB"), (3, "JJ")], tid="t4"),
+    ]
+    batched = tiny_bert.suggest(templates, beam_size=4, top_n=6, batch_size=64)
+    single = tiny_bert.suggest(templates, beam_size=4, top_n=6, batch_size=1)
+    for one, other in zip(batched, single):
+        assert [w for w, _ in one] == [w for w, _ in other]
+        assert [s for _, s in one] == pytest.approx([s for _, s in other], abs=2e-4)
+    assert [len(f) for f in batched] == [6, 6, 6, 6]
+    assert all(len(words) == 2 for words, _ in batched[2] + batched[3])
+
+
+class PairLM(torch.nn.Module):
+    """A masked LM whose logits are a fixed preference plus a bonus given by the token just before:
+    greedy decoding picks ("old", "old"), but ("new", "film") is the best pair jointly."""
+
+    def __init__(self, vocab: list[str]):
+        super().__init__()
+        self.base = torch.zeros(len(vocab))
+        self.base[vocab.index("old")], self.base[vocab.index("new")] = 2.0, 1.5
+        self.bonus = torch.zeros(len(vocab), len(vocab))
+        self.bonus[vocab.index("new"), vocab.index("film")] = 6.0
+
+    def forward(self, input_ids, attention_mask=None):
+        return SimpleNamespace(logits=self.base + self.bonus[input_ids.roll(1, dims=1)])
+
+
+def test_joint_beam_search_finds_the_best_pair(tiny_bert):
+    lm = MaskedLM(tiny_bert.tokenizer, PairLM(VOCAB), identity="pair-lm", device="cpu")
+    two_masks = [template("this is a movie .", [(3, "JJ"), (3, "NN")])]
+    best_words, best_score = lm.suggest(two_masks, beam_size=3, top_n=3)[0][0]
+    assert best_words == ("new", "film")
+    new, film = VOCAB.index("new"), VOCAB.index("film")  # score: mean log-probability per mask
+    first = lm.model.base.log_softmax(-1)[new]
+    second = (lm.model.base + lm.model.bonus[new]).log_softmax(-1)[film]
+    expected = (first + second) / 2
+    assert best_score == pytest.approx(float(expected), abs=1e-4)
+    assert lm.suggest(two_masks, beam_size=1, top_n=3)[0][0][0] == ("old", "old")  # greedy misses it
+
+
+def test_suggestion_cache_is_used_on_the_second_call(tiny_bert):
+    templates = [
+        template("this is a movie .", [(3, "JJ")]),
+        template("this is a movie .", [(3, "RB"), (3, "JJ")]),
+    ]
+    before = tiny_bert.forward_passes
+    first = tiny_bert.suggest(templates, beam_size=3, top_n=5)
+    computed = tiny_bert.forward_passes - before
+    assert computed == 2  # one pass per mask step, both templates in one batch
+    assert tiny_bert.suggest(templates, beam_size=3, top_n=5) == first
+    assert tiny_bert.forward_passes - before == computed
+    tiny_bert.suggest(templates, beam_size=3, top_n=4)  # other settings: other cache entries
+    assert tiny_bert.forward_passes - before == 2 * computed
+
+
+def test_pos_is_checked_in_context():
+    text = "this is a movie ."
+    fills = [(("quickly",), -1.0), (("light",), -2.0)]  # "light" alone tags NN; here it is an adjective
+    stats = FillStats()
+    out = validate([template(text, [(3, "JJ")])], [fills], {"c1": seed(text)}, Lexicon(), always, stats=stats)
+    assert [c.text for c in out] == ["this is a light movie ."]
+    assert stats.rejected["pos"] == 1 and stats.kept == 1
+
+
+def test_multi_mask_tags_are_compared_position_by_position():
+    text = "this is a movie ."
+    fills = [(("old", "very"), -1.0), (("very", "old"), -2.0)]
+    out = validate([template(text, [(3, "RB"), (3, "JJ")])], [fills], {"c1": seed(text)}, Lexicon(), always)
+    assert [c.text for c in out] == ["this is a very old movie ."]
+    assert [(i["word"], i["tag"]) for i in out[0].provenance["inserted"]] == [("very", "RB"), ("old", "JJ")]
+
+
+def test_polar_words_are_rejected_case_insensitively_with_their_pos():
+    text = "this is a movie ."
+    lexicon = Lexicon(polar={"good"})
+    stats = FillStats()
+    fills = [(("Good",), -1.0), (("old",), -2.0)]
+    out = validate([template(text, [(3, "JJ")])], [fills], {"c1": seed(text)}, lexicon, always, stats=stats)
+    assert [c.text for c in out] == ["this is a old movie ."]
+    assert ("good", "adj") in lexicon.calls
+    assert stats.rejected["polarity"] == 1
+
+
+def test_requirement_rejects_fills_that_break_the_capability():
+    text = "this is a movie ."
+    seen: list[tuple[str, str]] = []
+
+    def short(case: TestCase, new_text: str) -> bool:
+        seen.append((case.id, new_text))
+        return "light" not in new_text
+
+    stats = FillStats()
+    fills = [(("light",), -1.0), (("fast",), -2.0)]
+    out = validate([template(text, [(3, "JJ")])], [fills], {"c1": seed(text)}, Lexicon(), short, stats=stats)
+    assert [c.text for c in out] == ["this is a fast movie ."]
+    assert seen == [("c1", "this is a light movie ."), ("c1", "this is a fast movie .")]
+    assert stats.rejected["requirement"] == 1
+
+
+def test_duplicates_across_templates_are_dropped():
+    text = "this is a movie ."
+    templates = [template(text, [(3, "JJ")], tid="a"), template(text, [(3, "JJ")], tid="b", lhs="ADJP")]
+    fills = [(("old",), -1.0)]
+    stats = FillStats()
+    out = validate(
+        templates, [fills, fills], {"c1": seed(text)}, Lexicon(), always, fills_per_mask=None, stats=stats
+    )
+    assert [c.provenance["template_id"] for c in out] == ["a"]
+    assert stats.rejected["duplicate"] == 1
+
+
+@pytest.mark.parametrize("fills_per_mask, expected", [(1, 1), (2, 2), (None, 3)])
+def test_fills_per_mask_keeps_the_best_valid_fills(fills_per_mask, expected):
+    text = "this is a movie ."
+    fills = [(("quickly",), -0.5), (("old",), -1.0), (("light",), -2.0), (("fast",), -3.0)]
+    stats = FillStats()
+    out = validate(
+        [template(text, [(3, "JJ")])], [fills], {"c1": seed(text)}, Lexicon(), always,
+        fills_per_mask=fills_per_mask, stats=stats,
+    )  # fmt: skip
+    assert [c.text.split()[3] for c in out] == ["old", "light", "fast"][:expected]
+    assert [c.provenance["mlm_score"] for c in out] == [-1.0, -2.0, -3.0][:expected]
+    assert stats.proposed == stats.kept + sum(stats.rejected.values()) + stats.unused == 4
+
+
+def test_expansion_is_the_seed_plus_the_inserted_words_with_editable_spans_moved():
+    text = 'I said "this is a movie ." today'
+    start = text.index("this")
+    case = seed(text, editable=((start, text.index('"', start)),))
+    tpl = template(text, [(6, "RB"), (6, "JJ")])  # both before "movie" (token 6)
+    out = validate([tpl], [[(("very", "old"), -1.5)]], {"c1": case}, Lexicon(), always)
+    assert len(out) == 1
+    new = out[0]
+    assert new.text == 'I said "this is a very old movie ." today'
+    assert without_inserted(new) == text
+    ((a, b),) = new.editable
+    assert new.text[a:b] == "this is a very old movie ."
+    assert new.kind == "expansion" and new.seed_id == "c1" and new.id.startswith("c1-x")
+    assert (new.capability, new.expected, new.test_type, new.label) == ("LC1", "positive", "MFT", "positive")
+    assert new.provenance["dataset"] == "demo"
+    assert new.provenance["production"] == {"lhs": "NP", "from": ["DT", "NN"], "to": ["DT", "JJ", "NN"]}
+    assert new.provenance["template_score"] == 0.25 and new.provenance["template_id"] == "t1"
+
+
+def test_fill_end_to_end_is_deterministic_and_keeps_the_invariant(tiny_bert):
+    texts = {"c1": "this is a movie .", "c2": "the dog ran quickly .", "c3": "it was a funny plot !"}
+    cases = {cid: seed(text, case_id=cid) for cid, text in texts.items()}
+    templates = [
+        template(texts["c1"], [(3, "JJ")], case_id="c1", tid="a"),
+        template(texts["c1"], [(3, "RB"), (3, "JJ")], case_id="c1", tid="b"),
+        template(texts["c2"], [(1, "JJ")], case_id="c2", tid="c"),
+        template(texts["c3"], [(3, "NP")], case_id="c3", tid="d"),  # phrase-level: can never validate
+        template(texts["c3"], [(4, "NN")], case_id="missing", tid="e"),
+    ]
+    runs = []
+    for _ in range(2):
+        stats = FillStats()
+        out = list(
+            fill(
+                templates,
+                cases,
+                tiny_bert,
+                Lexicon(),
+                always,
+                fills_per_mask=2,
+                beam_size=4,
+                top_n=8,
+                stats=stats,
+            )
+        )
+        runs.append(([c.to_json() for c in out], stats.as_dict()))
+    assert runs[0] == runs[1]
+    out_json, counts = runs[0]
+    assert counts["templates"] == 5 and counts["unfillable"] == 2
+    assert (
+        counts["proposed"]
+        == 24
+        == counts["kept"] + counts["unused"] + sum(v for k, v in counts.items() if k.startswith("rejected_"))
+    )
+    assert out_json and all(c["kind"] == "expansion" for c in out_json)
+    assert len({c["id"] for c in out_json}) == len(out_json)
+    for c in map(TestCase.from_json, out_json):
+        assert without_inserted(c) == texts[c.seed_id]
+        assert c.text != texts[c.seed_id]
+
+
+def test_missing_model_is_a_one_line_resource_error(tmp_path):
+    with pytest.raises(ResourceMissing, match="masked LM .*no-such-model") as error:
+        MaskedLM.from_pretrained(tmp_path / "no-such-model")
+    assert "\n" not in str(error.value)
+    with pytest.raises(ResourceMissing, match="'nobody/no-such-mlm'"):
+        MaskedLM.from_pretrained("nobody/no-such-mlm")
+
+
+@pytest.mark.shared_data
+def test_stand_in_mlm_fills_real_words(shared_data):
+    lm = MaskedLM.from_pretrained(require(shared_data / "models" / "mini-bert-mlm"), device="cpu")
+    text = "this is a movie ."
+    one, two = lm.suggest([template(text, [(3, "JJ")]), template(text, [(3, "RB"), (3, "JJ")])], 20, 20)
+    assert {"good", "great", "bad"} & {w for (w,), _ in one[:10]}
+    assert all(w.isalpha() for words, _ in one + two for w in words)
+    out = list(
+        fill([template(text, [(3, "JJ")])], {"c1": seed(text)}, lm, Lexicon(), always, fills_per_mask=3)
+    )
+    assert len(out) == 3 and all(c.provenance["inserted"][0]["tag"] == "JJ" for c in out)
+    assert all(without_inserted(c) == text for c in out)
