@@ -22,7 +22,7 @@ import logging
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 FORMAT = "autocheck-grammar/1"
 Rhs = tuple[str, ...]
 _FUNCTION_TAG = re.compile(r"[-=]")
+_BRACKET = re.compile(r"[()]")
 
 
 def strip_label(label: str) -> str:
@@ -156,21 +157,44 @@ def _digest(payload: Mapping[str, Any]) -> str:
     return hashlib.sha256(dumps(payload).encode("utf-8")).hexdigest()
 
 
-def _treebank_reader(treebank: str) -> tuple[Any, str]:
+def _treebank_files(treebank: str) -> tuple[str, list[tuple[str, str]]]:
+    """The source name and the (file id, text) of each treebank file, in file id order."""
     if treebank == "nltk":
         nltk_resource("corpora/treebank", "treebank")
         from nltk.corpus import treebank as reader
 
-        return reader, "nltk:treebank"
+        return "nltk:treebank", [(fileid, reader.raw(fileid)) for fileid in reader.fileids()]
     root = Path(treebank)
     if not root.is_dir():
         raise InputError(f"{treebank}: treebank directory not found (or pass 'nltk' for the NLTK PTB sample)")
-    from nltk.corpus.reader import BracketParseCorpusReader
-
-    reader = BracketParseCorpusReader(str(root), r"(?:.*/)?[^/]*\.mrg")
-    if not reader.fileids():
+    # Read directly: NLTK's corpus readers refuse directories outside its data path.
+    paths = sorted(root.rglob("*.mrg"))
+    if not paths:
         raise InputError(f"{treebank}: no .mrg files found")
-    return reader, str(root.resolve())
+    return str(root.resolve()), [
+        (p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")) for p in paths
+    ]
+
+
+def read_trees(text: str, source: str = "treebank") -> Iterator[Any]:
+    """The trees of one ``.mrg`` text: top-level bracketed expressions, PTB's empty outer bracket removed."""
+    from nltk import Tree
+
+    depth, start = 0, 0
+    for match in _BRACKET.finditer(text):
+        if match.group() == "(":
+            if depth == 0:
+                start = match.start()
+            depth += 1
+        else:
+            depth -= 1
+            if depth < 0:
+                raise InputError(f"{source}: unbalanced ')' at character {match.start()}")
+            if depth == 0:
+                tree = Tree.fromstring(text[start : match.end()])
+                yield tree[0] if tree.label() == "" and len(tree) == 1 else tree
+    if depth:
+        raise InputError(f"{source}: unbalanced '(' at character {start}")
 
 
 def count_productions(trees: Iterable[Any]) -> tuple[Counter, Counter, Counter, int]:
@@ -198,12 +222,12 @@ def count_productions(trees: Iterable[Any]) -> tuple[Counter, Counter, Counter, 
 def build_grammar(treebank: str = "nltk") -> Grammar:
     """Build the reference PCFG from ``"nltk"`` (the NLTK PTB sample) or a directory of ``.mrg`` files."""
     started = time.perf_counter()
-    reader, source = _treebank_reader(treebank)
-    fileids = reader.fileids()
+    source, files = _treebank_files(treebank)
     checksum = hashlib.sha256()
-    for fileid in fileids:
-        checksum.update(fileid.encode() + b"\0" + reader.raw(fileid).encode("utf-8") + b"\0")
-    phrase, lexical, roots, n_trees = count_productions(reader.parsed_sents(fileids))
+    for fileid, text in files:
+        checksum.update(fileid.encode() + b"\0" + text.encode("utf-8") + b"\0")
+    trees = (tree for fileid, text in files for tree in read_trees(text, fileid))
+    phrase, lexical, roots, n_trees = count_productions(trees)
     counts: dict[str, dict[Rhs, int]] = {}
     for (lhs, rhs), n in phrase.items():
         counts.setdefault(lhs, {})[rhs] = n
@@ -212,7 +236,7 @@ def build_grammar(treebank: str = "nltk") -> Grammar:
         lexical_counts.setdefault(tag, {})[word] = n
     provenance = {
         "source": source,
-        "files": len(fileids),
+        "files": len(files),
         "trees": n_trees,
         "source_sha256": checksum.hexdigest(),
         "settings": {"traces": "removed", "function_tags": "stripped", "estimator": "mle-token-counts"},
