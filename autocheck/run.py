@@ -328,6 +328,7 @@ def run_suite(
                         "case": case.id,
                         "capability": case.capability,
                         "kind": case.kind,
+                        "seed": case.seed_id,
                         "model": models[m].name,
                         "probs": [round(float(p), 6) for p in probs[t]],
                         "label": labels[t],
