@@ -125,7 +125,7 @@ class Parser:
         done: dict[str, Parse | None] = {t: Parse.from_json(hits[k]) for t, k in keys.items() if k in hits}
         self.stats.cached += sum(1 for t in texts if t in done)
         todo = [t for t in keys if t not in done]
-        fresh = self._parse_uncached(todo)
+        fresh = self._parse_uncached(todo) if todo else {}  # all cached: the model is not even loaded
         done.update(fresh)
         cache.put_many({keys[t]: p.to_json() for t, p in fresh.items() if p is not None})
         if self._cache is None:

@@ -1,0 +1,117 @@
+"""Seed parsing with the stand-in benepar model: every sentence, token offsets, failures, cache."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+import torch
+from conftest import require
+from nltk import Tree
+
+from autocheck import parsing
+from autocheck.expansion import Differentiator
+from autocheck.grammar import load_grammar
+from autocheck.parsing import Parser, _escape, _tree_string, locate_model, model_checksum
+from autocheck.records import insertable
+from autocheck.resources import ResourceMissing
+from autocheck.tagging import tokenize
+
+torch.set_num_threads(1)
+
+
+def test_missing_models_are_one_line_errors(tmp_path):
+    with pytest.raises(ResourceMissing, match="benepar.download"):
+        locate_model("benepar_no_such_model")  # conftest sets AUTOCHECK_OFFLINE=1
+    with pytest.raises(ResourceMissing, match="not found"):
+        locate_model(str(tmp_path / "no" / "model"))
+
+
+def test_model_checksum_follows_file_contents(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    before = model_checksum(model)
+    (model / "config.json").write_text('{"changed": 1}')
+    model_checksum.cache_clear()
+    assert model_checksum(model) != before
+
+
+def test_tree_string_drops_top_and_escapes_brackets():
+    assert _escape("(") == "-LRB-" and _escape(":-)") == ":--RRB-"
+    assert (
+        _tree_string(Tree.fromstring("(TOP (S (NP (PRP I)) (VP (VBD ran))))"))
+        == "(S (NP (PRP I)) (VP (VBD ran)))"
+    )
+    assert (
+        _tree_string(Tree.fromstring("(TOP (NP (DT a)) (VP (VBD ran)))"))
+        == "(FRAG (NP (DT a)) (VP (VBD ran)))"
+    )
+
+
+@pytest.fixture(scope="module")
+def parser(shared_data):
+    return Parser(str(require(shared_data / "models" / "benepar_ptbsample_charlstm")))
+
+
+@pytest.fixture(scope="module")
+def sst(shared_data) -> list[str]:
+    path = require(shared_data / "datasets" / "sst" / "derived_sentence_labels" / "SSTB_dev.csv")
+    with open(path, encoding="utf-8") as f:
+        return [row["sentence"] for row in csv.DictReader(f)]
+
+
+def leaves_match(parse) -> bool:
+    leaves = [leaf for tree in parse.trees for leaf in Tree.fromstring(tree).leaves()]
+    return leaves == [_escape(token) for token in parse.tokens]
+
+
+def test_parses_real_sentences_every_sentence_and_survives_a_bad_one(parser, sst):
+    single = sst[:3]
+    multi = next(s for s in sst if len(tokenize(s).sentences) > 1 and len(s.split()) < 40)
+    too_long = " ".join(w for s in sst[:60] for w in s.split() if w not in {".", "!", "?"})
+    assert len(too_long.split()) > 510
+    quoted = 'He said "great" (really).'
+    texts = [*single, multi, too_long, quoted, single[0]]
+    results = parser.parse(texts)
+
+    assert results[4] is None  # the over-long sentence fails alone; the batch goes on
+    assert parser.stats.reasons["too_long"] == 1 and parser.stats.failed == 1
+    assert parser.stats.parsed == 5  # the repeated text is parsed once
+    for text, parse in zip(texts, results):
+        if parse is None:
+            continue
+        assert parse.text == text and leaves_match(parse)
+        assert all(text[a:b] == token for token, (a, b) in zip(parse.tokens, parse.offsets))
+        assert all(not tree.startswith("(TOP") for tree in parse.trees)
+    assert len(results[3].trees) == len(tokenize(multi).sentences) > 1  # the original parsed only the first
+    assert results[6] == results[0]
+    # a plain " goes to the model as itself (how benepar was trained) and comes back tagged `` / ''
+    tags = Tree.fromstring(results[5].trees[0]).pos()
+    assert ('"', "``") in tags and ('"', "''") in tags and ("-LRB-", "-LRB-") in tags
+
+
+def test_cache_avoids_reparsing(parser, sst, monkeypatch):
+    texts = sst[3:6]
+    first = parser.parse(texts)
+
+    def no_model(*args):
+        raise AssertionError("parsed again despite the cache")
+
+    monkeypatch.setattr(parsing.Parser, "_parse_sentences", no_model)
+    cached_before = parser.stats.cached
+    assert parser.parse(texts) == first
+    assert parser.stats.cached == cached_before + 3
+
+
+def test_real_parses_differentiate_at_insertable_boundaries(parser, sst):
+    differ = Differentiator(load_grammar("ptb_sample"))
+    texts = [*sst[6:9], "It didn't work, but the cast is great."]
+    for i, parse in enumerate(parser.parse(texts)):
+        templates = differ.differentiate(f"case-{i}", parse)
+        assert templates
+        for t in templates:
+            assert all(insertable(parse, index) for index, _ in t.masks)
+            text, starts = t.render(["X"] * len(t.masks))
+            assert len(text) == len(parse.text) + 2 * len(t.masks)
+            assert all(text[s] == "X" for s in starts)
