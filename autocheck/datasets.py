@@ -1,0 +1,479 @@
+"""Dataset adapters: a source -> a stream of labelled, normalised ``Example``s.
+
+``load_examples(source)`` decides by the shape of ``source``:
+
+* a folder with ``datasetSentences.txt`` — the original SST release (``stanfordSentimentTreebank/``): each
+  sentence is labelled with the score of the identical phrase in ``dictionary.txt``/``sentiment_labels.txt``
+  (matched as written, then after the original's normalisation: PTB brackets, mojibake). Ids ``sst:<index>``.
+* a folder with ``SSTB_{train,dev,test}.csv``, or one such file — the derived SST sentence table (columns
+  ``sentence_index, sentence, splitset_label, values``). Ids ``sst:<sentence_index>``, as above.
+* a folder holding ``{train,dev,test}.txt`` PTB trees (``trainDevTestTrees_PTB/`` or its ``trees/``), or one
+  such file — SST trees; root label 0–1 negative, 2 neutral, 3–4 positive; text = leaves. Ids
+  ``sst-ptb:<split>:<line>``.
+* a ``.tsv`` whose header is ``sentence<TAB>label`` (GLUE SST-2): labels 0 negative, 1 positive; ids
+  ``sst2:<file stem>:<row>``. GLUE's ``test.tsv`` has no labels and is refused.
+* any other ``.csv``/``.tsv``/``.jsonl`` — ``text_column`` (default ``text`` or ``sentence``) and
+  ``label_column`` (default ``label``); labels are the column's strings, translated by ``label_map`` when
+  given (unmapped labels are skipped). Ids ``<file stem>:<row>``.
+* a folder saved with ``datasets.Dataset.save_to_disk`` or anything else that is not a path — a Hugging Face
+  dataset (``datasets.load_from_disk`` / ``datasets.load_dataset``). Class-label columns give their names,
+  float labels (the original HF ``sst``) go through ``sst_label``. Ids ``<id>:<split>:<row>``.
+
+SST splits are ``train``/``dev``/``test`` (``validation`` = ``dev``); ``split=None`` reads all of them, as the
+paper does. A bad row is skipped and counted by reason in ``stats``; a missing file or column raises
+``InputError`` naming it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import re
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .records import Example
+from .resources import ResourceMissing
+from .store import InputError
+
+log = logging.getLogger(__name__)
+
+SPLITS = ("train", "dev", "test")
+SST_SPLIT_CODES = {"1": "train", "2": "test", "3": "dev"}  # datasetSplit.txt / splitset_label
+SST2_LABELS = {"0": "negative", "1": "positive"}
+TREE_LABELS = {"0": "negative", "1": "negative", "2": "neutral", "3": "positive", "4": "positive"}
+
+csv.field_size_limit(sys.maxsize)  # long review texts
+
+
+@dataclass
+class DatasetStats:
+    read: int = 0
+    kept: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+
+def sst_label(score: float) -> str:
+    """SST phrase score -> three classes, as the paper: ≤0.4 negative, >0.6 positive, else neutral."""
+    return "negative" if score <= 0.4 else "positive" if score > 0.6 else "neutral"
+
+
+# ---------------------------------------------------------------------------------------------- normalisation
+
+PTB_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}"}
+_PTB_ESCAPE = re.compile(r"-[LR][RSC]B-|\\(?=[/*])")
+# UTF-8 read as Latin-1 ("Ã©" for "é", "Ã " for "à"): the general form of the original's fix-up table.
+_MOJIBAKE = re.compile("[\u00c2\u00c3][\u0080-\u00bf]")
+# Plain quotes attached to a word become PTB quote tokens so the detokenizer places them (idempotence).
+_QUOTES = [(re.compile(r'(?<!\S)"(?=\S)'), "`` "), (re.compile(r'(?<=\S)"(?!\S)'), " ''")]
+_SPACED = [(re.compile(r"(?<=[\w)\]])(--|\.\.\.)(?=[\w(\[])"), r" \1 "), (re.compile(r"``|''"), '"')]
+
+
+@lru_cache(maxsize=1)
+def _detokenizer() -> Any:
+    from nltk.tokenize.treebank import TreebankWordDetokenizer
+
+    return TreebankWordDetokenizer()
+
+
+def unescape_ptb(text: str) -> str:
+    """``-LRB-`` -> ``(`` (and the other bracket escapes), ``\\/`` -> ``/``, ``\\*`` -> ``*``."""
+    return _PTB_ESCAPE.sub(lambda m: PTB_ESCAPES.get(m.group(), ""), text)
+
+
+def fix_mojibake(text: str) -> str:
+    return _MOJIBAKE.sub(lambda m: m.group().encode("latin-1").decode("utf-8", errors="replace"), text)
+
+
+def normalize_text(text: str) -> str:
+    """Make dataset text read like ordinary prose, as the paper's seeds do. In order:
+
+    1. mojibake repair (``AmÃ©lie`` -> ``Amélie``);
+    2. PTB escapes (``-LRB-`` -> ``(``, ``\\/`` -> ``/``);
+    3. PTB detokenisation of the whitespace tokens with NLTK's ``TreebankWordDetokenizer`` (``It 's`` ->
+       ``It's``, ``does n't`` -> ``doesn't``, ``film , and`` -> ``film, and``, ````` x ''`` -> ``"x"``),
+       then the original's fixes: ``--`` and ``...`` between words keep their spaces, stray PTB quotes
+       become ``"``;
+    4. contraction expansion with ``contractions.fix`` (``isn't`` -> ``is not``, ``it's`` -> ``it is``;
+       possessives such as ``the film's`` are kept) and the original's ``is been`` -> ``has been``. Slang
+       expansion is off: it rewrites ``U.S.`` to ``YOU.S.``, ``shed`` to ``she would`` and ``lets`` to
+       ``let us`` in real SST sentences;
+    5. whitespace collapsed.
+
+    Later stages rely on this: "This isn't" is already "This is not" before negation templates run. Text that
+    is already normal comes back unchanged, so the function is idempotent.
+    """
+    import contractions
+
+    text = unescape_ptb(fix_mojibake(text))
+    for pattern, replacement in _QUOTES:
+        text = pattern.sub(replacement, text)
+    text = _detokenizer().detokenize(text.split())
+    for pattern, replacement in _SPACED:
+        text = pattern.sub(replacement, text)
+    text = contractions.fix(text, slang=False).replace(" is been ", " has been ")
+    return " ".join(text.split())
+
+
+# ---------------------------------------------------------------------------------------------- rows
+
+
+def _example(
+    stats: DatasetStats,
+    source: str,
+    example_id: str,
+    text: Any,
+    label: Any,
+    label_map: dict[str, str] | None = None,
+) -> Example | None:
+    """One row -> an Example, or None with the reason counted."""
+    stats.read += 1
+    if any(isinstance(v, str) and re.search("[\udc80-\udcff]", v) for v in (text, label)):
+        stats.skip("undecodable")
+        return None
+    if label is None or str(label).strip() == "":
+        stats.skip("missing label")
+        return None
+    label = str(label).strip()
+    if label_map is not None:
+        if label not in label_map:
+            stats.skip("unknown label")
+            return None
+        label = label_map[label]
+    text = normalize_text(text) if isinstance(text, str) else ""
+    if not text:
+        stats.skip("empty text")
+        return None
+    stats.kept += 1
+    return Example(id=example_id, text=text, label=label, source=source)
+
+
+def _open_text(path: Path) -> Any:
+    """Open as UTF-8; undecodable bytes survive as surrogates so their row can be skipped, not the file."""
+    try:
+        return open(path, encoding="utf-8", errors="surrogateescape", newline="")
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+
+
+def _split_name(split: str | None) -> str | None:
+    if split is None:
+        return None
+    name = "dev" if split == "validation" else split
+    if name not in SPLITS:
+        raise InputError(f"split {split!r}: expected one of {', '.join(SPLITS)}")
+    return name
+
+
+def _rows(path: Path, delimiter: str, required: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, row) of a CSV/TSV file; a missing required column is an InputError."""
+    with _open_text(path) as f:
+        quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+        reader = csv.DictReader(f, delimiter=delimiter, quoting=quoting)
+        columns = reader.fieldnames or []
+        for column in required:
+            if column not in columns:
+                raise InputError(f"{path}: no column {column!r} (columns: {', '.join(columns) or 'none'})")
+        for row in reader:
+            yield reader.line_num, row
+
+
+# ---------------------------------------------------------------------------------------------- SST
+
+
+def _sst_table(path: Path, split: str | None, stats: DatasetStats) -> Iterator[Example]:
+    required = ("sentence_index", "sentence", "splitset_label", "values")
+    for _, row in _rows(path, ",", required):
+        if split is not None and SST_SPLIT_CODES.get(row["splitset_label"]) != split:
+            continue
+        try:
+            label = sst_label(float(row["values"]))
+        except (TypeError, ValueError):
+            stats.read += 1
+            stats.skip("bad score")
+            continue
+        if ex := _example(stats, "sst", f"sst:{row['sentence_index']}", row["sentence"], label):
+            yield ex
+
+
+def _read_pipe_table(path: Path, header: bool) -> dict[str, str]:
+    """``a|b`` lines -> {a: b} (SST's dictionary.txt and sentiment_labels.txt)."""
+    with _open_text(path) as f:
+        lines = f.read().splitlines()[1 if header else 0 :]
+    return dict(line.rsplit("|", 1) for line in lines if "|" in line)
+
+
+def _sst_original(folder: Path, split: str | None, stats: DatasetStats) -> Iterator[Example]:
+    for name in ("dictionary.txt", "sentiment_labels.txt"):
+        if not (folder / name).is_file():
+            derived = folder.parent / "derived_sentence_labels"
+            hint = derived if derived.is_dir() else "a derived sentence table (SSTB_{train,dev,test}.csv)"
+            raise InputError(f"{folder / name}: missing; sentences cannot be labelled without it. Use {hint}")
+    phrase_ids = _read_pipe_table(folder / "dictionary.txt", header=False)
+    scores = _read_pipe_table(folder / "sentiment_labels.txt", header=True)
+    splits: dict[str, str] = {}
+    if split is not None:
+        if not (folder / "datasetSplit.txt").is_file():
+            raise InputError(f"{folder / 'datasetSplit.txt'}: missing; needed for split={split!r}")
+        with _open_text(folder / "datasetSplit.txt") as f:
+            splits = dict(line.strip().split(",", 1) for line in f.read().splitlines()[1:] if "," in line)
+    for _, row in _rows(folder / "datasetSentences.txt", "\t", ("sentence_index", "sentence")):
+        index, sentence = row["sentence_index"], row["sentence"] or ""
+        if split is not None and SST_SPLIT_CODES.get(splits.get(index, "")) != split:
+            continue
+        # Match as written, then after the original's normalisation (brackets, mojibake).
+        candidates = (sentence, sentence.replace("-LRB-", "(").replace("-RRB-", ")"))
+        phrase_id = next(
+            (phrase_ids[c] for c in (*candidates, fix_mojibake(candidates[1])) if c in phrase_ids), None
+        )
+        if phrase_id is None or phrase_id not in scores:
+            stats.read += 1
+            stats.skip("not in phrase dictionary")
+            continue
+        try:
+            label = sst_label(float(scores[phrase_id]))
+        except ValueError:
+            stats.read += 1
+            stats.skip("bad score")
+            continue
+        if ex := _example(stats, "sst", f"sst:{index}", sentence, label):
+            yield ex
+
+
+_TREE_LEAF = re.compile(r"\(\d+ ([^()\s]+)\)")
+_TREE_ROOT = re.compile(r"\s*\((\d+)\s")
+
+
+def _sst_trees(path: Path, stats: DatasetStats) -> Iterator[Example]:
+    with _open_text(path) as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            root = _TREE_ROOT.match(line)
+            if root is None or root.group(1) not in TREE_LABELS:
+                stats.read += 1
+                stats.skip("malformed tree")
+                continue
+            text = " ".join(_TREE_LEAF.findall(line))
+            label = TREE_LABELS[root.group(1)]
+            if ex := _example(stats, "sst-ptb", f"sst-ptb:{path.stem}:{lineno}", text, label):
+                yield ex
+
+
+# ---------------------------------------------------------------------------------------------- generic files
+
+
+def _pick(columns: list[str], wanted: str | None, defaults: tuple[str, ...], path: Path, what: str) -> str:
+    if wanted is not None:
+        return wanted  # checked by _rows / the JSONL reader
+    found = next((c for c in defaults if c in columns), None)
+    if found is None:
+        raise InputError(
+            f"{path}: no {what} column {' or '.join(map(repr, defaults))} (columns: {', '.join(columns)}); "
+            f"pass {what}_column{' (GLUE test files are unlabelled)' if what == 'label' else ''}"
+        )
+    return found
+
+
+def _header(path: Path, delimiter: str) -> list[str]:
+    with _open_text(path) as f:
+        return next(csv.reader(f, delimiter=delimiter), [])
+
+
+def _table_file(
+    path: Path,
+    text_column: str | None,
+    label_column: str | None,
+    label_map: dict[str, str] | None,
+    stats: DatasetStats,
+) -> Iterator[Example]:
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    columns = _header(path, delimiter)
+    source, prefix = path.stem, path.stem
+    if delimiter == "\t" and columns == ["sentence", "label"] and label_map is None:  # GLUE SST-2
+        source, prefix, label_map = "sst2", f"sst2:{path.stem}", SST2_LABELS
+    text_col = _pick(columns, text_column, ("text", "sentence"), path, "text")
+    label_col = _pick(columns, label_column, ("label",), path, "label")
+    for lineno, row in _rows(path, delimiter, (text_col, label_col)):
+        if ex := _example(stats, source, f"{prefix}:{lineno}", row[text_col], row[label_col], label_map):
+            yield ex
+
+
+def _jsonl_file(
+    path: Path,
+    text_column: str | None,
+    label_column: str | None,
+    label_map: dict[str, str] | None,
+    stats: DatasetStats,
+) -> Iterator[Example]:
+    text_col, label_col = text_column, label_column
+    with _open_text(path) as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                obj = None
+            if not isinstance(obj, dict):
+                stats.read += 1
+                stats.skip("malformed row")
+                continue
+            if text_col is None or label_col is None:  # the first object decides the columns
+                where = Path(f"{path}:{lineno}")
+                text_col = _pick(list(obj), text_column, ("text", "sentence"), where, "text")
+                label_col = _pick(list(obj), label_column, ("label",), where, "label")
+                for column in (text_col, label_col):
+                    if column not in obj:
+                        raise InputError(f"{where}: no field {column!r} (fields: {', '.join(obj)})")
+            ex = _example(
+                stats, path.stem, f"{path.stem}:{lineno}", obj.get(text_col), obj.get(label_col), label_map
+            )
+            if ex:
+                yield ex
+
+
+# ---------------------------------------------------------------------------------------------- Hugging Face
+
+
+def _hf_rows(
+    name: str,
+    dataset: Any,
+    split: str,
+    text_column: str | None,
+    label_column: str | None,
+    label_map: dict[str, str] | None,
+    stats: DatasetStats,
+) -> Iterator[Example]:
+    columns = list(dataset.column_names)
+    where = Path(f"{name}[{split}]")
+    text_col = _pick(columns, text_column, ("text", "sentence"), where, "text")
+    label_col = _pick(columns, label_column, ("label",), where, "label")
+    for column in (text_col, label_col):
+        if column not in columns:
+            raise InputError(f"{where}: no column {column!r} (columns: {', '.join(columns)})")
+    feature = dataset.features[label_col]
+    names = getattr(feature, "names", None)
+    is_float = getattr(feature, "dtype", "").startswith("float")
+
+    def label_of(value: Any) -> Any:
+        if value is None or label_map is not None:
+            return value
+        if names is not None and isinstance(value, int) and 0 <= value < len(names):
+            return names[value]
+        return sst_label(float(value)) if is_float else value
+
+    for i, row in enumerate(dataset):
+        label = label_of(row[label_col])
+        if ex := _example(stats, name, f"{name}:{split}:{i}", row[text_col], label, label_map):
+            yield ex
+
+
+def _huggingface(
+    source: str,
+    split: str | None,
+    text_column: str | None,
+    label_column: str | None,
+    label_map: dict[str, str] | None,
+    stats: DatasetStats,
+) -> Iterator[Example]:
+    import datasets
+
+    local = Path(source).is_dir()
+    try:
+        loaded = datasets.load_from_disk(source) if local else datasets.load_dataset(source)
+    except Exception as e:  # the hub and loaders raise many types; all mean "cannot get it"
+        raise ResourceMissing(
+            f"dataset '{source}' could not be loaded ({type(e).__name__}); "
+            "check the Hugging Face id, or give a local file or folder (offline: it must be in the HF cache)"
+        ) from None
+    if isinstance(loaded, datasets.Dataset):
+        parts = {split or "all": loaded}
+    else:
+        wanted = {"dev": ("dev", "validation")}.get(split or "", (split,)) if split else tuple(loaded)
+        parts = {s: loaded[s] for s in wanted if s in loaded}
+        if not parts:
+            raise InputError(f"{source}: no split {split!r} (splits: {', '.join(loaded)})")
+    name = Path(source).name if local else source
+    for part, dataset in parts.items():
+        yield from _hf_rows(name, dataset, part, text_column, label_column, label_map, stats)
+
+
+# ---------------------------------------------------------------------------------------------- dispatch
+
+
+def _tree_files(folder: Path) -> list[Path]:
+    trees = folder / "trees" if (folder / "trees").is_dir() else folder
+    return [trees / f"{s}.txt" for s in SPLITS if (trees / f"{s}.txt").is_file()]
+
+
+def _resolve(
+    source: str,
+    split: str | None,
+    text_column: str | None,
+    label_column: str | None,
+    label_map: dict[str, str] | None,
+    stats: DatasetStats,
+) -> Callable[[], Iterator[Example]]:
+    path = Path(source)
+    if path.is_dir():
+        if (path / "datasetSentences.txt").is_file():
+            return lambda: _sst_original(path, split, stats)
+        tables = [path / f"SSTB_{s}.csv" for s in SPLITS if split in (None, s)]
+        if all(t.is_file() for t in tables):
+            return lambda: (ex for t in tables for ex in _sst_table(t, None, stats))
+        trees = [t for t in _tree_files(path) if split in (None, t.stem)]
+        if trees:
+            return lambda: (ex for t in trees for ex in _sst_trees(t, stats))
+        if not any(path.glob("*.json")):
+            raise InputError(
+                f"{path}: not a known dataset folder (SST release, SSTB_*.csv, PTB trees, HF save)"
+            )
+    elif path.is_file():
+        suffix = path.suffix.lower()
+        if re.fullmatch(r"SSTB_\w+\.csv", path.name):
+            return lambda: _sst_table(path, split, stats)
+        if suffix == ".txt" and path.read_text(encoding="utf-8", errors="replace")[:1] == "(":
+            return lambda: _sst_trees(path, stats)
+        if suffix in (".csv", ".tsv"):
+            return lambda: _table_file(path, text_column, label_column, label_map, stats)
+        if suffix == ".jsonl":
+            return lambda: _jsonl_file(path, text_column, label_column, label_map, stats)
+        raise InputError(f"{path}: unknown dataset file type (expected .csv, .tsv, .jsonl or SST trees .txt)")
+    elif path.suffix or source.startswith((".", "/", "~")) or source.count("/") > 1:
+        raise InputError(f"{source}: no such file or folder")
+    return lambda: _huggingface(source, split, text_column, label_column, label_map, stats)
+
+
+def load_examples(
+    source: str,
+    *,
+    text_column: str | None = None,
+    label_column: str | None = None,
+    label_map: dict[str, str] | None = None,
+    split: str | None = None,
+    stats: DatasetStats | None = None,
+) -> Iterator[Example]:
+    """Stream the labelled examples of ``source`` (see the module docs for what is recognised).
+
+    The source is resolved now (a missing path is an error here); files are read while iterating.
+    """
+    split = _split_name(split)
+    stats = stats if stats is not None else DatasetStats()
+    label_map = {str(k): v for k, v in label_map.items()} if label_map is not None else None
+    produce = _resolve(str(source), split, text_column, label_column, label_map, stats)
+
+    def stream() -> Iterator[Example]:
+        yield from produce()
+        if stats.skipped:
+            log.info("%s: kept %d of %d rows; skipped %s", source, stats.kept, stats.read, stats.skipped)
+
+    return stream()

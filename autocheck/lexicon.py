@@ -1,0 +1,412 @@
+"""Word polarity lexicons: (word, coarse POS) -> "positive" | "negative" | "neutral".
+
+Search uses ``polarity`` for word classes ("has a positive adjective"); expansion validation uses
+``is_neutral`` for inserted words. ``pos`` is a coarse class from ``tagging.coarse_pos`` ("adj", "noun",
+"verb", "adv") or ``None`` for "any POS". Lookups are case-insensitive dictionary lookups.
+
+Lexicons (``load_lexicon``):
+
+* ``"sentiwordnet"`` — SentiWordNet 3.0 (NLTK ``corpora/sentiwordnet`` or a path to
+  ``SentiWordNet_3.0.0.txt``). Fixed rule (default), per (lemma, POS) with the lemma's senses in their own
+  sense order k = 1..n: ``score = Σ_k (pos_k − neg_k)/k / Σ_k 1/k`` (the harmonic sense-weighted mean of
+  Colhon et al.); positive if ``score > 0.1``, negative if ``score < −0.1``, else neutral. SentiWordNet scores
+  come in steps of 0.125, so a word is polar when its dominant senses carry at least one clear step; scattered
+  minor-sense scores stay neutral. Adverbs are their own class. ``is_neutral`` is stricter, as in the paper:
+  every sense scores 0/0 ("pure neutral"); words SentiWordNet does not know are not neutral.
+  ``compat=True`` reproduces the original ALiCT code (see ``CompatSentiWordNet``).
+* ``"opinion"`` — Hu & Liu's opinion lexicon (NLTK ``corpora/opinion_lexicon``): POS-independent positive
+  and negative lists; every other word is neutral, so this lexicon never answers "unknown" (None).
+* ``"vader"`` — VADER (NLTK ``sentiment/vader_lexicon``): a token's mean valence on the −4..+4 scale;
+  ``|valence| >= 0.5`` (at least half a step towards "slightly positive/negative") is polar, anything else,
+  including unknown words, neutral.
+* a path to a SentiWordNet-format file, or to a TSV ``word<TAB>polarity[<TAB>pos]`` (``#`` comments;
+  pos one of adj/noun/verb/adv, empty or ``*`` for any). A TSV that lists neutral words is a closed
+  vocabulary (unknown words are None, not neutral); one with only positive/negative words works like the
+  opinion lexicon.
+
+Inflected forms are mapped to lemmas when the surface form is unknown: WordNet's ``morphy`` (when the NLTK
+wordnet corpus is installed; it is never downloaded for this) and then WordNet's own suffix-detachment rules
+(``movies`` → ``movie``, ``laughed`` → ``laugh``; irregular forms such as ``happier`` → ``happy`` come
+only from WordNet's exception lists), keeping the first candidate the lexicon knows. The rules matter where
+WordNet lacks a POS (the shared copy has no nouns).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from .resources import nltk_resource
+from .store import InputError
+
+log = logging.getLogger(__name__)
+
+POSITIVE, NEGATIVE, NEUTRAL = "positive", "negative", "neutral"
+POLARITIES = (POSITIVE, NEGATIVE, NEUTRAL)
+POS_CLASSES = ("adj", "noun", "verb", "adv")
+ANY_POS = "*"  # table key for entries that hold for every POS
+SWN_POS = {"a": "adj", "n": "noun", "v": "verb", "r": "adv"}
+SWN_THRESHOLD = 0.1
+VADER_THRESHOLD = 0.5
+
+# WordNet's morphy detachment rules (NLTK WordNetCorpusReader.MORPHOLOGICAL_SUBSTITUTIONS).
+SUFFIX_RULES: dict[str, tuple[tuple[str, str], ...]] = {
+    "noun": (
+        ("s", ""),
+        ("ses", "s"),
+        ("xes", "x"),
+        ("zes", "z"),
+        ("ches", "ch"),
+        ("shes", "sh"),
+        ("men", "man"),
+        ("ies", "y"),
+    ),
+    "verb": (
+        ("s", ""),
+        ("ies", "y"),
+        ("es", "e"),
+        ("es", ""),
+        ("ed", "e"),
+        ("ed", ""),
+        ("ing", "e"),
+        ("ing", ""),
+    ),
+    "adj": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
+    "adv": (),
+}
+_WORDNET_POS = {"adj": "a", "noun": "n", "verb": "v", "adv": "r"}
+
+
+class Lexicon(Protocol):
+    name: str
+
+    def polarity(self, word: str, pos: str | None) -> str | None: ...
+
+    def is_neutral(self, word: str, pos: str | None) -> bool: ...
+
+    def describe(self) -> dict: ...
+
+
+@lru_cache(maxsize=1)
+def _wordnet() -> Any:
+    """NLTK's WordNet reader when the corpus is installed, else None (lemmatisation falls back to rules)."""
+    import nltk
+
+    try:
+        nltk.data.find("corpora/wordnet")
+        from nltk.corpus import wordnet
+
+        wordnet.ensure_loaded()
+        return wordnet
+    except LookupError:
+        log.info("WordNet not installed; lemmatising with suffix rules only")
+        return None
+
+
+def lemma_candidates(word: str, pos: str | None) -> Iterator[str]:
+    """Base forms to try for an inflected ``word`` (lower-cased), most specific first."""
+    word = word.lower()
+    classes = POS_CLASSES if pos is None else (pos,)
+    wordnet = _wordnet()
+    for p in classes:
+        if wordnet is not None and p in _WORDNET_POS:
+            lemma = wordnet.morphy(word, _WORDNET_POS[p])
+            if lemma and lemma != word:
+                yield lemma
+        for suffix, replacement in SUFFIX_RULES.get(p, ()):
+            if word.endswith(suffix) and len(word) > len(suffix) + 1:
+                yield word[: -len(suffix)] + replacement
+
+
+def _combine(labels: Iterable[str]) -> str:
+    """One label for several POS readings: the polar direction if only one occurs, else neutral."""
+    polar = {label for label in labels if label != NEUTRAL}
+    return polar.pop() if len(polar) == 1 else NEUTRAL
+
+
+@dataclass(frozen=True)
+class WordLexicon:
+    """A lexicon as a table ``(lemma, pos) -> polarity``; ``pos`` is ``ANY_POS`` for POS-independent entries.
+
+    ``neutral`` holds the entries that count as neutral insertions; ``unknown_is_neutral`` says whether a
+    word missing from the table is neutral (word lists) or unknown (closed vocabularies such as SentiWordNet).
+    """
+
+    name: str
+    entries: Mapping[tuple[str, str], str]
+    neutral: frozenset[tuple[str, str]]
+    unknown_is_neutral: bool
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    def _readings(self, word: str, pos: str | None) -> list[tuple[str, str]]:
+        keys_pos = (*POS_CLASSES, ANY_POS) if pos is None else (pos, ANY_POS)
+        for form in (word.lower(), *lemma_candidates(word, pos)):
+            found = [(form, p) for p in keys_pos if (form, p) in self.entries]
+            if found:
+                return found
+        return []
+
+    def polarity(self, word: str, pos: str | None) -> str | None:
+        """The word's polarity; with ``pos=None`` the polar direction if all polar POS readings agree."""
+        readings = self._readings(word, pos)
+        if not readings:
+            return NEUTRAL if self.unknown_is_neutral else None
+        return _combine(self.entries[key] for key in readings)
+
+    def is_neutral(self, word: str, pos: str | None) -> bool:
+        readings = self._readings(word, pos)
+        if not readings:
+            return self.unknown_is_neutral
+        return all(key in self.neutral for key in readings)
+
+    def describe(self) -> dict:
+        counts = {label: 0 for label in POLARITIES}
+        for label in self.entries.values():
+            counts[label] += 1
+        return {"name": self.name, **self.info, "counts": counts, "neutral_insertable": len(self.neutral)}
+
+
+@dataclass(frozen=True)
+class CompatSentiWordNet:
+    """SentiWordNet exactly as the original ALiCT code classified words (notes §2), for reproducing numbers.
+
+    Per (lemma, POS letter): senses ordered by the sense number of the *last* term of each synset line,
+    ``score = Σ_i (1/i)·(pos_i − neg_i)^i``; > 0 positive, < 0 negative; "neutral" only for pure-neutral
+    words (all senses 0/0) — a word scoring exactly 0 otherwise is in no class (None). Adverbs (r) count as
+    adjectives. Words are matched as written (lower-cased, no lemmatisation), like ``token.lower() in list``.
+    ``classes`` are the original's word lists: a word may be in several (e.g. from its a and r readings).
+    """
+
+    name: str
+    classes: Mapping[str, frozenset[tuple[str, str]]]  # word -> {(label, pos class)}
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+    def polarity(self, word: str, pos: str | None) -> str | None:
+        pos = "adj" if pos == "adv" else pos
+        labels = [label for label, p in self.classes.get(word.lower(), ()) if pos is None or p == pos]
+        return _combine(labels) if labels else None
+
+    def is_neutral(self, word: str, pos: str | None) -> bool:
+        """The original neutral-word check: in exactly one class, a neutral one; or, when in several, in
+        ``neutral_<pos>`` (adverbs never match, as in the original)."""
+        classes = self.classes.get(word.lower(), frozenset())
+        if len(classes) == 1:
+            return next(iter(classes))[0] == NEUTRAL
+        return (NEUTRAL, pos) in classes
+
+    def describe(self) -> dict:
+        counts = {label: 0 for label in POLARITIES}
+        for classes in self.classes.values():
+            for label, _ in classes:
+                counts[label] += 1
+        return {"name": self.name, **self.info, "counts": counts}
+
+
+# ---------------------------------------------------------------------------------------------- SentiWordNet
+
+# (lemma, POS letter) -> [(own sense number, sense number of the synset's last term, pos score, neg score)]
+SwnSenses = dict[tuple[str, str], list[tuple[int, int, float, float]]]
+
+
+def parse_sentiwordnet(text: str, source: str) -> SwnSenses:
+    """Parse ``SentiWordNet_3.0.0.txt`` (``POS ID PosScore NegScore SynsetTerms Gloss``, ``#`` comments)."""
+    senses: SwnSenses = defaultdict(list)
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        try:
+            letter, pos_score, neg_score, terms = (
+                fields[0],
+                float(fields[2]),
+                float(fields[3]),
+                fields[4].split(),
+            )
+            parsed = [(term.rsplit("#", 1)[0].lower(), int(term.rsplit("#", 1)[1])) for term in terms]
+        except (IndexError, ValueError):
+            raise InputError(
+                f"{source}:{lineno}: not a SentiWordNet line (POS ID PosScore NegScore Terms Gloss)"
+            ) from None
+        if letter not in SWN_POS or not parsed:
+            raise InputError(f"{source}:{lineno}: unknown POS {letter!r} or no synset terms")
+        last_sense = parsed[-1][1]
+        for lemma, sense in parsed:
+            senses[(lemma, letter)].append((sense, last_sense, pos_score, neg_score))
+    return senses
+
+
+def sense_weighted_score(diffs: list[float]) -> float:
+    """Harmonic sense-weighted mean of (pos − neg) over senses in sense order."""
+    return sum(d / i for i, d in enumerate(diffs, 1)) / sum(1 / i for i in range(1, len(diffs) + 1))
+
+
+def compat_score(diffs: list[float]) -> float:
+    """The original's (buggy) label score: unnormalised, each sense's difference raised to its rank."""
+    return sum(d**i / i for i, d in enumerate(diffs, 1))
+
+
+def fixed_sentiwordnet(senses: SwnSenses, info: dict, threshold: float = SWN_THRESHOLD) -> WordLexicon:
+    entries: dict[tuple[str, str], str] = {}
+    neutral: set[tuple[str, str]] = set()
+    for (lemma, letter), rows in senses.items():
+        key = (lemma, SWN_POS[letter])
+        score = sense_weighted_score([p - n for _, _, p, n in sorted(rows)])
+        entries[key] = POSITIVE if score > threshold else NEGATIVE if score < -threshold else NEUTRAL
+        if all(p == 0 and n == 0 for _, _, p, n in rows):
+            neutral.add(key)
+    rule = f"fixed: harmonic sense-weighted mean of pos-neg, polar beyond ±{threshold}; insert = pure neutral"
+    return WordLexicon("sentiwordnet", entries, frozenset(neutral), False, {**info, "rule": rule})
+
+
+def compat_sentiwordnet(senses: SwnSenses, info: dict) -> CompatSentiWordNet:
+    classes: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for (lemma, letter), rows in senses.items():
+        rows = sorted(rows, key=lambda row: row[1])  # stable: file order among equal "last term" numbers
+        score = compat_score([p - n for _, _, p, n in rows])
+        pos_class = "adj" if letter == "r" else SWN_POS[letter]
+        if score > 0:
+            classes[lemma].add((POSITIVE, pos_class))
+        elif score < 0:
+            classes[lemma].add((NEGATIVE, pos_class))
+        elif all(p == 0 and n == 0 for _, _, p, n in rows):
+            classes[lemma].add((NEUTRAL, pos_class))
+    rule = "compat: original ALiCT rule (score^i, last-term sense order, r as adj, neutral = pure neutral)"
+    frozen = {word: frozenset(c) for word, c in classes.items()}
+    return CompatSentiWordNet("sentiwordnet", frozen, {**info, "rule": rule})
+
+
+# ---------------------------------------------------------------------------------------------- loading
+
+
+def _read_nltk(resource: str, package: str, member: str) -> tuple[str, str, bytes]:
+    """(source path, sha256, bytes) of a file inside an NLTK resource (plain folder or zip)."""
+    import nltk
+
+    nltk_resource(resource, package)
+    pointer = nltk.data.find(f"{resource}/{member}")
+    with pointer.open() as f:
+        data = f.read()
+    return str(pointer), hashlib.sha256(data).hexdigest(), data
+
+
+def _read_file(path: Path) -> tuple[str, str, bytes]:
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"{path}: cannot read lexicon ({e.strerror})") from None
+    return str(path), hashlib.sha256(data).hexdigest(), data
+
+
+def _decode(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{source}: not UTF-8 text (byte {e.start})") from None
+
+
+def _sentiwordnet(source: str, sha: str, data: bytes, compat: bool) -> Lexicon:
+    senses = parse_sentiwordnet(_decode(data, source), source)
+    info = {"source": source, "sha256": sha, "mode": "compat" if compat else "fixed"}
+    return compat_sentiwordnet(senses, info) if compat else fixed_sentiwordnet(senses, info)
+
+
+def _opinion() -> WordLexicon:
+    entries: dict[tuple[str, str], str] = {}
+    sources, checksums = [], []
+    for label, member in ((POSITIVE, "positive-words.txt"), (NEGATIVE, "negative-words.txt")):
+        source, sha, data = _read_nltk("corpora/opinion_lexicon", "opinion_lexicon", member)
+        sources.append(source)
+        checksums.append(sha)
+        for line in data.decode("utf-8", errors="replace").splitlines():
+            if line.strip() and not line.startswith(";"):  # ";" starts the files' comment header
+                entries[(line.strip().lower(), ANY_POS)] = label
+    info = {"source": sources, "sha256": checksums, "rule": "listed words polar; every other word neutral"}
+    return WordLexicon("opinion", entries, frozenset(), True, info)
+
+
+def _vader(threshold: float = VADER_THRESHOLD) -> WordLexicon:
+    source, sha, data = _read_nltk("sentiment/vader_lexicon", "vader_lexicon", "vader_lexicon.txt")
+    entries: dict[tuple[str, str], str] = {}
+    for lineno, line in enumerate(_decode(data, source).splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        try:
+            valence = float(fields[1])
+        except (IndexError, ValueError):
+            raise InputError(f"{source}:{lineno}: expected token<TAB>mean valence<TAB>...") from None
+        label = POSITIVE if valence >= threshold else NEGATIVE if valence <= -threshold else NEUTRAL
+        entries[(fields[0].lower(), ANY_POS)] = label
+    neutral = frozenset(key for key, label in entries.items() if label == NEUTRAL)
+    info = {
+        "source": source,
+        "sha256": sha,
+        "rule": f"polar when |mean valence| >= {threshold}; else neutral",
+    }
+    return WordLexicon("vader", entries, neutral, True, info)
+
+
+def _looks_like_sentiwordnet(text: str) -> bool:
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            fields = line.split("\t")
+            return len(fields) >= 5 and fields[0] in SWN_POS and fields[1].isdigit()
+    return False
+
+
+def _tsv(path: Path, source: str, sha: str, text: str) -> WordLexicon:
+    entries: dict[tuple[str, str], str] = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("\t")]
+        if lineno == 1 and fields[0].lower() == "word":
+            continue  # header
+        if len(fields) not in (2, 3) or not fields[0]:
+            raise InputError(f"{source}:{lineno}: expected word<TAB>polarity[<TAB>pos], got {line!r}")
+        polarity = fields[1].lower()
+        pos = fields[2].lower() if len(fields) == 3 and fields[2] else ANY_POS
+        if polarity not in POLARITIES:
+            raise InputError(
+                f"{source}:{lineno}: polarity {fields[1]!r} is not one of {', '.join(POLARITIES)}"
+            )
+        if pos not in (*POS_CLASSES, ANY_POS):
+            raise InputError(
+                f"{source}:{lineno}: pos {fields[2]!r} is not one of {', '.join(POS_CLASSES)}, *"
+            )
+        entries[(fields[0].lower(), pos)] = polarity
+    if not entries:
+        raise InputError(f"{source}: no lexicon entries")
+    neutral = frozenset(key for key, label in entries.items() if label == NEUTRAL)
+    info = {"source": source, "sha256": sha, "rule": "user TSV word list"}
+    return WordLexicon(path.stem, entries, neutral, not neutral, info)
+
+
+def load_lexicon(name_or_path: str = "sentiwordnet", *, compat: bool = False) -> Lexicon:
+    """Load a lexicon by name (``sentiwordnet``, ``opinion``, ``vader``) or from a file (see module docs).
+
+    ``compat`` only affects SentiWordNet (the original ALiCT classification rule).
+    """
+    name = name_or_path.lower()
+    if name in ("sentiwordnet", "swn"):
+        return _sentiwordnet(
+            *_read_nltk("corpora/sentiwordnet", "sentiwordnet", "SentiWordNet_3.0.0.txt"), compat=compat
+        )
+    if name in ("opinion", "opinion_lexicon", "huliu"):
+        return _opinion()
+    if name in ("vader", "vader_lexicon"):
+        return _vader()
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise InputError(f"{name_or_path}: unknown lexicon (use sentiwordnet, opinion, vader or a file path)")
+    source, sha, data = _read_file(path)
+    text = _decode(data, source)
+    if _looks_like_sentiwordnet(text):
+        return _sentiwordnet(source, sha, data, compat)
+    return _tsv(path, source, sha, text)
