@@ -209,7 +209,9 @@ class HFModel(Model):
         self.model.to(self.device).eval()
         id2label = self.model.config.id2label
         self.labels = sentiment_labels([id2label[i] for i in range(len(id2label))], f"model {spec}")
-        self.max_length = min(getattr(self.tokenizer, "model_max_length", 512) or 512, 512)
+        # Tokenizers saved without a limit report a huge model_max_length; the position table is the real one.
+        positions = getattr(self.model.config, "max_position_embeddings", None) or 512
+        self.max_length = min(self.tokenizer.model_max_length or positions, positions)
         self.identity = f"hf:{_weights_identity(local) if local.is_dir() else self._hub_identity(spec)}"
 
     def _hub_identity(self, spec: str) -> str:

@@ -155,7 +155,10 @@ class _SuiteIndex:
     @classmethod
     def build(cls, path: Path) -> _SuiteIndex:
         index = cls()
+        referenced: dict[str, str] = {}  # seed id -> first expansion naming it
         for case in iter_cases(path):
+            if case.seed_id:
+                referenced.setdefault(case.seed_id, case.id)
             i = index.text_index.setdefault(case.text, len(index.texts))
             if i == len(index.texts):
                 index.texts.append(case.text)
@@ -164,6 +167,9 @@ class _SuiteIndex:
                 if case.id in index.seeds:
                     raise InputError(f"{path}: seed id {case.id!r} appears twice")
                 index.seeds[case.id] = case
+        missing = next((seed for seed in referenced if seed not in index.seeds), None)
+        if missing is not None:
+            raise InputError(f"{path}: expansion {referenced[missing]} names unknown seed {missing!r}")
         return index
 
 
@@ -298,9 +304,7 @@ def run_suite(
     out_dir.mkdir(parents=True, exist_ok=True)
     with JsonlWriter(out_dir / PREDICTIONS) as writer:
         for case, t in zip(iter_cases(cases_path), index.case_text):
-            seed = index.seeds.get(case.seed_id) if case.kind == EXPANSION else None
-            if case.kind == EXPANSION and seed is None:
-                raise InputError(f"{cases_path}: expansion {case.id} names unknown seed {case.seed_id!r}")
+            seed = index.seeds[case.seed_id] if case.seed_id else None
             s = index.text_index[seed.text] if seed else None
             for m, (probs, labels) in enumerate(predictions):
                 outcome = case_outcome(
