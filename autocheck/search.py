@@ -33,15 +33,17 @@ class Lexicon(Protocol):
     def polarity(self, word: str, pos: str | None) -> str | None: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AnalyzedExample:
-    """An example tokenised and tagged once, for every capability's search."""
+    """An example tokenised once for every capability's search; POS-tagged in context on first need."""
 
     example: Example
-    words: tuple[str, ...]  # lower-cased PTB tokens
-    pos: tuple[str | None, ...]  # coarse POS in context: adj, noun, verb, adv or None
+    tokens: tuple[str, ...]  # PTB tokens
+    sentences: tuple[tuple[int, int], ...]  # token ranges of the sentences, the tagger's context
+    words: frozenset[str]  # lower-cased tokens
     length: int  # token count without a final "."
     negated: bool
+    pos: tuple[str | None, ...] | None = None  # coarse POS per token (adj/noun/verb/adv/None), see tag()
 
 
 def token_length(words: Sequence[str]) -> int:
@@ -50,49 +52,58 @@ def token_length(words: Sequence[str]) -> int:
 
 
 def analyze(examples: Iterable[Example]) -> list[AnalyzedExample]:
-    """Tokenise all examples and tag all their sentences in one batch (tags in sentence context)."""
-    examples = list(examples)
-    tokens = [tokenize(e.text) for e in examples]
-    sentences = [t.words[a:b] for t in tokens for a, b in t.sentences]
-    tags = iter(pos_tag_sents(sentences))
+    """Tokenise the examples. Tagging waits until a word-class predicate needs it (``tag``): only the
+    few sentences that pass a capability's cheap predicates (label, length, ...) are ever tagged."""
     analyzed = []
-    for example, t in zip(examples, tokens):
-        coarse = [coarse_pos(tag) for _ in t.sentences for tag in next(tags)]
-        words = tuple(w.lower() for w in t.words)
+    for example in examples:
+        t = tokenize(example.text)
+        words = frozenset(w.lower() for w in t.words)
         negated = not NEGATIONS.isdisjoint(words)
-        analyzed.append(AnalyzedExample(example, words, tuple(coarse), token_length(words), negated))
+        analyzed.append(AnalyzedExample(example, t.words, t.sentences, words, token_length(t.words), negated))
     return analyzed
 
 
-def _classes(a: AnalyzedExample, lexicon: Lexicon, memo: dict[tuple[str, str], str | None]):
+def tag(analyzed: Iterable[AnalyzedExample]) -> None:
+    """POS-tag, in one batch and in sentence context, those of ``analyzed`` not tagged yet."""
+    todo = [a for a in analyzed if a.pos is None]
+    tags = iter(pos_tag_sents([a.tokens[i:j] for a in todo for i, j in a.sentences]))
+    for a in todo:
+        a.pos = tuple(coarse_pos(t) for _ in a.sentences for t in next(tags))
+
+
+def _classes(a: AnalyzedExample, lexicon: Lexicon, memo: dict[tuple[str, str], str | None]) -> set:
     """The (polarity, pos) classes of the words of ``a``; lexicon answers memoised in ``memo``."""
+    assert a.pos is not None, "tag() first"
     found = set()
-    for word, pos in zip(a.words, a.pos):
+    for token, pos in zip(a.tokens, a.pos):
         if pos is None:
             continue
-        key = (word, pos)
+        key = (token.lower(), pos)
         if key not in memo:
-            memo[key] = lexicon.polarity(word, pos)
+            memo[key] = lexicon.polarity(*key)
         if memo[key] is not None:
             found.add((memo[key], pos))
     return found
 
 
-def _holds(group: Predicates, a: AnalyzedExample, lexicon: Lexicon | None, memo: dict) -> bool:
-    # Cheap predicates first; lexicon lookups only for what is left.
-    if group.labels is not None and a.example.label not in group.labels:
-        return False
-    if group.length is not None and a.length not in group.length:
-        return False
-    if group.negated is not None and a.negated != group.negated:
-        return False
-    if group.pattern is not None and not group.pattern.search(a.example.text):
-        return False
-    words = set(a.words)
-    classes = _classes(a, lexicon, memo) if group.uses_lexicon else set()
-    if not all(words & t.words or classes & t.classes for t in group.include):
-        return False
-    return not any(words & t.words or classes & t.classes for t in group.exclude)
+def _cheap_holds(group: Predicates, a: AnalyzedExample) -> bool:
+    """The predicates that need no tagging or lexicon (literal word tests included)."""
+    return (
+        (group.labels is None or a.example.label in group.labels)
+        and (group.length is None or a.length in group.length)
+        and (group.negated is None or a.negated == group.negated)
+        and (group.pattern is None or group.pattern.search(a.example.text) is not None)
+        and _words_hold(group, a.words, set(), literal_only=True)
+    )
+
+
+def _words_hold(group: Predicates, words: frozenset[str], classes: set, literal_only: bool = False) -> bool:
+    """Include: every test matches some word; exclude: no test matches any. With ``literal_only``, class
+    tests are left undecided (treated as passing)."""
+    for test in group.include:
+        if not (words & test.words or classes & test.classes or (literal_only and test.classes)):
+            return False
+    return not any(words & test.words or classes & test.classes for test in group.exclude)
 
 
 def _check_lexicon(capability: Capability, lexicon: Lexicon | None) -> None:
@@ -110,12 +121,21 @@ def search(
 ) -> list[Example]:
     """The examples satisfying any of the capability's search groups, each once, in id order."""
     _check_lexicon(capability, lexicon)
+    found: dict[str, Example] = {}
+    pending: list[tuple[AnalyzedExample, Predicates]] = []
+    for a in analyzed:
+        for group in capability.search:
+            if not _cheap_holds(group, a):
+                continue
+            if not group.uses_lexicon:
+                found[a.example.id] = a.example
+                break
+            pending.append((a, group))
+    tag(a for a, _ in pending)
     memo: dict[tuple[str, str], str | None] = {}
-    found = {
-        a.example.id: a.example
-        for a in analyzed
-        if any(_holds(group, a, lexicon, memo) for group in capability.search)
-    }
+    for a, group in pending:
+        if a.example.id not in found and _words_hold(group, a.words, _classes(a, lexicon, memo)):
+            found[a.example.id] = a.example
     return sorted(found.values(), key=natural_key)
 
 
@@ -127,9 +147,7 @@ def satisfies(capability: Capability, text: str, label: Label, lexicon: Lexicon 
     negation in LC4) is rejected. Fix of notes §10.8: the original re-checked only the label, which
     cannot fail.
     """
-    _check_lexicon(capability, lexicon)
-    (a,) = analyze([Example(id="", text=text, label=label, source="")])
-    return any(_holds(group, a, lexicon, {}) for group in capability.search)
+    return bool(search(analyze([Example(id="", text=text, label=label, source="")]), capability, lexicon))
 
 
 def select(examples: Sequence[Example], max_seeds: int | None, seed: int, key: str) -> list[Example]:

@@ -1,0 +1,142 @@
+"""Capability specifications: the ten sentiment LCs as data, schema and semantic errors with JSON paths."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from autocheck.requirements import load_capabilities
+from autocheck.resources import project_file
+from autocheck.store import InputError
+
+SPEC = json.loads(project_file("requirements/sentiment.json").read_text(encoding="utf-8"))
+
+
+def write(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_ten_capabilities_with_original_descriptions_and_ids():
+    caps = load_capabilities()
+    assert [c.id for c in caps] == [f"LC{i}" for i in range(1, 11)]
+    assert [c.capability for c in caps] == ["Vocabulary"] * 2 + ["Temporal"] + ["Negation"] * 4 + ["SRL"] * 3
+    assert caps[0].description == "Short sentences with neutral adjectives and nouns"
+    assert caps[0].cid == "1221d33" and caps[9].cid == "f75332e"  # the original's md5[:7] ids
+    assert {c.test_type for c in caps} == {"MFT"}
+    lc = {c.id: c for c in caps}
+    assert lc["LC10"].expected_for("negative") == ("neutral", "positive")  # not strict positive
+    assert lc["LC10"].expected_for("positive") == "negative"
+    assert lc["LC4"].expected_for("negative") == ("neutral", "positive")
+    assert lc["LC7"].expected_for("positive") == "negative"
+    assert lc["LC1"].transform is None and lc["LC2"].transform is None
+    assert lc["LC1"].search[0].length.max == 9  # "< 10"
+    assert lc["LC1"].to_json()["cid"] == "1221d33"
+
+
+def test_only_selects_by_id_or_original_cid_and_rejects_unknown_ids():
+    assert [c.id for c in load_capabilities(only=["LC4", "f75332e"])] == ["LC4", "LC10"]
+    with pytest.raises(InputError, match=r"unknown capability 'LC11'; valid: LC1, LC2, .*LC10"):
+        load_capabilities(only=["LC11"])
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda d: d["capabilities"][3]["search"][0].__setitem__("length", "<x"),
+            r"\$\.capabilities\[3\]\.search\[0\]\.length: '<x' is not of type 'object'",
+        ),
+        (
+            lambda d: d["capabilities"][0].__setitem__("test_type", "TEST"),
+            r"\$\.capabilities\[0\]\.test_type: 'TEST' is not one of",
+        ),
+        (
+            lambda d: d["capabilities"][2].pop("expected"),
+            r"\$\.capabilities\[2\]: 'expected' is a required property",
+        ),
+        (
+            lambda d: d["capabilities"][4]["search"][0].__setitem__("pattern", "^(This"),
+            r"\$\.capabilities\[4\]\.search\[0\]\.pattern: invalid regular expression",
+        ),
+        (
+            lambda d: d["capabilities"][5]["transform"]["templates"][0].__setitem__(
+                "format", "{prefix} {seed} {x}"
+            ),
+            r"\$\.capabilities\[5\]\.transform\.templates\[0\]\.format: unknown field \{x\}",
+        ),
+        (
+            lambda d: d["capabilities"][5]["transform"]["templates"][0].__setitem__(
+                "format", "{prefix} {postfix}"
+            ),
+            r"templates\[0\]\.format: needs \{seed\} exactly 1 time",
+        ),
+        (
+            lambda d: d["capabilities"][8]["search"][0].__setitem__("label", ["positive", "happy"]),
+            r"\$\.capabilities\[8\]\.search\[0\]\.label: unknown label\(s\) happy",
+        ),
+        (
+            lambda d: d["capabilities"][2]["transform"]["templates"][0].__setitem__("labels", "neutral"),
+            r"templates\[0\]\.labels: no expectation for label\(s\) neutral",
+        ),
+        (lambda d: d["capabilities"][1].__setitem__("id", "LC1"), r"\$\.capabilities\[1\]\.id: duplicate"),
+        (lambda d: d.__setitem__("task", "hate"), r"\$\.task: specification is for task 'hate'"),
+    ],
+)
+def test_bad_spec_errors_name_the_file_and_json_path(tmp_path, edit, message):
+    data = copy.deepcopy(SPEC)
+    edit(data)
+    path = write(tmp_path, data)
+    with pytest.raises(InputError, match=message) as info:
+        load_capabilities(path)
+    assert str(info.value).startswith(f"{path}: ")
+
+
+def test_missing_or_malformed_file_is_a_clear_error(tmp_path):
+    with pytest.raises(InputError, match="not found"):
+        load_capabilities(tmp_path / "none.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{", encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad\.json:1:2: not valid JSON"):
+        load_capabilities(bad)
+
+
+def test_a_new_capability_is_only_json(tmp_path):
+    """A user-written capability with its own predicates and template loads and transforms."""
+    from autocheck.records import Example
+    from autocheck.transform import transform
+
+    data = {
+        "task": "sentiment",
+        "labels": ["negative", "neutral", "positive"],
+        "capabilities": [
+            {
+                "id": "X1",
+                "capability": "Fairness",
+                "description": "Sentiment survives a reported-speech frame",
+                "test_type": "MFT",
+                "search": [
+                    {"label": "positive", "include": [{"words": ["Film", "movie"]}], "negated": False}
+                ],
+                "transform": {
+                    "templates": [
+                        {
+                            "id": "reported",
+                            "format": "{who} wrote: {seed}",
+                            "slots": {"who": ["My friend", "A critic"]},
+                            "seed": {"quote": True},
+                        }
+                    ]
+                },
+                "expected": {"positive": "positive"},
+            }
+        ],
+    }
+    (cap,) = load_capabilities(write(tmp_path, data))
+    assert cap.search[0].include[0].words == {"film", "movie"}
+    cases = list(transform(cap, [Example("d:1", "A fine film.", "positive", "d")], [], 0))
+    assert [c.text for c in cases] == ['My friend wrote: "A fine film"', 'A critic wrote: "A fine film"']
