@@ -65,12 +65,20 @@ def seed_text(case: TestCase, text: str | None = None) -> str:
     text = case.text if text is None else text
     spans = case.editable or ((0, len(case.text)),)
     bounds = [0, *(i for span in spans for i in span), len(case.text)]
-    fixed = [case.text[bounds[i] : bounds[i + 1]] for i in range(0, len(bounds), 2)]
-    pattern = "(.*?)".join(re.escape(piece) for piece in fixed)
-    match = re.fullmatch(pattern, text, flags=re.DOTALL)
+    fixed = [_fixed_piece(case.text, bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
+    match = re.fullmatch("(.*?)".join(fixed), text, flags=re.DOTALL)
     if match is None:
         raise ValueError(f"{case.id}: not the case text with insertions in editable spans: {text!r}")
     return "".join(match.groups())
+
+
+def _fixed_piece(text: str, start: int, end: int) -> str:
+    """A regex for the fixed text ``text[start:end]`` that keeps its word boundaries, so the inserted
+    " not" is not found inside an inserted "notable"."""
+    piece = text[start:end]
+    before = r"(?<!\w)" if piece[:1].isalnum() and not text[start - 1 : start].isalnum() else ""
+    after = r"(?!\w)" if piece[-1:].isalnum() and not text[end : end + 1].isalnum() else ""
+    return before + re.escape(piece) + after
 
 
 def _filler_candidates(filler: Filler, label: str, pool: Sequence[Example]) -> list[Example]:
