@@ -211,18 +211,21 @@ def _read_pipe_table(path: Path, header: bool) -> dict[str, str]:
     return dict(line.rsplit("|", 1) for line in lines if "|" in line)
 
 
-def _sst_original(folder: Path, split: str | None, stats: DatasetStats) -> Iterator[Example]:
+def _check_sst_original(folder: Path, split: str | None) -> None:
     for name in ("dictionary.txt", "sentiment_labels.txt"):
         if not (folder / name).is_file():
             derived = folder.parent / "derived_sentence_labels"
             hint = derived if derived.is_dir() else "a derived sentence table (SSTB_{train,dev,test}.csv)"
             raise InputError(f"{folder / name}: missing; sentences cannot be labelled without it. Use {hint}")
+    if split is not None and not (folder / "datasetSplit.txt").is_file():
+        raise InputError(f"{folder / 'datasetSplit.txt'}: missing; needed for split={split!r}")
+
+
+def _sst_original(folder: Path, split: str | None, stats: DatasetStats) -> Iterator[Example]:
     phrase_ids = _read_pipe_table(folder / "dictionary.txt", header=False)
     scores = _read_pipe_table(folder / "sentiment_labels.txt", header=True)
     splits: dict[str, str] = {}
     if split is not None:
-        if not (folder / "datasetSplit.txt").is_file():
-            raise InputError(f"{folder / 'datasetSplit.txt'}: missing; needed for split={split!r}")
         with _open_text(folder / "datasetSplit.txt") as f:
             splits = dict(line.strip().split(",", 1) for line in f.read().splitlines()[1:] if "," in line)
     for _, row in _rows(folder / "datasetSentences.txt", "\t", ("sentence_index", "sentence")):
@@ -314,7 +317,7 @@ def _jsonl_file(
     label_map: dict[str, str] | None,
     stats: DatasetStats,
 ) -> Iterator[Example]:
-    text_col, label_col = text_column, label_column
+    text_col = label_col = ""
     with _open_text(path) as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
@@ -327,7 +330,7 @@ def _jsonl_file(
                 stats.read += 1
                 stats.skip("malformed row")
                 continue
-            if text_col is None or label_col is None:  # the first object decides the columns
+            if not text_col:  # the first object decides the columns
                 where = Path(f"{path}:{lineno}")
                 text_col = _pick(list(obj), text_column, ("text", "sentence"), where, "text")
                 label_col = _pick(list(obj), label_column, ("label",), where, "label")
@@ -384,7 +387,8 @@ def _huggingface(
     label_column: str | None,
     label_map: dict[str, str] | None,
     stats: DatasetStats,
-) -> Iterator[Example]:
+) -> Callable[[], Iterator[Example]]:
+    """Load now (so a missing dataset fails at once); the returned function streams its examples."""
     import datasets
 
     local = Path(source).is_dir()
@@ -403,8 +407,11 @@ def _huggingface(
         if not parts:
             raise InputError(f"{source}: no split {split!r} (splits: {', '.join(loaded)})")
     name = Path(source).name if local else source
-    for part, dataset in parts.items():
-        yield from _hf_rows(name, dataset, part, text_column, label_column, label_map, stats)
+    return lambda: (
+        ex
+        for part, dataset in parts.items()
+        for ex in _hf_rows(name, dataset, part, text_column, label_column, label_map, stats)
+    )
 
 
 # ---------------------------------------------------------------------------------------------- dispatch
@@ -426,6 +433,7 @@ def _resolve(
     path = Path(source)
     if path.is_dir():
         if (path / "datasetSentences.txt").is_file():
+            _check_sst_original(path, split)
             return lambda: _sst_original(path, split, stats)
         tables = [path / f"SSTB_{s}.csv" for s in SPLITS if split in (None, s)]
         if all(t.is_file() for t in tables):
@@ -450,7 +458,7 @@ def _resolve(
         raise InputError(f"{path}: unknown dataset file type (expected .csv, .tsv, .jsonl or SST trees .txt)")
     elif path.suffix or source.startswith((".", "/", "~")) or source.count("/") > 1:
         raise InputError(f"{source}: no such file or folder")
-    return lambda: _huggingface(source, split, text_column, label_column, label_map, stats)
+    return _huggingface(source, split, text_column, label_column, label_map, stats)
 
 
 def load_examples(

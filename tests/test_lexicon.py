@@ -1,0 +1,201 @@
+"""Lexicons: SentiWordNet (fixed and compat rules) on a format-faithful snippet, user TSV lexicons, and the
+real opinion and VADER lexicons from the shared NLTK data."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nltk
+import pytest
+from conftest import require
+
+from autocheck.lexicon import compat_score, load_lexicon, sense_weighted_score
+from autocheck.resources import ResourceMissing
+from autocheck.store import InputError, file_sha256
+
+FIXTURES = Path(__file__).parent / "fixtures" / "lexicon"
+SWN = FIXTURES / "sentiwordnet_snippet.txt"
+
+
+@pytest.fixture(scope="module")
+def fixed():
+    return load_lexicon(str(SWN))
+
+
+@pytest.fixture(scope="module")
+def compat():
+    return load_lexicon(str(SWN), compat=True)
+
+
+def test_scores():
+    assert sense_weighted_score([0.125, -0.75]) == pytest.approx((0.125 - 0.375) / 1.5)
+    # The original squares the second sense's difference, so a negative second sense pushes up.
+    assert compat_score([0.125, -0.75]) == pytest.approx(0.125 + 0.5625 / 2)
+
+
+@pytest.mark.parametrize(
+    "word, pos, label, neutral",
+    [
+        ("good", "adj", "positive", False),
+        ("Good", None, "positive", False),  # adj, noun and adverb readings all positive; case-insensitive
+        ("awful", "adj", "negative", False),
+        ("table", "noun", "neutral", True),
+        ("table", None, "neutral", True),
+        ("at", "noun", "neutral", True),  # a pure-neutral homograph of a function word, as in the paper
+        ("cheap", "adj", "negative", False),  # weak 1st sense +0.125, strong 2nd sense -0.75
+        ("sharp", "adj", "negative", False),  # sense 1 negative; ordered by its own sense number
+        ("long", "adj", "neutral", False),  # only the 3rd sense is slightly positive: below the threshold
+        ("plain", "adj", "neutral", False),  # scores 0 overall but is not pure neutral
+        ("hardly", "adv", "negative", False),
+        ("hardly", "adj", None, False),  # adverbs are their own class
+        ("fast", "adj", "neutral", True),
+        ("fast", "adv", "positive", False),
+        ("fast", None, "positive", False),
+        ("zyzzyva", None, None, False),  # unknown to SentiWordNet: not neutral
+    ],
+)
+def test_sentiwordnet_fixed(fixed, word, pos, label, neutral):
+    assert fixed.polarity(word, pos) == label
+    assert fixed.is_neutral(word, pos) is neutral
+
+
+@pytest.mark.parametrize(
+    "word, pos, lemma",
+    [
+        ("movies", "noun", "movie"),
+        ("tables", "noun", "table"),
+        ("laughed", "verb", "laugh"),
+        ("laughs", None, "laugh"),
+        ("happier", "adj", "happy"),
+    ],
+)
+def test_inflected_forms_use_the_lemma(fixed, word, pos, lemma):
+    assert fixed.polarity(word, pos) == fixed.polarity(lemma, pos) is not None
+    assert fixed.is_neutral(word, pos) == fixed.is_neutral(lemma, pos)
+
+
+@pytest.mark.parametrize(
+    "word, pos, label, neutral",
+    [
+        ("good", "adj", "positive", False),
+        ("awful", "adj", "negative", False),
+        ("cheap", "adj", "positive", False),  # (-0.75)^2 counts as positive
+        ("sharp", "adj", "positive", False),  # senses ordered by the synset's last term: positive sense first
+        ("long", "adj", "positive", False),  # any non-zero score is polar
+        ("plain", "adj", None, False),  # score 0 but not pure neutral: in no class
+        ("hardly", "adj", "negative", False),  # r counts as adjective
+        ("fast", "adj", "positive", True),  # in neutral_adj (a) and positive_adj (r): the original accepts it
+        ("table", "noun", "neutral", True),
+        ("table", "adj", None, False),  # in neutral_noun and neutral_verb, neither is adj
+        ("movie", "adj", None, True),  # the only class is neutral_noun: accepted whatever the POS
+        ("movies", "noun", None, False),  # no lemmatisation: the original matched tokens as written
+    ],
+)
+def test_sentiwordnet_compat(compat, word, pos, label, neutral):
+    assert compat.polarity(word, pos) == label
+    assert compat.is_neutral(word, pos) is neutral
+
+
+def test_describe_names_source_checksum_and_rule(fixed, compat):
+    for lexicon, mode in ((fixed, "fixed"), (compat, "compat")):
+        info = lexicon.describe()
+        assert info["name"] == "sentiwordnet"
+        assert info["source"] == str(SWN)
+        assert info["sha256"] == file_sha256(SWN)
+        assert info["mode"] == mode and mode in info["rule"]
+    assert fixed.describe()["counts"]["neutral"] > 0
+    assert compat.describe()["counts"]["positive"] > fixed.describe()["counts"]["positive"]
+
+
+def test_sentiwordnet_through_nltk_data_folder(tmp_path, monkeypatch):
+    folder = tmp_path / "corpora" / "sentiwordnet"
+    folder.mkdir(parents=True)
+    shutil.copy(SWN, folder / "SentiWordNet_3.0.0.txt")
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    lexicon = load_lexicon("sentiwordnet")
+    assert lexicon.polarity("awful", "adj") == "negative"
+    assert lexicon.describe()["source"] == str(folder / "SentiWordNet_3.0.0.txt")
+
+
+def test_sentiwordnet_missing_offline(tmp_path, monkeypatch):
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    with pytest.raises(ResourceMissing, match="corpora/sentiwordnet.*nltk.downloader sentiwordnet"):
+        load_lexicon("sentiwordnet")
+
+
+def test_sentiwordnet_bad_line_names_file_and_line(tmp_path):
+    path = tmp_path / "swn.txt"
+    path.write_text(
+        "# POS\tID\tPosScore\tNegScore\tSynsetTerms\tGloss\na\t00001\t0.5\t0\tgood#1\tgloss\n"
+        "a\t00002\tlots\t0\tbad#1\tgloss\n"
+    )
+    with pytest.raises(InputError, match=r"swn.txt:3: not a SentiWordNet line"):
+        load_lexicon(str(path))
+
+
+def test_user_tsv_lexicon(tmp_path):
+    path = tmp_path / "mine.tsv"
+    path.write_text(
+        "word\tpolarity\tpos\n# a comment\nsuperb\tpositive\nFlop\tnegative\tnoun\nchair\tneutral\tnoun\n"
+    )
+    lexicon = load_lexicon(str(path))
+    assert lexicon.name == "mine"
+    assert lexicon.polarity("Superb", "adj") == "positive"
+    assert lexicon.polarity("flops", "noun") == "negative"
+    assert lexicon.polarity("flop", "verb") is None
+    assert lexicon.is_neutral("chairs", "noun")
+    assert not lexicon.is_neutral("table", "noun")  # lists neutral words: a closed vocabulary
+
+    polar_only = tmp_path / "polar.tsv"
+    polar_only.write_text("superb\tpositive\n")
+    assert load_lexicon(str(polar_only)).is_neutral("table", "noun")
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("superb\tgreat\n", r"bad.tsv:1: polarity 'great'"),
+        ("superb\tpositive\nflop\tnegative\tpreposition\n", r"bad.tsv:2: pos 'preposition'"),
+        ("superb positive\n", r"bad.tsv:1: expected word<TAB>polarity"),
+        ("# only a comment\n", r"bad.tsv: no lexicon entries"),
+    ],
+)
+def test_user_tsv_errors_name_file_and_line(tmp_path, content, message):
+    path = tmp_path / "bad.tsv"
+    path.write_text(content)
+    with pytest.raises(InputError, match=message):
+        load_lexicon(str(path))
+
+
+def test_unknown_lexicon_name():
+    with pytest.raises(InputError, match="nonsense: unknown lexicon"):
+        load_lexicon("nonsense")
+
+
+@pytest.fixture(scope="module")
+def nltk_lexicons(shared_data):
+    require(shared_data / "nltk_data" / "corpora" / "opinion_lexicon.zip")
+    require(shared_data / "nltk_data" / "sentiment" / "vader_lexicon.zip")
+    return {name: load_lexicon(name) for name in ("opinion", "vader")}
+
+
+@pytest.mark.parametrize("name", ["opinion", "vader"])
+@pytest.mark.parametrize("pos", ["adj", None])
+def test_real_lexicons_classify_common_words(nltk_lexicons, name, pos):
+    lexicon = nltk_lexicons[name]
+    assert lexicon.polarity("good", pos) == "positive"
+    assert lexicon.polarity("awful", pos) == "negative"
+    assert lexicon.polarity("table", pos) == "neutral"
+    assert lexicon.is_neutral("table", pos) and not lexicon.is_neutral("awful", pos)
+    info = lexicon.describe()
+    assert len(info["sha256"] if name == "vader" else info["sha256"][0]) == 64
+    assert info["counts"]["positive"] > 1000 and info["counts"]["negative"] > 1000
+
+
+def test_vader_threshold(nltk_lexicons):
+    vader = nltk_lexicons["vader"]
+    assert vader.polarity("fine", "adj") == "positive"  # valence 0.8
+    assert vader.polarity("aggressive", "adj") == "negative"  # -0.6
+    assert vader.polarity("accidental", "adj") == "neutral"  # -0.3: below 0.5
+    assert vader.is_neutral("accidental", "adj")
