@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 from .grammar import Grammar, Rhs
 from .records import MaskedTemplate, Parse, insertable
-from .store import content_hash, dumps
+from .store import content_hash
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +151,8 @@ class Differentiator:
         from nltk import Tree
 
         allowed = _allowed_boundaries(parse, editable)
-        best: dict[tuple[tuple[int, str], ...], MaskedTemplate] = {}
+        # masks -> (score, lhs, rhs_from, rhs_to) of the best production giving them
+        best: dict[tuple[tuple[int, str], ...], tuple[float, str, Rhs, Rhs]] = {}
         grammar = self.grammar
 
         def prob(lhs: str, rhs: Rhs) -> float:
@@ -182,9 +183,8 @@ class Differentiator:
                 score = cand.prob * factor
                 for masks in masks_list:
                     old = best.get(masks)
-                    if old is None or score > old.score:
-                        ident = content_hash(case_id, dumps(masks), lhs, " ".join(rhs), " ".join(cand.rhs))
-                        best[masks] = MaskedTemplate(ident, case_id, parse, masks, lhs, rhs, cand.rhs, score)
+                    if old is None or score > old[0]:
+                        best[masks] = (score, lhs, rhs, cand.rhs)
             return bounds[-1]
 
         start = 0
@@ -198,7 +198,14 @@ class Differentiator:
             raise ValueError(
                 f"{case_id}: trees have {start} leaves but the parse has {len(parse.tokens)} tokens"
             )
-        return sorted(best.values(), key=lambda t: (-t.score, t.masks, t.id))
+        return [
+            MaskedTemplate(
+                _template_id(case_id, masks, lhs, rhs, rhs_to), case_id, parse, masks, lhs, rhs, rhs_to, score
+            )
+            for masks, (score, lhs, rhs, rhs_to) in sorted(
+                best.items(), key=lambda item: (-item[1][0], item[0])
+            )
+        ]
 
 
 def differentiate(
@@ -214,6 +221,12 @@ def differentiate(
     when differentiating many seeds so its candidate memo is shared between them."""
     differ = grammar if isinstance(grammar, Differentiator) else Differentiator(grammar)
     return differ.differentiate(case_id, parse, top_k=top_k, editable=editable, max_added=max_added)
+
+
+def _template_id(case_id: str, masks: tuple[tuple[int, str], ...], lhs: str, rhs: Rhs, rhs_to: Rhs) -> str:
+    return content_hash(
+        case_id, " ".join(f"{i}:{tag}" for i, tag in masks), lhs, " ".join(rhs), " ".join(rhs_to)
+    )
 
 
 def _allowed_boundaries(parse: Parse, editable: tuple[tuple[int, int], ...]) -> list[bool]:
