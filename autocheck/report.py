@@ -119,7 +119,7 @@ table{border-collapse:collapse;font-size:13px;margin:8px 0}
 th,td{border:1px solid #ddd;padding:4px 8px;text-align:right;vertical-align:top}
 th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}
 td.hi{background:#fde2e1}td.mid{background:#fff4d6}td.lo{background:#e6f4ea}
-.examples td{text-align:left}.ex{max-width:480px}
+.examples td,.examples th{text-align:left}.ex{max-width:480px}
 mark{background:#ffe066;padding:0 2px;border-radius:2px}
 .muted{color:#777;font-size:12px}.fail{color:#b00020;font-weight:600}
 """
