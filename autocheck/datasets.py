@@ -30,7 +30,6 @@ import csv
 import json
 import logging
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -47,8 +46,6 @@ SPLITS = ("train", "dev", "test")
 SST_SPLIT_CODES = {"1": "train", "2": "test", "3": "dev"}  # datasetSplit.txt / splitset_label
 SST2_LABELS = {"0": "negative", "1": "positive"}
 TREE_LABELS = {"0": "negative", "1": "negative", "2": "neutral", "3": "positive", "4": "positive"}
-
-csv.field_size_limit(sys.maxsize)  # long review texts
 
 
 @dataclass
@@ -182,8 +179,11 @@ def _rows(path: Path, delimiter: str, required: Iterable[str]) -> Iterator[tuple
         for column in required:
             if column not in columns:
                 raise InputError(f"{path}: no column {column!r} (columns: {', '.join(columns) or 'none'})")
-        for row in reader:
-            yield reader.line_num, row
+        try:
+            for row in reader:
+                yield reader.line_num, row
+        except csv.Error as e:  # e.g. a field over the csv module's size limit, a NUL byte
+            raise InputError(f"{path}:{reader.line_num}: unreadable CSV ({e})") from None
 
 
 # ---------------------------------------------------------------------------------------------- SST
