@@ -137,14 +137,13 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
         selected = {}
         for capability in capabilities:
             found = search(analyzed, capability, lexicon)
-            selected[capability.id] = (select(found, config.max_seeds, config.seed, capability.id), found)
+            selected[capability.id] = select(found, config.max_seeds, config.seed, capability.id)
 
     def stream() -> Iterator[TestCase]:
-        for capability in capabilities:
-            seeds, pool = selected[capability.id]
-            yield from transform(capability, seeds, pool, config.seed)
+        for capability in capabilities:  # fillers (LC7, LC8) come from the whole dataset, by label
+            yield from transform(capability, selected[capability.id], examples, config.seed)
 
-    seed_counts = {cap_id: len(seeds) for cap_id, (seeds, _) in selected.items()}
+    seed_counts = {cap_id: len(seeds) for cap_id, seeds in selected.items()}
     return capabilities, lexicon, stats, seed_counts, stream()
 
 
@@ -152,15 +151,6 @@ def _chunks(items: Iterable[TestCase], size: int) -> Iterator[list[TestCase]]:
     iterator = iter(items)
     while chunk := list(islice(iterator, size)):
         yield chunk
-
-
-def editable_text(case: TestCase, new_text: str) -> str:
-    """The seed sentence's own text inside ``new_text`` (an expansion of ``case``): insertions only happen
-    inside the editable span, so a single span just grows by the inserted length."""
-    if len(case.editable) != 1:
-        return new_text
-    start, end = case.editable[0]
-    return new_text[start : end + len(new_text) - len(case.text)]
 
 
 def generate(
@@ -226,9 +216,10 @@ class _Expander:
         from .grammar import load_grammar
         from .parsing import Parser
         from .search import satisfies
+        from .transform import seed_text
 
         self.config, self.lexicon, self.capabilities, self.timer = config, lexicon, capabilities, timer
-        self._differentiate, self._satisfies = differentiate, satisfies
+        self._differentiate, self._satisfies, self._seed_text = differentiate, satisfies, seed_text
         with timer("load"):
             self.grammar = load_grammar(config.grammar)
             self.parser = Parser(config.parser)
@@ -236,7 +227,7 @@ class _Expander:
 
     def requirement(self, case: TestCase, new_text: str) -> bool:
         capability = self.capabilities[case.capability]
-        return self._satisfies(capability, editable_text(case, new_text), case.label, self.lexicon)
+        return self._satisfies(capability, self._seed_text(case, new_text), case.label, self.lexicon)
 
     def expand(
         self, chunk: list[TestCase], counts: dict[str, CapabilityCounts], rejected: Counter[str]

@@ -206,7 +206,7 @@ def test_every_capability_gets_seeds_from_the_whole_sst(shared_data):
     counts = {}
     for cap in load_capabilities():
         found = search(analyzed, cap, lexicon)
-        seeds = {c.provenance["example_id"] for c in transform(cap, select(found, 200, 0, cap.id), found, 0)}
+        seeds = {c.provenance["example_id"] for c in transform(cap, select(found, 200, 0, cap.id), data, 0)}
         counts[cap.id] = (len(found), len(seeds))
     log.info(
         "SST seeds per LC (found, with cases among 200 selected): %s in %.1f s",
