@@ -211,17 +211,20 @@ class _Expander:
     """Parse → differentiate → fill for one chunk of seed cases; models loaded once."""
 
     def __init__(self, config: GenerateConfig, lexicon: Any, capabilities: dict, timer: _Timer):
-        from .expansion import differentiate
+        from .expansion import Differentiator
         from .fill import MaskedLM
-        from .grammar import load_grammar
+        from .grammar import build_grammar, load_grammar
         from .parsing import Parser
         from .search import satisfies
         from .transform import seed_text
 
         self.config, self.lexicon, self.capabilities, self.timer = config, lexicon, capabilities, timer
-        self._differentiate, self._satisfies, self._seed_text = differentiate, satisfies, seed_text
+        self._satisfies, self._seed_text = satisfies, seed_text
         with timer("load"):
-            self.grammar = load_grammar(config.grammar)
+            # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
+            is_treebank = Path(config.grammar).is_dir()
+            self.grammar = build_grammar(config.grammar) if is_treebank else load_grammar(config.grammar)
+            self.differentiator = Differentiator(self.grammar)  # its candidate memo serves every seed
             self.parser = Parser(config.parser)
             self.mlm = MaskedLM.from_pretrained(config.mlm)
 
@@ -243,8 +246,8 @@ class _Expander:
                     rejected["unparsable seed"] += 1
                     continue
                 counts[case.capability].parsed += 1
-                found = self._differentiate(
-                    case.id, parse, self.grammar, top_k=self.config.top_k, editable=case.editable
+                found = self.differentiator.differentiate(
+                    case.id, parse, top_k=self.config.top_k, editable=case.editable
                 )
                 counts[case.capability].masked_templates += len(found)
                 templates.extend(found)
