@@ -179,15 +179,17 @@ def transform(
     skipped: Counter[str] = Counter()
     for example in seeds:
         variants: list[tuple[Template, tuple[_Choice, ...]]] = []
+        reasons = [f"label {example.label} has no template"]
         for template in templates:
             if example.label not in template.labels:
-                skipped[f"label {example.label} has no template"] += 1
                 continue
             choices = state.choices(template, example)
             if isinstance(choices, str):
-                skipped[choices] += 1
+                reasons.append(choices)
                 continue
             variants.extend((template, combination) for combination in itertools.product(*choices))
+        if not variants:  # counted once per seed, with the most specific reason
+            skipped[reasons[-1]] += 1
         if cap is not None and len(variants) > cap:
             chosen = rng_for(seed, f"{capability.id}/{example.id}/variants").choice(len(variants), cap, False)
             variants = [variants[i] for i in sorted(chosen)]
