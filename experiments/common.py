@@ -195,7 +195,9 @@ def write_table(out_dir: Path, name: str, rows: list[dict[str, Any]], title: str
         writer.writerows(rows)
 
     def cell(value: Any) -> str:
-        return "" if value is None else f"{value:.2f}" if isinstance(value, float) else str(value)
+        if isinstance(value, float):  # percentages with 2 decimals, scores such as Self-BLEU with 3
+            return f"{value:.2f}" if abs(value) >= 1 else f"{value:.3f}"
+        return "" if value is None else str(value)
 
     lines = [f"## {title}", ""] if title else []
     lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
