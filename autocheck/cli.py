@@ -11,7 +11,7 @@ from pathlib import Path
 
 from . import __version__
 from .resources import ResourceMissing
-from .store import InputError
+from .store import InputError, prepare_output_dir
 
 log = logging.getLogger("autocheck")
 
@@ -160,8 +160,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .report import format_table
     from .run import run_suite
 
+    out = prepare_output_dir(args.out, overwrite=args.overwrite)
     models = [load_model(spec, batch_size=args.batch_size, device=args.device) for spec in args.model]
-    results = run_suite(args.suite, models, args.out, batch_size=args.batch_size)
+    results = run_suite(args.suite, models, out, batch_size=args.batch_size)
     print(format_table(results))
     print(f"results written to {args.out}")
     return 0
@@ -170,9 +171,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import format_table, load_results, write_html
 
-    print(format_table(load_results(args.results)))
+    checklist = load_results(args.checklist) if args.checklist else None
+    print(format_table(load_results(args.results), checklist))
     if args.html:
-        write_html(args.results, args.html)
+        write_html(args.results, args.html, checklist_dir=args.checklist)
         print(f"HTML report written to {args.html}")
     return 0
 
@@ -180,7 +182,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_checklist(args: argparse.Namespace) -> int:
     from .checklist import convert_checklist
 
-    counts = convert_checklist(args.source, args.out, trust_pickle=args.trust_pickle)
+    out = prepare_output_dir(args.out, overwrite=args.overwrite)
+    counts = convert_checklist(
+        args.source, out, trust_pickle=args.trust_pickle, max_per_test=args.max_per_test
+    )
     print(f"CheckList suite written to {args.out}: {counts}")
     return 0
 
@@ -266,11 +271,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path, help="results directory")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.set_defaults(func=cmd_run)
 
     p = commands.add_parser("report", help="print results and write an HTML report")
     p.add_argument("results", type=Path, help="results directory written by 'autocheck run'")
     p.add_argument("--html", type=Path, help="write a self-contained HTML report here")
+    p.add_argument(
+        "--checklist", type=Path, help="results of the CheckList suite, shown beside each mapped LC"
+    )
     p.set_defaults(func=cmd_report)
 
     p = commands.add_parser(
@@ -279,6 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("source", type=Path, help="sentiment_suite.tests.json (or a .pkl with --trust-pickle)")
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--trust-pickle", action="store_true", help="allow loading a pickle (it can run code)")
+    p.add_argument("--max-per-test", type=int, help="keep the first N items of each CheckList test")
+    p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.set_defaults(func=cmd_checklist)
 
     p = commands.add_parser("export", help="export a suite as retraining data (train/validation/test)")

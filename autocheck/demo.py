@@ -32,6 +32,7 @@ def demo_resources(shared: Path | None) -> dict[str, str]:
             "parser": str(shared / "models/benepar_ptbsample_charlstm"),
             "mlm": str(shared / "models/mini-bert-mlm"),
             "model": str(shared / "models/mini-bert-sst2"),
+            "checklist": str(shared / "checklist/sentiment_suite.tests.json"),
         }
     log.info("no offline stand-ins at %s: using the real resources (downloaded on first use)", shared)
     return {
