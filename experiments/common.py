@@ -88,6 +88,7 @@ def parser(description: str, *, quick_seeds: int = 8) -> argparse.ArgumentParser
         "--max-seeds", type=int, help=f"seeds per capability (default: {quick_seeds} with --quick)"
     )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-expand", action="store_true", help="seeds only (e.g. without a masked LM)")
     p.set_defaults(quick_seeds=quick_seeds)
     return p
 
@@ -196,7 +197,7 @@ def write_table(out_dir: Path, name: str, rows: list[dict[str, Any]], title: str
 
     def cell(value: Any) -> str:
         if isinstance(value, float):  # percentages with 2 decimals, scores such as Self-BLEU with 3
-            return f"{value:.2f}" if abs(value) >= 1 else f"{value:.3f}"
+            return f"{value:.2f}" if abs(value) >= 1 or value == 0 else f"{value:.3f}"
         return "" if value is None else str(value)
 
     lines = [f"## {title}", ""] if title else []
