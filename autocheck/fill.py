@@ -10,11 +10,17 @@ on a common scale, log-probabilities are, so they are used here (the model's sof
 vocabulary; non-word items are excluded from the choice, not renormalised away). Every step is one batched
 forward pass over all (template, beam) rows; a single-mask template costs one row of one pass.
 
+Vocabulary. Only items that are a whole word on their own are suggested: no WordPiece continuations
+(``##ing``), for BPE/SentencePiece only word-initial items (``Ġgood``), no special tokens, and only ASCII
+letters (the original allowed ``[A-Za-z0-9]``; a bare number is not a word insertion worth testing).
+
 Validation (the original's checks with their bugs fixed, see reference notes sections 6 and 10):
 
 1. duplicate: the filled text equals the seed's text or a text already kept for the same seed;
 2. polarity: every inserted word must be neutral in the lexicon, looked up lower-cased with the coarse
-   POS of its tag (the original looked words up case-sensitively and without the tag);
+   POS of its mask's tag (the original looked words up case-sensitively with spaCy's isolated-word POS).
+   The POS check below makes that tag the word's tag in context for every kept fill; checking polarity
+   first means only neutral candidates need tagging;
 3. pos: every inserted word, tagged in the filled sentence, must get its mask's tag (the original tagged
    each word in isolation); phrase-level masks can never match and are skipped before the MLM is called;
 4. requirement: the filled text must still meet the seed's capability requirement.
@@ -383,8 +389,8 @@ def validate(
 ) -> list[TestCase]:
     """The valid fills of each template (``suggestions[i]`` for ``templates[i]``, best first) as cases.
 
-    Candidates are examined best first in waves (8, 16, 32, ... per template still short of
-    ``fills_per_mask``), each wave tagged in one batch, so a template that finds its fill early costs
+    Candidates are examined best first in waves (2, 4, 8, ... times ``fills_per_mask`` per template
+    still short of it), each wave tagged in one batch, so a template that finds its fill early costs
     little. ``kept_texts`` (seed id -> texts kept) is updated in place, to drop duplicates across calls.
     """
     if fills_per_mask is not None and fills_per_mask < 1:
@@ -397,7 +403,7 @@ def validate(
     examined = [0] * len(templates)
     pending = [i for i, fills in enumerate(suggestions) if fills]
     stats.proposed += sum(map(len, suggestions))
-    window = max(8, 2 * wanted)
+    window = 2 * wanted  # the tagger works sentence by sentence: small first waves waste least
     while pending:
         wave = [
             _Candidate(i, tuple(words), score, *templates[i].render(words))

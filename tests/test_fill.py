@@ -106,6 +106,46 @@ def test_suggestions_are_whole_words_only(tiny_bert):
     assert scores == sorted(scores, reverse=True) and all(s < 0 for s in scores)
 
 
+def tiny_roberta(words: list[str]) -> MaskedLM:
+    """A byte-level BPE masked LM (RoBERTa layout) whose output bias favours "Ġold", and favours the
+    word-internal piece "old" and the bare space "Ġ" even more."""
+    from tokenizers import AddedToken
+    from transformers import RobertaConfig, RobertaForMaskedLM, RobertaTokenizer
+
+    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 4, "Ġ": 5, ".": 6, "Ġ.": 7}
+    merges = [("Ġ", ".")]
+    for word in words:  # merges that build "word" and "Ġword" letter by letter
+        for start in ("Ġ", word[0]):
+            piece = start
+            for letter in word if start == "Ġ" else word[1:]:
+                vocab.setdefault(letter, len(vocab))
+                merges.append((piece, letter))
+                piece += letter
+                vocab.setdefault(piece, len(vocab))
+    tokenizer = RobertaTokenizer(vocab=vocab, merges=merges, mask_token=AddedToken("<mask>", lstrip=True))
+    torch.manual_seed(0)
+    config = RobertaConfig(
+        vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=40, pad_token_id=1,
+    )  # fmt: skip
+    model = RobertaForMaskedLM(config)
+    with torch.no_grad():
+        for token, bias in {"Ġold": 8.0, "old": 12.0, "Ġ": 12.0}.items():
+            model.lm_head.bias[vocab[token]] = bias
+    return MaskedLM(tokenizer, model, identity="tiny-roberta", device="cpu")
+
+
+def test_bpe_masked_lm_suggests_word_initial_items():
+    lm = tiny_roberta(["this", "is", "a", "movie", "old", "new"])
+    masked = lm.masked_text(template("this is a movie .", [(3, "JJ")]))
+    assert masked == "this is a <mask> movie ."
+    assert lm.tokenizer.convert_ids_to_tokens(lm.tokenizer(masked)["input_ids"])[4] == "<mask>"
+    fills = lm.suggest([template("this is a movie .", [(3, "JJ")])], beam_size=5, top_n=100)[0]
+    words = [w for (w,), _ in fills]
+    assert words[0] == "old" and len(words) == len(set(words)) == len(lm.words)
+    assert set(words) == {t[1:] for t in lm.tokenizer.get_vocab() if t.startswith("Ġ") and t[1:].isalpha()}
+
+
 def test_head_at_mask_positions_equals_full_forward(tiny_bert):
     encoded = tiny_bert.tokenizer(
         ["this is a [MASK] movie .", "the [MASK] ran ."], padding=True, return_tensors="pt"
