@@ -35,7 +35,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby, islice
@@ -344,7 +344,7 @@ def fill(
     added to ``stats`` when given. Expansions come in template order, best fill first.
     """
     stats = stats if stats is not None else FillStats()
-    kept_texts: dict[str, set[str]] = defaultdict(set)  # across chunks, so duplicates are seen run-wide
+    kept_texts: dict[str, set[str]] = {}  # across chunks, so duplicates are seen run-wide
     iterator = iter(templates)
     while chunk := list(islice(iterator, _TEMPLATES_PER_CHUNK)):
         stats.templates += len(chunk)
@@ -396,7 +396,7 @@ def validate(
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
     stats = stats if stats is not None else FillStats()
-    kept_texts = kept_texts if kept_texts is not None else defaultdict(set)
+    kept_texts = kept_texts if kept_texts is not None else {}
     wanted = fills_per_mask or max(map(len, suggestions), default=0)
     seeds = [cases_by_id[t.case_id] for t in templates]
     kept: list[list[TestCase]] = [[] for _ in templates]
@@ -419,7 +419,9 @@ def validate(
         ]
         # Tag only what can still reach the POS check (duplicates and polar words are rejected first).
         to_tag = [
-            n for n, c in enumerate(wave) if neutral[n] and c.text not in kept_texts[seeds[c.template].id]
+            n
+            for n, c in enumerate(wave)
+            if neutral[n] and c.text not in kept_texts.get(seeds[c.template].id, ())
         ]
         tags = dict(zip(to_tag, _inserted_tags([wave[n] for n in to_tag])))
         for n, c in enumerate(wave):
@@ -427,7 +429,7 @@ def validate(
             if len(kept[c.template]) >= wanted:
                 continue
             examined[c.template] += 1
-            if c.text == seed.text or c.text in kept_texts[seed.id]:
+            if c.text == seed.text or c.text in kept_texts.get(seed.id, ()):
                 stats.rejected["duplicate"] += 1
             elif not neutral[n]:
                 stats.rejected["polarity"] += 1
@@ -436,7 +438,7 @@ def validate(
             elif not requirement(seed, c.text):
                 stats.rejected["requirement"] += 1
             else:
-                kept_texts[seed.id].add(c.text)
+                kept_texts.setdefault(seed.id, set()).add(c.text)
                 kept[c.template].append(_expansion(template, seed, c))
                 stats.kept += 1
         pending = [i for i in pending if len(kept[i]) < wanted and examined[i] < len(suggestions[i])]
