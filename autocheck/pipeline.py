@@ -251,12 +251,17 @@ class _Expander:
                 )
                 counts[case.capability].masked_templates += len(found)
                 templates.extend(found)
-        stats = FillStats()
-        with self.timer("fill"):
-            expansions = list(
-                fill(
-                    templates,
-                    {case.id: case for case in chunk},
+        cases_by_id = {case.id: case for case in chunk}
+        by_capability: dict[str, list] = defaultdict(list)
+        for template in templates:
+            by_capability[cases_by_id[template.case_id].capability].append(template)
+        by_seed: dict[str, list[TestCase]] = defaultdict(list)
+        for capability, group in by_capability.items():  # a chunk rarely spans two capabilities
+            stats = FillStats()
+            with self.timer("fill"):
+                expansions = fill(
+                    group,
+                    cases_by_id,
                     self.mlm,
                     self.lexicon,
                     self.requirement,
@@ -265,21 +270,18 @@ class _Expander:
                     top_n=self.config.top_n,
                     stats=stats,
                 )
-            )
-        by_seed: dict[str, list[TestCase]] = defaultdict(list)
-        for expansion in expansions:
-            by_seed[expansion.seed_id].append(expansion)
-            counts[expansion.capability].expansions += 1
-        for capability, n in stats.candidates_by_capability.items():
-            counts[capability].candidates += n
-        rejected.update(stats.rejected)
+                for expansion in expansions:
+                    by_seed[expansion.seed_id].append(expansion)
+            counts[capability].candidates += stats.proposed
+            counts[capability].expansions += stats.kept
+            rejected.update({f"fill: {reason}": n for reason, n in stats.rejected.items() if n})
         return by_seed
 
     def describe(self) -> dict[str, Any]:
         return {
             "grammar": self.grammar.provenance,
             "parser": self.parser.identity,
-            "mlm": self.mlm.identity,
+            "mlm": self.mlm.describe(),
         }
 
 
