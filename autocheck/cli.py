@@ -26,6 +26,10 @@ def _label_map(value: str) -> dict[str, str]:
     return {raw.strip(): label.strip() for raw, label in pairs}
 
 
+def _fills(value: str) -> int | None:
+    return None if value == "all" else int(value)
+
+
 def _add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--task", default="sentiment", help="task whose capability specs to use (default: sentiment)"
@@ -37,6 +41,9 @@ def _add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--capability", action="append", metavar="LC", help="only these capabilities (repeatable)")
     p.add_argument("--requirements", help="capability spec JSON (default: requirements/<task>.json)")
     p.add_argument("--max-seeds", type=int, help="at most N seeds per capability, sampled with --seed")
+    p.add_argument(
+        "--max-variants", type=int, help="at most N template variants per seed, sampled with --seed"
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed; same inputs + seed = identical output")
     p.add_argument("--lexicon", default="sentiwordnet", help="sentiwordnet | opinion | vader | PATH")
     p.add_argument("--compat", action="store_true", help="reproduce the original ALiCT code's quirks")
@@ -58,8 +65,12 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         help="reference grammar: 'nltk' (shipped PTB-sample PCFG), a grammar JSON, or a PTB .mrg directory",
     )
     p.add_argument("--top-k", type=int, default=5, help="reference productions kept per seed production")
-    p.add_argument("--fills-per-mask", type=int, default=1, help="validated fills kept per masked template")
-    p.add_argument("--beam-size", type=int, default=20, help="beam width for multi-mask fills")
+    p.add_argument(
+        "--fills-per-mask", type=_fills, default=1, help="validated fills kept per masked template, or 'all'"
+    )
+    p.add_argument(
+        "--beam-size", type=int, default=20, help="beam width for multi-mask fills (CheckList: 100)"
+    )
     p.add_argument("--top-n", type=int, default=60, help="masked-LM suggestions considered per template")
     p.add_argument("--workers", type=int, default=1, help="CPU threads for model forward passes")
     p.add_argument("--no-expand", action="store_true", help="seeds only (the no-expansion ablation)")
@@ -74,6 +85,7 @@ def _config(args: argparse.Namespace, expand: bool):
         capabilities=args.capability,
         requirements=args.requirements,
         max_seeds=args.max_seeds,
+        max_variants=args.max_variants,
         seed=args.seed,
         lexicon=args.lexicon,
         compat=args.compat,

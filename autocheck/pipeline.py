@@ -51,6 +51,7 @@ class GenerateConfig:
     capabilities: list[str] | None = None
     requirements: str | None = None  # path to a capability spec file; default: requirements/<task>.json
     max_seeds: int | None = None
+    max_variants: int | None = None  # template variants per seed (sampled); default: the spec's
     seed: int = 0
     lexicon: str = "sentiwordnet"
     compat: bool = False  # reproduce the original code's quirks where a switch exists
@@ -63,8 +64,8 @@ class GenerateConfig:
     mlm: str = "bert-base-uncased"
     grammar: str = "ptb_sample"
     top_k: int = 5
-    fills_per_mask: int = 1
-    beam_size: int = 20
+    fills_per_mask: int | None = 1  # None keeps every valid fill (the older ALiCT runs); 1 is ALiCT HEAD
+    beam_size: int = 20  # CheckList used 100; a multi-mask fill costs about beam_size single ones
     top_n: int = 60
     chunk_size: int = 64  # seed cases per parse/fill batch and per resume checkpoint
 
@@ -141,7 +142,8 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
 
     def stream() -> Iterator[TestCase]:
         for capability in capabilities:  # fillers (LC7, LC8) come from the whole dataset, by label
-            yield from transform(capability, selected[capability.id], examples, config.seed)
+            seeds = selected[capability.id]
+            yield from transform(capability, seeds, examples, config.seed, max_variants=config.max_variants)
 
     seed_counts = {cap_id: len(seeds) for cap_id, seeds in selected.items()}
     return capabilities, lexicon, stats, seed_counts, stream()
@@ -275,6 +277,7 @@ class _Expander:
             counts[capability].candidates += stats.proposed
             counts[capability].expansions += stats.kept
             rejected.update({f"fill: {reason}": n for reason, n in stats.rejected.items() if n})
+        self.timer.seconds["fill: masked-LM forward"] = self.mlm.forward_seconds  # part of "fill"
         return by_seed
 
     def describe(self) -> dict[str, Any]:

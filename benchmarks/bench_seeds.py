@@ -12,7 +12,9 @@ import resource
 import time
 from pathlib import Path
 
-SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+SHARED = Path(
+    os.environ.get("AUTOCHECK_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
 
 
 def main() -> None:
@@ -26,7 +28,9 @@ def main() -> None:
 
     timer = _Timer()
     start = time.perf_counter()
-    capabilities, _, stats, seeds, cases = seed_cases(GenerateConfig(dataset=args.sst, lexicon=args.lexicon), timer)
+    capabilities, _, stats, seeds, cases = seed_cases(
+        GenerateConfig(dataset=args.sst, lexicon=args.lexicon), timer
+    )
     with timer("transform"):
         per_capability: dict[str, int] = {}
         for case in cases:  # streamed: nothing is kept

@@ -6,12 +6,12 @@ from types import SimpleNamespace
 
 import pytest
 import torch
+from conftest import require
 
 from autocheck.fill import FillStats, MaskedLM, fill, validate, whole_word_ids
 from autocheck.records import MaskedTemplate, Parse, TestCase
 from autocheck.resources import ResourceMissing
 from autocheck.tagging import tokenize
-from tests.conftest import require
 
 torch.set_num_threads(1)
 

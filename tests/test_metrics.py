@@ -4,6 +4,7 @@ import math
 import random
 
 import pytest
+from conftest import require
 from nltk import Tree
 
 from autocheck.metrics import (
@@ -17,7 +18,6 @@ from autocheck.metrics import (
     tokenize,
 )
 from autocheck.records import Parse
-from tests.conftest import require
 from tests.test_export import make_suite
 
 

@@ -7,13 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import require
 
 from autocheck import pipeline
 from autocheck.cli import main
 from autocheck.records import EXPANSION, SEED, TestCase
 from autocheck.store import read_jsonl
-
-from .conftest import require
 
 SENTENCES = [
     ("This is a bad movie.", "negative"),
@@ -48,10 +47,23 @@ def _cases(suite: Path) -> list[TestCase]:
 
 
 def test_seeds_are_byte_identical_and_documented(shared_data, small_dataset, tmp_path):
-    args = ["seeds", "--dataset", str(small_dataset), "--lexicon", "opinion", "--seed", "7", "--max-seeds", "3"]
+    args = [
+        "seeds",
+        "--dataset",
+        str(small_dataset),
+        "--lexicon",
+        "opinion",
+        "--seed",
+        "7",
+        "--max-seeds",
+        "3",
+    ]
     assert main([*args, "--out", str(tmp_path / "a")]) == 0
     assert main([*args, "--out", str(tmp_path / "b")]) == 0
-    first, second = (tmp_path / "a" / "cases.jsonl").read_bytes(), (tmp_path / "b" / "cases.jsonl").read_bytes()
+    first, second = (
+        (tmp_path / "a" / "cases.jsonl").read_bytes(),
+        (tmp_path / "b" / "cases.jsonl").read_bytes(),
+    )
     assert first and first == second
     assert (tmp_path / "a" / "manifest.json").read_bytes() == (tmp_path / "b" / "manifest.json").read_bytes()
 
@@ -69,7 +81,9 @@ def test_seeds_are_byte_identical_and_documented(shared_data, small_dataset, tmp
 def test_existing_output_is_never_overwritten_silently(shared_data, small_dataset, tmp_path, capsys):
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "mine.txt").write_text("user data")
-    code = main(["seeds", "--dataset", str(small_dataset), "--lexicon", "opinion", "--out", str(tmp_path / "out")])
+    code = main(
+        ["seeds", "--dataset", str(small_dataset), "--lexicon", "opinion", "--out", str(tmp_path / "out")]
+    )
     assert code == 2
     assert "not empty" in capsys.readouterr().err
     assert (tmp_path / "out" / "mine.txt").read_text() == "user data"
@@ -77,8 +91,17 @@ def test_existing_output_is_never_overwritten_silently(shared_data, small_datase
 
 def test_unknown_capability_is_a_clear_error(shared_data, small_dataset, tmp_path, capsys):
     code = main(
-        ["seeds", "--dataset", str(small_dataset), "--lexicon", "opinion", "--capability", "LC99",
-         "--out", str(tmp_path / "x")]
+        [
+            "seeds",
+            "--dataset",
+            str(small_dataset),
+            "--lexicon",
+            "opinion",
+            "--capability",
+            "LC99",
+            "--out",
+            str(tmp_path / "x"),
+        ]
     )
     assert code == 2
     assert "LC99" in capsys.readouterr().err
@@ -122,7 +145,9 @@ def test_generate_resume_gives_identical_output(stand_in_config, tmp_path, monke
     monkeypatch.setattr(
         pipeline._Expander,
         "expand",
-        lambda self, chunk, counts, rejected: done_before.append(chunk) or real_expand(self, chunk, counts, rejected),
+        lambda self, chunk, counts, rejected: (
+            done_before.append(chunk) or real_expand(self, chunk, counts, rejected)
+        ),
     )
     pipeline.generate(stand_in_config, tmp_path / "resumed", resume=True)
     assert (tmp_path / "resumed" / "cases.jsonl").read_bytes() == reference
@@ -156,5 +181,5 @@ def test_every_expansion_is_its_seed_plus_the_inserted_words(stand_in_config, tm
                 text = text[: start - 1] + text[start + len(word) :]
         assert text == seed.text
         assert expansion.expected == seed.expected and expansion.capability == seed.capability
-        for a, b in expansion.editable:  # insertions stay inside the seed's own span
-            assert all(a <= i["offset"] < b for i in expansion.provenance["inserted"])
+        for inserted in expansion.provenance["inserted"]:  # insertions stay inside the seed's own text
+            assert any(a <= inserted["offset"] < b for a, b in expansion.editable)
