@@ -16,7 +16,7 @@ import shutil
 import time
 from pathlib import Path
 
-SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared/data"))
 
 
 def main() -> None:
@@ -61,8 +61,12 @@ def main() -> None:
     seeds = sum(c.seed_cases for c in summary.counts.values())
     templates = sum(c.masked_templates for c in summary.counts.values())
     expansions = sum(c.expansions for c in summary.counts.values())
-    print(f"seed cases {seeds:,}  masked templates {templates:,}  expansions {expansions:,}  wall {wall:.1f} s")
-    for stage, seconds in sorted(summary.timings.items(), key=lambda kv: -kv[1]):  # "fill: …" is inside "fill"
+    print(
+        f"seed cases {seeds:,}, masked templates {templates:,}, expansions {expansions:,}, wall {wall:.1f} s"
+    )
+    for stage, seconds in sorted(
+        summary.timings.items(), key=lambda kv: -kv[1]
+    ):  # "fill: …" is part of "fill"
         print(f"  {stage:<26}{seconds:8.2f} s  {seconds / wall:6.1%}")
     parse = summary.timings.get("parse", 0.0)
     mlm = summary.timings.get("fill: masked-LM forward", 0.0)
