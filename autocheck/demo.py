@@ -18,6 +18,12 @@ from .store import prepare_output_dir
 log = logging.getLogger(__name__)
 
 
+# SST's sentences with the five-class labels that its phrase scores give (cut at 0.2/0.4/0.6/0.8), so
+# 0-1 / 2 / 3-4 are exactly the paper's <=0.4 negative, neutral, >0.6 positive.
+SST_HUB_ID = "SetFit/sst5"
+SST5_LABELS = {"0": "negative", "1": "negative", "2": "neutral", "3": "positive", "4": "positive"}
+
+
 def default_shared() -> Path:
     return Path(os.environ.get("AUTOCHECK_SHARED_DATA", project_file("../shared/data"))).resolve()
 
@@ -36,7 +42,7 @@ def demo_resources(shared: Path | None) -> dict[str, str]:
         }
     log.info("no offline stand-ins at %s: using the real resources (downloaded on first use)", shared)
     return {
-        "dataset": "stanfordnlp/sst",
+        "dataset": SST_HUB_ID,
         "lexicon": "sentiwordnet",
         "parser": "benepar_en3",
         "mlm": "bert-base-uncased",
@@ -55,6 +61,7 @@ def run_demo(
     res = demo_resources(shared)
     config = GenerateConfig(
         dataset=res["dataset"],
+        label_map=SST5_LABELS if res["dataset"] == SST_HUB_ID else None,
         lexicon=res["lexicon"],
         parser=res["parser"],
         mlm=res["mlm"],

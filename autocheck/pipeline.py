@@ -54,7 +54,8 @@ class GenerateConfig:
     max_variants: int | None = None  # template variants per seed (sampled); default: the spec's
     seed: int = 0
     lexicon: str = "sentiwordnet"
-    compat: bool = False  # reproduce the original code's quirks where a switch exists
+    # the original code's choices where they change results: SentiWordNet formula, shared fillers, LC10
+    compat: bool = False
     text_column: str | None = None
     label_column: str | None = None
     label_map: dict[str, str] | None = None
@@ -142,8 +143,14 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
 
     def stream() -> Iterator[TestCase]:
         for capability in capabilities:  # fillers (LC7, LC8) come from the whole dataset, by label
-            seeds = selected[capability.id]
-            yield from transform(capability, seeds, examples, config.seed, max_variants=config.max_variants)
+            yield from transform(
+                capability,
+                selected[capability.id],
+                examples,
+                config.seed,
+                max_variants=config.max_variants,
+                compat=config.compat,
+            )
 
     seed_counts = {cap_id: len(seeds) for cap_id, seeds in selected.items()}
     return capabilities, lexicon, stats, seed_counts, stream()

@@ -121,7 +121,12 @@ class Capability:
         """The original implementation's id: md5 of the description, first 7 hex digits."""
         return hashlib.md5(self.description.encode("utf-8")).hexdigest()[:7]
 
-    def expected_for(self, label: Label) -> Expected | None:
+    def expected_for(self, label: Label, compat: bool = False) -> Expected | None:
+        """The expectation for a seed of ``label``; with ``compat``, the original code's where the spec
+        records one (LC10: a negative seed answered "no" had to be strictly positive)."""
+        if compat and label in (original := self.spec.get("compat", {}).get("expected", {})):
+            value = original[label]
+            return tuple(value) if isinstance(value, list) else value
         return dict(self.expected).get(label)
 
     def to_json(self) -> dict[str, Any]:

@@ -14,6 +14,9 @@ Fixes of the original (notes §1.4, §10), by name:
 * **Editable spans** (§10.10): each case records the character spans of the seed's own text; insertions
   are allowed only there, never inside or next to the template's fixed phrases.
 * **No global state** (§1.4): templates are immutable records; same inputs and seed give the same cases.
+
+``compat=True`` brings two of the original's choices back, to approach its published numbers: one filler
+draw per capability and template shared by every seed, and the spec's ``compat.expected`` (LC10).
 """
 
 from __future__ import annotations
@@ -114,8 +117,8 @@ def _filler_choice(filler: Filler, example: Example) -> _Choice:
 class _Transformer:
     """Per-call state of ``transform``: the filler candidates per (template, label), built once."""
 
-    def __init__(self, capability: Capability, pool: Sequence[Example], seed: int):
-        self.capability, self.pool, self.seed = capability, pool, seed
+    def __init__(self, capability: Capability, pool: Sequence[Example], seed: int, compat: bool = False):
+        self.capability, self.pool, self.seed, self.compat = capability, pool, seed, compat
         self.candidates: dict[tuple[str, str], list[Example]] = {}
 
     def fillers(self, template: Template, example: Example) -> list[Example]:
@@ -129,7 +132,8 @@ class _Transformer:
         candidates = self.candidates[template.id, label]
         # One more than needed, so the seed itself can be dropped if drawn.
         size = min(filler.count + 1, len(candidates))
-        key = f"{self.capability.id}/{example.id}/{template.id}/filler"
+        per_seed = "" if self.compat else f"/{example.id}"  # compat: the same fillers for every seed
+        key = f"{self.capability.id}{per_seed}/{template.id}/filler"
         drawn = rng_for(self.seed, key).choice(len(candidates), size=size, replace=False)
         return [candidates[i] for i in drawn if candidates[i].id != example.id][: filler.count]
 
@@ -165,6 +169,7 @@ def transform(
     seed: int,
     *,
     max_variants: int | None = None,
+    compat: bool = False,
 ) -> Iterator[TestCase]:
     """The seed cases of ``seeds``: in seed order, per seed in template and alternative order.
 
@@ -175,7 +180,7 @@ def transform(
     spec = capability.transform
     templates = spec.templates if spec else (_identity(capability),)
     cap = max_variants or (spec.max_variants if spec else None)
-    state = _Transformer(capability, pool, seed)
+    state = _Transformer(capability, pool, seed, compat)
     skipped: Counter[str] = Counter()
     for example in seeds:
         variants: list[tuple[Template, tuple[_Choice, ...]]] = []
@@ -194,13 +199,17 @@ def transform(
             chosen = rng_for(seed, f"{capability.id}/{example.id}/variants").choice(len(variants), cap, False)
             variants = [variants[i] for i in sorted(chosen)]
         for template, combination in variants:
-            yield _case(capability, example, template, combination)
+            yield _case(capability, example, template, combination, compat)
     for reason, n in sorted(skipped.items()):
         log.info("%s: %d seed(s) skipped: %s", capability.id, n, reason)
 
 
 def _case(
-    capability: Capability, example: Example, template: Template, choices: tuple[_Choice, ...]
+    capability: Capability,
+    example: Example,
+    template: Template,
+    choices: tuple[_Choice, ...],
+    compat: bool = False,
 ) -> TestCase:
     pieces: Segments = []
     values = iter(choices)
@@ -228,7 +237,7 @@ def _case(
         capability=capability.id,
         kind=SEED,
         text=text,
-        expected=capability.expected_for(example.label),
+        expected=capability.expected_for(example.label, compat),
         test_type=capability.test_type,
         label=example.label,
         editable=tuple(editable),

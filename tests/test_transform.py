@@ -215,3 +215,15 @@ def test_seed_text_follows_insertions_inside_the_spans():
     assert seed_text(quoted, 'Do I think that "A fine French film"? yes') == "A fine French film"
     with pytest.raises(ValueError, match="not the case text"):
         seed_text(quoted, 'Do I really think that "A fine film"? yes')
+
+
+def test_compat_shares_fillers_and_restores_the_original_lc10_expectation():
+    seeds = [ex(i, f"A fine film number {i}.", "positive") for i in range(1, 4)]
+    cases = list(transform(LC["LC7"], seeds, [*seeds, *NEUTRAL], 3, compat=True))
+    fillers: dict[str, set[str]] = {}
+    for case in cases:
+        fillers.setdefault(case.provenance["example_id"], set()).add(case.provenance["filler_id"])
+    assert len(fillers) == 3 and len({frozenset(f) for f in fillers.values()}) == 1  # same for every seed
+    negative = [ex(50, "A dull film.", "negative")]
+    assert {c.expected for c in transform(LC["LC10"], negative, [], 0, compat=True)} == {"positive"}
+    assert {c.expected for c in transform(LC["LC10"], negative, [], 0)} == {("neutral", "positive")}
