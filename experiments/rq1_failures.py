@@ -19,14 +19,7 @@ def main() -> None:
     args = p.parse_args()
     res = common.setup(args)
     checklist_cases = args.checklist_cases or (300 if args.quick else None)
-    suite = common.generate(
-        args.work,
-        res,
-        args.capabilities,
-        args.max_seeds,
-        args.seed,
-        *(["--no-expand"] if args.no_expand else []),
-    )
+    suite = common.generate_for(args, res)
     baseline = common.checklist_suite(args.work, res, args.capabilities, checklist_cases, args.seed)
     alict = common.run(args.work, suite, res.models)["models"]
     checklist = common.run(args.work, baseline, res.models)["models"]

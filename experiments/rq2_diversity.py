@@ -35,14 +35,7 @@ def main() -> None:
         for s in (args.sample_sizes or ("5,10,20" if args.quick else "200,400,600,800,1000")).split(",")
     ]
     trials = args.trials or (3 if args.quick else 5)
-    suite = common.generate(
-        args.work,
-        res,
-        args.capabilities,
-        args.max_seeds,
-        args.seed,
-        *(["--no-expand"] if args.no_expand else []),
-    )
+    suite = common.generate_for(args, res)
     baseline = common.checklist_suite(args.work, res, args.capabilities, None, args.seed)
     alict_groups, checklist_groups = load_groups(suite), load_groups(baseline)
 

@@ -32,14 +32,7 @@ def main() -> None:
     res = common.setup(args)
     torch.set_num_threads(1 if args.quick else torch.get_num_threads())
     models = dict(list(res.models.items())[:1]) if args.quick else res.models
-    suite = common.generate(
-        args.work,
-        res,
-        args.capabilities,
-        args.max_seeds,
-        args.seed,
-        *(["--no-expand"] if args.no_expand else []),
-    )
+    suite = common.generate_for(args, res)
     data = args.work / "exports" / content_hash(str(suite), str(args.seed))
     if not (data / "export_summary.json").is_file():
         summary = export_suite(suite, data, split=(8, 1, 1), seed=args.seed)

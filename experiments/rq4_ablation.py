@@ -35,9 +35,7 @@ def main() -> None:
     model = next(iter(res.models))
     rows = []
     for variant in args.variant or list(VARIANTS):
-        suite = common.generate(
-            args.work, res, args.capabilities, args.max_seeds, args.seed, *VARIANTS[variant]
-        )
+        suite = common.generate_for(args, res, *VARIANTS[variant])
         caps = common.run(args.work, suite, {model: res.models[model]})["models"][model]["capabilities"]
         groups = load_groups(suite)
         totals = {
