@@ -48,7 +48,7 @@ from .cache import Cache
 from .records import EXPANSION, MaskedTemplate, TestCase
 from .resources import ResourceMissing, offline
 from .store import content_hash, file_sha256
-from .tagging import coarse_pos, pos_tag_sents, tokenize
+from .tagging import coarse_pos, is_single_token, pos_tag_from, pos_tag_sents, tokenize
 
 log = logging.getLogger(__name__)
 
@@ -404,6 +404,7 @@ def validate(
     pending = [i for i, fills in enumerate(suggestions) if fills]
     stats.proposed += sum(map(len, suggestions))
     window = 2 * wanted  # the tagger works sentence by sentence: small first waves waste least
+    seed_tags: dict[str, list] = {}
     while pending:
         wave = [
             _Candidate(i, tuple(words), score, *templates[i].render(words))
@@ -423,7 +424,7 @@ def validate(
             for n, c in enumerate(wave)
             if neutral[n] and c.text not in kept_texts.get(seeds[c.template].id, ())
         ]
-        tags = dict(zip(to_tag, _inserted_tags([wave[n] for n in to_tag])))
+        tags = dict(zip(to_tag, _inserted_tags([wave[n] for n in to_tag], templates, seed_tags)))
         for n, c in enumerate(wave):
             template, seed = templates[c.template], seeds[c.template]
             if len(kept[c.template]) >= wanted:
@@ -447,31 +448,40 @@ def validate(
     return [case for cases in kept for case in cases]
 
 
-def _inserted_tags(candidates: Sequence[_Candidate]) -> list[tuple[str | None, ...]]:
-    """The Penn tag of each inserted word, tagged in its sentence of the filled text (one batch).
+def _inserted_tags(
+    candidates: Sequence[_Candidate], templates: Sequence[MaskedTemplate], seed_tags: dict[str, list]
+) -> list[tuple[str | None, ...]]:
+    """The Penn tag of each inserted word, tagged in its sentence of the filled text.
 
-    None where the tokenizer does not give the inserted word back as one token ("cannot" -> "can not").
+    The filled sentence is the seed's tokens with the words inserted, so only the stretch around the
+    insertions is tagged again (``tagging.pos_tag_from``: exactly what tagging the whole sentence gives);
+    the seeds' own tags are computed once, in one batch, and kept in ``seed_tags`` (text -> per sentence:
+    token range and tags). None where the tokenizer would not keep an inserted word whole ("cannot").
     """
-    sentences: list[Sequence[str]] = []
-    where: list[list[tuple[int, int] | None]] = []  # per candidate, per word: (sentence no., index in it)
+    parses = {templates[c.template].parse.text: templates[c.template].parse for c in candidates}
+    new = sorted(parses.keys() - seed_tags.keys())
+    sentences = {text: tokenize(text).sentences for text in new}
+    tagged = iter(pos_tag_sents([parses[text].tokens[a:b] for text in new for a, b in sentences[text]]))
+    for text in new:
+        seed_tags[text] = [(a, b, next(tagged)) for a, b in sentences[text]]
+    out: list[tuple[str | None, ...]] = []
     for c in candidates:
-        tokens = tokenize(c.text)
-        index_at = {span: k for k, span in enumerate(tokens.offsets)}
-        tagged: dict[tuple[int, int], int] = {}  # sentence token range -> its number in ``sentences``
-        places: list[tuple[int, int] | None] = []
-        for word, start in zip(c.words, c.starts):
-            k = index_at.get((start, start + len(word)))
-            if k is None:
-                places.append(None)
-                continue
-            sentence = next(span for span in tokens.sentences if span[0] <= k < span[1])
-            if sentence not in tagged:
-                tagged[sentence] = len(sentences)
-                sentences.append(tokens.words[sentence[0] : sentence[1]])
-            places.append((tagged[sentence], k - sentence[0]))
-        where.append(places)
-    tags = pos_tag_sents(sentences)
-    return [tuple(tags[place[0]][place[1]] if place else None for place in places) for places in where]
+        template = templates[c.template]
+        if not all(is_single_token(word) for word in c.words):
+            out.append((None,) * len(c.words))
+            continue
+        first = template.masks[0][0]
+        ranges = seed_tags[template.parse.text]
+        a, b, tags = next((r for r in ranges if r[0] <= first < r[1]), ranges[-1])
+        words = list(template.parse.tokens[a:b])
+        positions = []
+        for (index, _), word in zip(template.masks, c.words):
+            positions.append(index - a + len(positions))
+            words.insert(positions[-1], word)
+        start = max(0, positions[0] - 2)
+        new_tags = pos_tag_from(words, tags[:start], positions[-1] + 1)
+        out.append(tuple(new_tags[p - start] for p in positions))
+    return out
 
 
 def _expansion(template: MaskedTemplate, seed: TestCase, c: _Candidate) -> TestCase:

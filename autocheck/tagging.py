@@ -120,6 +120,34 @@ def pos_tag_sents(sentences: Sequence[Sequence[str]]) -> list[list[str]]:
     return [[tag for _, tag in tagger.tag(_ptb_quotes(s))] if s else [] for s in sentences]
 
 
+def pos_tag_from(words: Sequence[str], prefix_tags: Sequence[str], stop: int) -> list[str]:
+    """The tags of ``words[len(prefix_tags):stop]``, exactly as ``pos_tag_sents([words])`` gives them, when
+    ``prefix_tags`` are that tagging's first tags.
+
+    The perceptron tags greedily left to right from the two previous tags and the words two either side,
+    so after inserting words into a tagged sentence only the stretch from two tokens before the first
+    insertion to the last one needs tagging again: the tags before it cannot change. Validation of fills
+    tags thousands of candidates of the same seed this way instead of whole sentences.
+    """
+    tagger = _tagger()
+    quoted = _ptb_quotes(words)
+    context = tagger.START + [tagger.normalize(w) for w in quoted] + tagger.END
+    history = [tagger.START[1], tagger.START[0], *prefix_tags]  # (prev2, prev) as tag() starts them
+    for i in range(len(prefix_tags), stop):
+        tag = tagger.tagdict.get(quoted[i])
+        if not tag:
+            features = tagger._get_features(i, quoted[i], context, history[-1], history[-2])
+            tag, _ = tagger.model.predict(features, False)
+        history.append(tag)
+    return history[2 + len(prefix_tags) :]
+
+
+@lru_cache(maxsize=4096)
+def is_single_token(word: str) -> bool:
+    """Whether the tokenizer keeps ``word`` whole (it splits "cannot" and "gonna")."""
+    return _word_tokenizer().tokenize(word) == [word]
+
+
 def _ptb_quotes(sentence: Sequence[str]) -> list[str]:
     """Plain double quotes alternate as PTB opening/closing quotes, which is what the tagger knows."""
     out, opening = [], True

@@ -1,0 +1,66 @@
+"""Tokenisation with offsets, sentence splitting and in-context tagging."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from autocheck.tagging import coarse_pos, is_single_token, pos_tag_from, pos_tag_sents, tokenize, words
+
+
+@pytest.fixture(autouse=True)
+def _tagger_data(shared_data):
+    """The tagger and sentence splitter are NLTK data files (the shared copy here)."""
+
+
+def test_offsets_point_at_the_words():
+    text = 'I thought that "This is not a good movie, isn\'t it?", but it was not. Mr. Smith agreed.'
+    tokens = tokenize(text)
+    assert all(text[a:b] == w for w, (a, b) in zip(tokens.words, tokens.offsets))
+    assert tokens.words[tokens.words.index("is") + 1 : tokens.words.index("is") + 3] == ("not", "a")
+    assert ("is", "n't") == tokens.words[11:13]
+
+
+def test_a_quoted_question_does_not_end_the_template_sentence():
+    tokens = tokenize('Do I think that "Is it good?", no. Then "It gets old quickly.", but now I like it.')
+    sentences = [tokens.words[a:b] for a, b in tokens.sentences]
+    assert sentences[0] == ("Do", "I", "think", "that", '"', "Is", "it", "good", "?", '"', ",", "no", ".")
+    assert sentences[1][:6] == ("Then", '"', "It", "gets", "old", "quickly")
+    assert sentences[1][6] == "."  # a period before a closing quote is its own token
+
+
+def test_abbreviations_keep_their_period():
+    assert words("Mr. Smith liked it.") == ["Mr.", "Smith", "liked", "it", "."]
+
+
+def test_tags_in_context_and_coarse_classes():
+    (tags,) = pos_tag_sents([words("I like this film .")])
+    (other,) = pos_tag_sents([words("It looks like a film .")])
+    assert tags[1].startswith("VB") and other[2] == "IN"  # "like": a verb, then a preposition
+    assert [coarse_pos(t) for t in ("JJR", "NNS", "VBD", "RB", "IN")] == ["adj", "noun", "verb", "adv", None]
+    (quoted,) = pos_tag_sents([words('He said "fine" .')])
+    assert quoted[2] == "``" and quoted[4] == "''"
+
+
+def test_retagging_around_insertions_equals_tagging_the_whole_sentence():
+    rng = random.Random(0)
+    seed = words(
+        "The noble tradition of men in drag hits an all-time low in Sorority Boys, whose makers believe it."
+    )
+    (seed_tags,) = pos_tag_sents([seed])
+    inserted = ["very", "really", "the", "old", "film", "quickly", "two", "runs", "know", "not"]
+    for _ in range(200):
+        at = rng.randint(0, len(seed))
+        new_words = rng.sample(inserted, rng.randint(1, 3))
+        sentence = seed[:at] + new_words + seed[at:]
+        start = max(0, at - 2)
+        (expected,) = pos_tag_sents([sentence])
+        assert (
+            pos_tag_from(sentence, seed_tags[:start], at + len(new_words))
+            == expected[start : at + len(new_words)]
+        )
+
+
+def test_single_tokens():
+    assert is_single_token("film") and not is_single_token("cannot") and not is_single_token("gonna")
