@@ -183,3 +183,18 @@ def test_every_expansion_is_its_seed_plus_the_inserted_words(stand_in_config, tm
         assert expansion.expected == seed.expected and expansion.capability == seed.capability
         for inserted in expansion.provenance["inserted"]:  # insertions stay inside the seed's own text
             assert any(a <= inserted["offset"] < b for a, b in expansion.editable)
+
+
+def test_seeds_with_a_sentiwordnet_file(shared_data, small_dataset, tmp_path):
+    """The paper's lexicon, given as a file in SentiWordNet's own format (a fixture: the real one is not
+    available offline): word classes for LC2 come from it, label-only capabilities find seeds as always."""
+    lexicon = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet.txt"
+    out = tmp_path / "swn"
+    assert main(["seeds", "--dataset", str(small_dataset), "--lexicon", str(lexicon), "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["resources"]["lexicon"]["sha256"]
+    counts = {cap: c["seed_cases"] for cap, c in manifest["counts"].items()}
+    assert counts["LC2"] > 0 and counts["LC9"] > 0 and counts["LC6"] > 0
+    lc2 = [case.text for case in _cases(out) if case.capability == "LC2"]
+    assert "This is a good film." in lc2 and "The acting is awful and boring." in lc2
+    assert "This is a film about a family." not in lc2  # no sentiment-laden adjective
