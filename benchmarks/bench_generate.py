@@ -35,16 +35,19 @@ def main() -> None:
     from autocheck.pipeline import GenerateConfig, generate
 
     tag_seconds = [0.0]
-    real_tag = fill.pos_tag_sents
 
-    def timed_tag(sentences):
-        start = time.perf_counter()
-        try:
-            return real_tag(sentences)
-        finally:
-            tag_seconds[0] += time.perf_counter() - start
+    def timed(function):
+        def wrapper(*args):
+            start = time.perf_counter()
+            try:
+                return function(*args)
+            finally:
+                tag_seconds[0] += time.perf_counter() - start
 
-    fill.pos_tag_sents = timed_tag  # the tagger calls of validation
+        return wrapper
+
+    fill.pos_tag_sents = timed(fill.pos_tag_sents)  # the tagger calls of validation
+    fill.pos_tag_from = timed(fill.pos_tag_from)
     config = GenerateConfig(
         dataset=str(SHARED / "datasets/sst/derived_sentence_labels"),
         lexicon="opinion",
