@@ -242,7 +242,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     return run_demo(
-        args.out, shared=args.shared, max_seeds=args.max_seeds, seed=args.seed, overwrite=args.overwrite
+        args.out,
+        shared=args.shared,
+        max_seeds=args.max_seeds,
+        max_variants=args.max_variants,
+        seed=args.seed,
+        overwrite=args.overwrite,
     )
 
 
@@ -335,7 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--shared", type=Path, help="folder with the offline data/models (default: ../shared/data)"
     )
-    p.add_argument("--max-seeds", type=int, default=10)
+    p.add_argument("--max-seeds", type=int, default=5, help="seeds per capability (default 5)")
+    p.add_argument("--max-variants", type=int, default=2, help="template variants per seed (default 2)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--overwrite", action="store_true", help="replace the files of a previous demo in --out")
     p.set_defaults(func=cmd_demo)

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from .resources import project_file
-from .store import prepare_output_dir
+from .store import load_json, prepare_output_dir
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,13 @@ def demo_resources(shared: Path | None) -> dict[str, str]:
 
 
 def run_demo(
-    out: Path, *, shared: Path | None = None, max_seeds: int = 10, seed: int = 0, overwrite: bool = False
+    out: Path,
+    *,
+    shared: Path | None = None,
+    max_seeds: int = 5,
+    max_variants: int | None = 2,
+    seed: int = 0,
+    overwrite: bool = False,
 ) -> int:
     from .models import load_model
     from .pipeline import GenerateConfig, generate
@@ -66,19 +72,33 @@ def run_demo(
         parser=res["parser"],
         mlm=res["mlm"],
         max_seeds=max_seeds,
+        max_variants=max_variants,
         seed=seed,
     )
     suite_dir, results_dir = Path(out) / "suite", Path(out) / "results"
-    resume = (suite_dir / "state.json").exists()  # an interrupted demo continues where it stopped
-    summary = generate(config, suite_dir, resume=resume, overwrite=overwrite)
-    from .cli import _print_counts
+    manifest = suite_dir / "manifest.json"
+    if not overwrite and manifest.exists() and load_json(manifest)["fingerprint"] == config.fingerprint():
+        print(f"reusing the suite generated before with the same settings: {suite_dir}")
+    else:
+        resume = (suite_dir / "state.json").exists()  # an interrupted demo continues where it stopped
+        from .cli import _print_counts
 
-    _print_counts(summary)
-    results = run_suite(
-        suite_dir, [load_model(res["model"])], prepare_output_dir(results_dir, overwrite=overwrite)
-    )
-    print(format_table(results))
+        _print_counts(generate(config, suite_dir, resume=resume and not overwrite, overwrite=overwrite))
+    model = load_model(res["model"])  # its predictions are cached, so a rerun is quick
+    results = run_suite(suite_dir, [model], prepare_output_dir(results_dir, overwrite=True))
+    checklist_results, checklist_dir = None, None
+    if Path(res.get("checklist", "")).is_file():  # CheckList's own suite beside ours: 30 items per test
+        from .checklist import convert_checklist
+
+        checklist_suite, checklist_dir = Path(out) / "checklist-suite", Path(out) / "checklist-results"
+        convert_checklist(
+            res["checklist"], prepare_output_dir(checklist_suite, overwrite=True), max_per_test=30
+        )
+        checklist_results = run_suite(
+            checklist_suite, [model], prepare_output_dir(checklist_dir, overwrite=True)
+        )
+    print(format_table(results, checklist_results))
     html = Path(out) / "report.html"
-    write_html(results_dir, html)
+    write_html(results_dir, html, checklist_dir=checklist_dir)
     print(f"suite: {suite_dir}\nresults: {results_dir}\nreport: {html}")
     return 0

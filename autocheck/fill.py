@@ -18,7 +18,9 @@ Validation (the original's checks with their bugs fixed, see reference notes sec
 
 1. duplicate: the filled text equals the seed's text or a text already kept for the same seed;
 2. polarity: every inserted word must be neutral in the lexicon, looked up lower-cased with the coarse
-   POS of its mask's tag (the original looked words up case-sensitively with spaCy's isolated-word POS).
+   POS of its mask's tag (the original looked words up case-sensitively with spaCy's isolated-word POS),
+   and never a negation ("not", "never", ...: ``lexicon.NEGATIONS``), which flips the sentiment of what it
+   scopes over even where a lexicon, like the opinion lexicon, calls it neutral.
    The POS check below makes that tag the word's tag in context for every kept fill; checking polarity
    first means only neutral candidates need tagging;
 3. pos: every inserted word, tagged in the filled sentence, must get its mask's tag (the original tagged
@@ -45,6 +47,7 @@ from typing import Any, Protocol
 import torch
 
 from .cache import Cache
+from .lexicon import NEGATIONS
 from .records import EXPANSION, MaskedTemplate, TestCase
 from .resources import ResourceMissing, offline
 from .store import content_hash, file_sha256
@@ -413,7 +416,7 @@ def validate(
         ]
         neutral = [
             all(
-                lexicon.is_neutral(w.lower(), coarse_pos(tag))
+                w.lower() not in NEGATIONS and lexicon.is_neutral(w.lower(), coarse_pos(tag))
                 for w, tag in zip(c.words, templates[c.template].tags)
             )
             for c in wave

@@ -13,18 +13,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from .lexicon import NEGATIONS
 from .records import Example, Label
 from .requirements import Capability, Length, Predicates
 from .store import rng_for
 from .tagging import coarse_pos, pos_tag_sents, tokenize
-
-# Words (lower-cased PTB tokens) that make a sentence negated. Besides the plain negators this has the
-# negative quantifiers/adverbs ("nothing", "never", "hardly"), "without", and "n't"/"cannot" for texts whose
-# contractions were not expanded. "This is nothing but ..." is negated, so it is never negated again.
-NEGATIONS = frozenset(
-    "not no never n't nothing nobody none noone nowhere neither nor without cannot hardly barely scarcely "
-    "seldom rarely".split()
-)
 
 
 class Lexicon(Protocol):

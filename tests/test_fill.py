@@ -372,3 +372,13 @@ def test_stand_in_mlm_fills_real_words(shared_data):
     )
     assert len(out) == 3 and all(c.provenance["inserted"][0]["tag"] == "JJ" for c in out)
     assert all(without_inserted(c) == text for c in out)
+
+
+def test_negations_are_never_neutral_insertions():
+    """ "not" is neutral in a word list such as the opinion lexicon, but inserting it flips the sentiment."""
+    text = "the film is good ."
+    stats = FillStats()
+    fills = [(("not",), -1.0), (("very",), -2.0)]
+    out = validate([template(text, [(3, "RB")])], [fills], {"c1": seed(text)}, Lexicon(), always, stats=stats)
+    assert [c.text for c in out] == ["the film is very good ."]
+    assert stats.rejected["polarity"] == 1

@@ -198,3 +198,24 @@ def test_seeds_with_a_sentiwordnet_file(shared_data, small_dataset, tmp_path):
     lc2 = [case.text for case in _cases(out) if case.capability == "LC2"]
     assert "This is a good film." in lc2 and "The acting is awful and boring." in lc2
     assert "This is a film about a family." not in lc2  # no sentiment-laden adjective
+
+
+def test_generate_on_sst_expands_most_capabilities(shared_data, tmp_path):
+    """The real SST table, the stand-in parser and masked LM: one seed case per capability, and most
+    capabilities get validated expansions (small beams keep it quick)."""
+    sst = require(shared_data / "datasets" / "sst" / "derived_sentence_labels")
+    config = pipeline.GenerateConfig(
+        dataset=str(sst),
+        lexicon="opinion",
+        max_seeds=1,
+        max_variants=1,
+        parser=str(require(shared_data / "models" / "benepar_ptbsample_charlstm")),
+        mlm=str(require(shared_data / "models" / "mini-bert-mlm")),
+        beam_size=5,
+        top_n=20,
+        seed=3,
+    )
+    summary = pipeline.generate(config, tmp_path / "sst")
+    assert len(summary.counts) == 10 and all(c.seed_cases == 1 for c in summary.counts.values())
+    expanded = [cap for cap, c in summary.counts.items() if c.expansions > 0]
+    assert len(expanded) >= 7, summary.counts
