@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -203,16 +204,29 @@ def cmd_checklist(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import export_suite
+    from .export import BINARY, THREE_CLASS, export_suite
 
-    split = tuple(int(x) for x in args.split.split(":"))
-    summary = export_suite(args.suite, args.out, format=args.format, split=split, seed=args.seed)
-    print(summary)
+    try:
+        split = tuple(float(x) for x in args.split.split(":"))
+    except ValueError:
+        raise InputError(f"--split {args.split!r}: expected ratios like 8:1:1") from None
+    summary = export_suite(
+        args.suite,
+        args.out,
+        format=args.format,
+        split=split,
+        seed=args.seed,
+        label_space=THREE_CLASS if args.labels == "three" else BINARY,
+        set_label_rule=args.set_labels,
+        overwrite=args.overwrite,
+    )
+    print(json.dumps({k: summary[k] for k in ("totals", "left_out")}, indent=2))
+    print(f"export written to {args.out} (details: export_summary.json)")
     return 0
 
 
 def cmd_retrain(args: argparse.Namespace) -> int:
-    from .retrain import retrain
+    from .retrain import results_table, retrain
 
     results = retrain(
         args.model,
@@ -222,8 +236,10 @@ def cmd_retrain(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         seed=args.seed,
         eval_sst2=args.sst2_dev,
+        lr=args.lr,
+        max_steps=args.max_steps,
     )
-    print(results)
+    print(results_table(results))
     return 0
 
 
@@ -314,7 +330,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--format", default="jsonl", choices=["jsonl", "csv", "hf"])
     p.add_argument("--split", default="8:1:1", help="train:validation:test ratio (default 8:1:1)")
+    p.add_argument("--labels", default="binary", choices=["binary", "three"], help="the model's label space")
+    p.add_argument(
+        "--set-labels",
+        default="hard",
+        choices=["hard", "drop", "soft"],
+        help="a label set like 'neutral or positive': its one label in the space (hard), dropped, or soft",
+    )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--overwrite", action="store_true", help="replace an earlier export in --out")
     p.set_defaults(func=cmd_export)
 
     p = commands.add_parser("retrain", help="fine-tune a classifier on exported cases; evaluate before/after")
@@ -325,6 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--sst2-dev", help="SST-2 dev.tsv for the before/after accuracy")
+    p.add_argument("--lr", type=float, default=2e-5)
+    p.add_argument("--max-steps", type=int, help="stop after N optimizer steps")
     p.set_defaults(func=cmd_retrain)
 
     p = commands.add_parser("metrics", help="diversity of a suite: Self-BLEU and production-rule coverage")

@@ -1,0 +1,144 @@
+"""The command line over real (small) inputs: every command a user runs, end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autocheck.cli import main
+from autocheck.records import TestCase
+from autocheck.store import JsonlWriter, read_jsonl
+
+KEYWORD_MODEL = '''
+labels = ["negative", "positive"]
+
+
+def predict(texts):
+    """A keyword "model": positive unless the text says "bad"."""
+    return [[0.9, 0.1] if "bad" in t else [0.2, 0.8] for t in texts]
+'''
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    """A hand-made suite: two seeds of LC4 (negated negative) and an expansion of each."""
+    cases = []
+    for i, (text, expansion, at) in enumerate(
+        [
+            ("This is not a bad film.", "This is not a really bad film.", 14),
+            ("That is not a dull plot.", "", 0),
+        ]
+    ):
+        seed = TestCase(
+            f"s{i}", "LC4", "seed", text, ("neutral", "positive"), "MFT", "negative",
+            editable=((0, 7), (11, len(text))), provenance={"dataset": "toy", "example_id": str(i)},
+        )  # fmt: skip
+        cases.append(seed)
+        if expansion:
+            inserted = {"word": "really", "tag": "RB", "offset": at}
+            cases.append(
+                TestCase(
+                    f"s{i}-x",
+                    "LC4",
+                    "expansion",
+                    expansion,
+                    seed.expected,
+                    "MFT",
+                    "negative",
+                    seed.id,
+                    seed.editable,
+                    {**seed.provenance, "inserted": [inserted]},
+                )  # fmt: skip
+            )
+    out = tmp_path / "suite"
+    with JsonlWriter(out / "cases.jsonl") as writer:
+        writer.write_all(case.to_json() for case in cases)
+    (out / "manifest.json").write_text(json.dumps({"kind": "suite"}))
+    return out
+
+
+def test_run_and_report_with_a_python_function(suite, tmp_path, capsys):
+    model_file = tmp_path / "keyword_model.py"
+    model_file.write_text(KEYWORD_MODEL)
+    results = tmp_path / "results"
+    assert main(["run", str(suite), "--model", f"{model_file}:predict", "--out", str(results)]) == 0
+    data = json.loads((results / "results.json").read_text())
+    (model,) = data["models"].values()
+    lc4 = model["capabilities"]["LC4"]
+    assert lc4["seeds"]["failures"] == 1 and lc4["expansions"]["failures"] == 1  # the "not bad" ones
+    assert "LC4" in capsys.readouterr().out
+
+    html = tmp_path / "report.html"
+    assert main(["report", str(results), "--html", str(html)]) == 0
+    page = html.read_text()
+    assert "<mark" in page and "really" in page
+    # an existing results directory is not overwritten without --overwrite
+    assert main(["run", str(suite), "--model", f"{model_file}:predict", "--out", str(results)]) == 2
+
+
+def test_export_then_metrics(suite, tmp_path, capsys):
+    out = tmp_path / "export"
+    assert main(["export", str(suite), "--out", str(out), "--split", "1:0:0"]) == 0
+    rows = [row for part in ("train", "validation", "test") for row in _rows(out, part)]
+    assert {row["label_name"] for row in rows} == {"positive"}  # "neutral or positive" in a binary space
+    assert len(rows) == 3
+    assert main(["export", str(suite), "--out", str(out), "--split", "x"]) == 2
+
+    capsys.readouterr()
+    assert main(["metrics", str(suite), "--sample-sizes", "2", "--trials", "2"]) == 0
+    table = capsys.readouterr().out
+    assert "Self-BLEU" in table and "LC4" in table
+
+
+def _rows(out: Path, part: str) -> list[dict]:
+    path = out / f"{part}.jsonl"
+    return list(read_jsonl(path)) if path.exists() else []
+
+
+def test_grammar_build_from_a_treebank_directory(tmp_path):
+    treebank = tmp_path / "ptb"
+    treebank.mkdir()
+    (treebank / "wsj_0001.mrg").write_text(
+        "( (S (NP-SBJ (DT The) (NN film)) (VP (VBZ runs) (ADVP (RB long))) (. .)) )\n"
+        "( (S (NP-SBJ (DT The) (JJ old) (NN film)) (VP (VBZ runs)) (. .)) )\n"
+    )
+    out = tmp_path / "grammar.json"
+    assert main(["grammar", "build", "--treebank", str(treebank), "--out", str(out)]) == 0
+    grammar = json.loads(out.read_text())
+    assert "NP" in json.dumps(grammar) and "NP-SBJ" not in json.dumps(grammar)
+
+
+def test_checklist_conversion(shared_data, tmp_path):
+    source = shared_data / "checklist" / "sentiment_suite.tests.json"
+    if not source.exists():
+        pytest.skip(f"missing resource: {source}")
+    out = tmp_path / "checklist"
+    assert main(["checklist", str(source), "--out", str(out), "--max-per-test", "2"]) == 0
+    cases = [TestCase.from_json(d) for d in read_jsonl(out / "cases.jsonl")]
+    assert {case.test_type for case in cases} == {"MFT", "INV", "DIR"}
+
+
+def test_doctor_lists_every_resource(shared_data, capsys):
+    assert main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    for name in ("treebank", "SentiWordNet", "opinion lexicon", "benepar_en3", "bert-base-uncased"):
+        assert name in out
+    assert "python -m nltk.downloader sentiwordnet" in out.replace("\n", " ") or "sentiwordnet" in out
+
+
+def test_offline_missing_model_is_a_one_line_error(tmp_path, capsys):
+    code = main(
+        [
+            "--offline",
+            "run",
+            str(tmp_path),
+            "--model",
+            "no-such-org/no-such-model",
+            "--out",
+            str(tmp_path / "r"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "no-such-org/no-such-model" in err and len(err.strip().splitlines()) == 1
