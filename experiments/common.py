@@ -87,6 +87,9 @@ def parser(description: str, *, quick_seeds: int = 8) -> argparse.ArgumentParser
     p.add_argument(
         "--max-seeds", type=int, help=f"seeds per capability (default: {quick_seeds} with --quick)"
     )
+    p.add_argument(
+        "--max-variants", type=int, help="template variants per seed (default: all; 2 with --quick)"
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-expand", action="store_true", help="seeds only (e.g. without a masked LM)")
     p.set_defaults(quick_seeds=quick_seeds)
@@ -98,8 +101,9 @@ def setup(args: argparse.Namespace) -> Resources:
     args.out.mkdir(parents=True, exist_ok=True)
     args.work = args.work or args.out / "work"
     args.capabilities = args.capability or list(CAPABILITIES)
-    if args.max_seeds is None and args.quick:
-        args.max_seeds = args.quick_seeds
+    if args.quick:
+        args.max_seeds = args.quick_seeds if args.max_seeds is None else args.max_seeds
+        args.max_variants = 2 if args.max_variants is None else args.max_variants
     res = resources(args.quick)
     os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
     if args.quick:
@@ -146,8 +150,10 @@ def generate(
 
 def generate_for(args: argparse.Namespace, res: Resources, *extra: str) -> Path:
     """The suite of a script's common options (capabilities, seeds, seed, --no-expand) plus ``extra``."""
-    no_expand = ["--no-expand"] if args.no_expand else []
-    return generate(args.work, res, args.capabilities, args.max_seeds, args.seed, *no_expand, *extra)
+    options = ["--no-expand"] if args.no_expand else []
+    if args.max_variants is not None:
+        options += ["--max-variants", str(args.max_variants)]
+    return generate(args.work, res, args.capabilities, args.max_seeds, args.seed, *options, *extra)
 
 
 def run(work: Path, suite: Path, models: dict[str, str]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from autocheck.store import content_hash
 
 
 def main() -> None:
-    p = common.parser(__doc__.splitlines()[0], quick_seeds=40)
+    p = common.parser(__doc__.splitlines()[0], quick_seeds=20)
     p.add_argument("--epochs", type=int, default=1)
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--lr", type=float, default=2e-5)
