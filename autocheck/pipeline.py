@@ -208,6 +208,11 @@ def generate(
                 "rejected": dict(rejected),
             }
             atomic_write_json(out / STATE, state)
+            if hasattr(chunks, "set_postfix_str"):  # a tqdm bar: say where the run is
+                done = counts[chunk[-1].capability]
+                chunks.set_postfix_str(
+                    f"{chunk[-1].capability}: {done.seed_cases} seed cases, {done.expansions} expansions"
+                )
 
     summary = RunSummary(out, counts, asdict(stats), dict(rejected), dict(timer.seconds))
     _write_manifest(out, config, summary, lexicon, expander)
