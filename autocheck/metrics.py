@@ -26,6 +26,7 @@ from nltk import Tree, word_tokenize
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
 from autocheck.records import EXPANSION, SEED, TestCase
+from autocheck.resources import nltk_resource
 from autocheck.store import InputError, read_jsonl, rng_for
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,8 @@ SAMPLE_SIZES = (200, 400, 600, 800, 1000)
 
 
 def tokenize(texts: Iterable[str]) -> list[list[str]]:
+    """NLTK ``word_tokenize``, as the paper's Self-BLEU (its sentence splitter needs ``punkt_tab``)."""
+    nltk_resource("tokenizers/punkt_tab/english", "punkt_tab")
     return [word_tokenize(text) for text in texts]
 
 
@@ -145,9 +148,8 @@ def diversity(
     token_cache: dict[str, list[str]] = {}
     bleus = []
     for sample in samples:
-        for text in sample:
-            if text not in token_cache:
-                token_cache[text] = word_tokenize(text)
+        new = [text for text in dict.fromkeys(sample) if text not in token_cache]
+        token_cache.update(zip(new, tokenize(new)))
         bleus.append(self_bleu([token_cache[t] for t in sample]))
     out = {"n": len(samples[0]) if samples else 0, "self_bleu": statistics.median(bleus)}
     if rules_of is not None:

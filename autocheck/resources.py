@@ -37,6 +37,9 @@ def nltk_resource(resource: str, package: str) -> str:
     """
     import nltk
 
+    for entry in reversed(os.environ.get("NLTK_DATA", "").split(os.pathsep)):
+        if entry and entry not in nltk.data.path:  # NLTK reads NLTK_DATA only when it is first imported
+            nltk.data.path.insert(0, entry)
     for candidate in (resource, resource + ".zip"):
         try:
             return str(nltk.data.find(candidate))
