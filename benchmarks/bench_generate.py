@@ -58,8 +58,15 @@ def main() -> None:
         beam_size=args.beam_size,
     )
     shutil.rmtree(args.out, ignore_errors=True)
+    rss_after_chunk: list[float] = []
+
+    def record_memory(chunks, total, description):  # generate's progress hook: RSS after each chunk
+        for chunk in chunks:
+            yield chunk
+            rss_after_chunk.append(current_rss_mib())
+
     start = time.perf_counter()
-    summary = generate(config, args.out)
+    summary = generate(config, args.out, progress=record_memory)
     wall = time.perf_counter() - start
     seeds = sum(c.seed_cases for c in summary.counts.values())
     templates = sum(c.masked_templates for c in summary.counts.values())
@@ -81,6 +88,13 @@ def main() -> None:
     )
     print(f"throughput: {seeds / wall:.2f} seed cases/s, {expansions / wall:.2f} expansions/s")
     print(f"peak memory (max RSS): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
+    quarters = [rss_after_chunk[max(0, len(rss_after_chunk) * q // 4 - 1)] for q in (1, 2, 3, 4)]
+    print("RSS after 1/4, 1/2, 3/4, all chunks: " + ", ".join(f"{m:,.0f} MiB" for m in quarters))
+
+
+def current_rss_mib() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 if __name__ == "__main__":
