@@ -11,19 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
-from .lexicon import NEGATIONS
+from .lexicon import NEGATIONS, Lexicon
 from .records import Example, Label
 from .requirements import Capability, Length, Predicates
 from .store import rng_for
 from .tagging import coarse_pos, pos_tag_sents, tokenize
-
-
-class Lexicon(Protocol):
-    name: str
-
-    def polarity(self, word: str, pos: str | None) -> str | None: ...
 
 
 @dataclass(slots=True)
