@@ -129,7 +129,9 @@ def _print_counts(summary) -> None:
     from rich.table import Table
 
     table = Table(title=f"suite written to {summary.out}")
-    columns = ["seeds", "seed_cases", "parsed", "masked_templates", "candidates", "expansions"]
+    columns = ["seeds", "seed_cases"]
+    if any(counts.parsed or counts.masked_templates for counts in summary.counts.values()):  # expanded
+        columns += ["parsed", "masked_templates", "candidates", "expansions"]
     table.add_column("capability")
     for column in columns:
         table.add_column(column.replace("_", " "), justify="right")
