@@ -12,7 +12,7 @@ import logging
 import os
 from pathlib import Path
 
-from .resources import project_file
+from .resources import shared_data_dir
 from .store import load_json, prepare_output_dir
 
 log = logging.getLogger(__name__)
@@ -24,12 +24,8 @@ SST_HUB_ID = "SetFit/sst5"
 SST5_LABELS = {"0": "negative", "1": "negative", "2": "neutral", "3": "positive", "4": "positive"}
 
 
-def default_shared() -> Path:
-    return Path(os.environ.get("AUTOCHECK_SHARED_DATA", project_file("../shared/data"))).resolve()
-
-
 def demo_resources(shared: Path | None) -> dict[str, str]:
-    shared = shared or default_shared()
+    shared = shared or shared_data_dir()
     if (shared / "models" / "mini-bert-mlm").is_dir():
         os.environ.setdefault("NLTK_DATA", str(shared / "nltk_data"))
         return {

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .resources import project_file
+from .resources import find_nltk, project_file, shared_data_dir
 
 NLTK_RESOURCES = [
     ("treebank (reference PCFG)", "corpora/treebank", "treebank"),
@@ -33,17 +32,6 @@ class Row:
     detail: str
 
 
-def _nltk(resource: str) -> str | None:
-    import nltk
-
-    for candidate in (resource, resource + ".zip"):
-        try:
-            return str(nltk.data.find(candidate))
-        except LookupError:
-            pass
-    return None
-
-
 def _hf_cached(repo_id: str) -> str | None:
     try:
         from huggingface_hub import try_to_load_from_cache
@@ -56,9 +44,9 @@ def _hf_cached(repo_id: str) -> str | None:
 def check_resources() -> list[Row]:
     rows = []
     for name, resource, package in NLTK_RESOURCES:
-        where = _nltk(resource)
+        where = find_nltk(resource)
         rows.append(Row(name, where is not None, where or f"python -m nltk.downloader {package}"))
-    where = _nltk("models/benepar_en3")
+    where = find_nltk("models/benepar_en3")
     rows.append(
         Row(
             "benepar_en3 (parser)",
@@ -81,7 +69,7 @@ def check_resources() -> list[Row]:
     ]:
         path = project_file(relative)
         rows.append(Row(name, path.exists(), str(path)))
-    shared = Path(os.environ.get("AUTOCHECK_SHARED_DATA", project_file("../shared/data"))).resolve()
+    shared = shared_data_dir()
     rows.append(
         Row(
             "offline stand-ins (shared/data)",

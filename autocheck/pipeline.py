@@ -172,7 +172,7 @@ def generate(
 ) -> RunSummary:
     """Run the whole generation job into ``out`` (a suite directory) and return its summary."""
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
-    state = _load_state(out, config) if resume else {"chunks": 0, "offset": 0, "counts": {}, "rejected": {}}
+    state = _load_state(out, config) if resume else _fresh_state()
     timer = _Timer()
     capabilities, lexicon, stats, seed_counts, cases = seed_cases(config, timer)
     by_id = {capability.id: capability for capability in capabilities}
@@ -300,12 +300,17 @@ class _Expander:
         }
 
 
+def _fresh_state() -> dict[str, Any]:
+    """The resume point of a run that has finished no chunk yet."""
+    return {"chunks": 0, "offset": 0, "counts": {}, "rejected": {}}
+
+
 def _load_state(out: Path, config: GenerateConfig) -> dict[str, Any]:
     path = out / STATE
     if not path.exists():
         if (out / MANIFEST).exists():
             raise InputError(f"{out}: this run already finished; nothing to resume")
-        return {"chunks": 0, "offset": 0, "counts": {}, "rejected": {}}
+        return _fresh_state()
     state = load_json(path, "resume state")
     if state.get("fingerprint") != config.fingerprint():
         raise InputError(

@@ -29,26 +29,42 @@ def project_file(relative: str) -> Path:
     return PROJECT_ROOT / relative
 
 
-def nltk_resource(resource: str, package: str) -> str:
-    """Locate an NLTK resource (e.g. ``corpora/opinion_lexicon``), downloading ``package`` on first use.
+def shared_data_dir() -> Path:
+    """The offline resources (real corpora, stand-in models): ``$AUTOCHECK_SHARED_DATA`` or ../shared/data."""
+    return Path(os.environ.get("AUTOCHECK_SHARED_DATA", project_file("../shared/data"))).resolve()
 
-    Returns the resource path NLTK resolved. Honours ``NLTK_DATA``. Offline, a missing resource is a
-    ``ResourceMissing`` naming the download command.
-    """
+
+def find_nltk(resource: str) -> str | None:
+    """Where NLTK has ``resource`` (plain or zipped), or None; ``NLTK_DATA`` counts even when it was set
+    after nltk was imported (NLTK reads it only at import)."""
     import nltk
 
     for entry in reversed(os.environ.get("NLTK_DATA", "").split(os.pathsep)):
-        if entry and entry not in nltk.data.path:  # NLTK reads NLTK_DATA only when it is first imported
+        if entry and entry not in nltk.data.path:
             nltk.data.path.insert(0, entry)
     for candidate in (resource, resource + ".zip"):
         try:
             return str(nltk.data.find(candidate))
         except LookupError:
             pass
+    return None
+
+
+def nltk_resource(resource: str, package: str) -> str:
+    """Locate an NLTK resource (e.g. ``corpora/opinion_lexicon``), downloading ``package`` on first use.
+
+    Returns the resource path NLTK resolved. Honours ``NLTK_DATA``. Offline, a missing resource is a
+    ``ResourceMissing`` naming the download command.
+    """
+    found = find_nltk(resource)
+    if found is not None:
+        return found
     how = f"python -m nltk.downloader {package}  (or set NLTK_DATA to a folder that has {resource})"
     if offline():
         raise ResourceMissing(f"NLTK resource '{resource}' not found; get it with: {how}")
+    import nltk
+
     log.warning("Downloading NLTK package '%s' (first use) ...", package)
-    if not nltk.download(package, quiet=True):
+    if not nltk.download(package, quiet=True) or (found := find_nltk(resource)) is None:
         raise ResourceMissing(f"NLTK resource '{resource}' could not be downloaded; get it with: {how}")
-    return str(nltk.data.find(resource))
+    return found
