@@ -146,7 +146,7 @@ def _print_counts(summary) -> None:
 
 
 def cmd_grammar_build(args: argparse.Namespace) -> int:
-    from .grammar import build_grammar
+    from .expand.grammar import build_grammar
 
     grammar = build_grammar(args.treebank)
     grammar.save(args.out)
@@ -195,7 +195,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_checklist(args: argparse.Namespace) -> int:
-    from .checklist import convert_checklist
+    from .sources.checklist import convert_checklist
 
     out = prepare_output_dir(args.out, overwrite=args.overwrite)
     counts = convert_checklist(

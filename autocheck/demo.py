@@ -84,7 +84,7 @@ def run_demo(
     results = run_suite(suite_dir, [model], prepare_output_dir(results_dir, overwrite=True))
     checklist_results, checklist_dir = None, None
     if Path(res.get("checklist", "")).is_file():  # CheckList's own suite beside ours: 30 items per test
-        from .checklist import convert_checklist
+        from .sources.checklist import convert_checklist
 
         checklist_suite, checklist_dir = Path(out) / "checklist-suite", Path(out) / "checklist-results"
         convert_checklist(

@@ -111,11 +111,11 @@ class _Timer:
 def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
     """Search and transform: returns (capabilities, lexicon, dataset stats, per-capability seed counts,
     and a lazy, deterministic stream of seed cases over all capabilities)."""
-    from .datasets import DatasetStats, load_examples
-    from .lexicon import load_lexicon
     from .requirements import load_capabilities
-    from .search import analyze, search, select
-    from .transform import transform
+    from .sources.datasets import DatasetStats, load_examples
+    from .sources.lexicon import load_lexicon
+    from .sources.search import analyze, search, select
+    from .sources.transform import transform
 
     timer = timer or _Timer()
     with timer("load"):
@@ -225,12 +225,12 @@ class _Expander:
     """Parse → differentiate → fill for one chunk of seed cases; models loaded once."""
 
     def __init__(self, config: GenerateConfig, lexicon: Any, capabilities: dict, timer: _Timer):
-        from .expansion import Differentiator
-        from .fill import MaskedLM
-        from .grammar import build_grammar, load_grammar
-        from .parsing import Parser
-        from .search import satisfies
-        from .transform import seed_text
+        from .expand.expansion import Differentiator
+        from .expand.fill import MaskedLM
+        from .expand.grammar import build_grammar, load_grammar
+        from .expand.parsing import Parser
+        from .sources.search import satisfies
+        from .sources.transform import seed_text
 
         self.config, self.lexicon, self.capabilities, self.timer = config, lexicon, capabilities, timer
         self._satisfies, self._seed_text = satisfies, seed_text
@@ -249,7 +249,7 @@ class _Expander:
     def expand(
         self, chunk: list[TestCase], counts: dict[str, CapabilityCounts], rejected: Counter[str]
     ) -> dict[str, list[TestCase]]:
-        from .fill import FillStats, fill
+        from .expand.fill import FillStats, fill
 
         with self.timer("parse"):
             parses = self.parser.parse([case.text for case in chunk])

@@ -32,9 +32,9 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
-    from autocheck.expansion import Differentiator
-    from autocheck.grammar import build_grammar, load_grammar
-    from autocheck.parsing import Parser
+    from autocheck.expand.expansion import Differentiator
+    from autocheck.expand.grammar import build_grammar, load_grammar
+    from autocheck.expand.parsing import Parser
 
     started = time.perf_counter()
     build_grammar("nltk")

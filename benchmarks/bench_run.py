@@ -34,9 +34,9 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench_run_"))
     os.environ["AUTOCHECK_CACHE"] = str(work / "cache")  # a fresh cache: the first run predicts everything
 
-    from autocheck.checklist import convert_checklist
     from autocheck.models import load_model
     from autocheck.run import run_suite
+    from autocheck.sources.checklist import convert_checklist
 
     counts = convert_checklist(args.checklist, work / "suite", max_per_test=args.per_test)
     model = load_model(args.model, batch_size=args.batch_size, device="cpu")

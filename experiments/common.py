@@ -180,7 +180,7 @@ def checklist_suite(
 ) -> Path:
     """The CheckList tests mapped to ``capabilities`` (notes §1.2) as a suite whose capability ids are the LC
     ids; at most ``max_cases`` random cases per test."""
-    from autocheck.checklist import LC_MAP, load_checklist, test_cases
+    from autocheck.sources.checklist import LC_MAP, load_checklist, test_cases
     from autocheck.store import JsonlWriter, atomic_write_json, rng_for
 
     out = work / "checklist" / content_hash(res.checklist, *capabilities, str(max_cases), str(seed))

@@ -7,10 +7,10 @@ import json
 import pytest
 import torch
 
-from autocheck.checklist import LC_MAP, convert_checklist, slug
 from autocheck.models import load_model
 from autocheck.resources import ResourceMissing
 from autocheck.run import iter_cases, run_suite
+from autocheck.sources.checklist import LC_MAP, convert_checklist, slug
 from autocheck.store import InputError
 
 torch.set_num_threads(1)

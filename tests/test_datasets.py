@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import require
 
-from autocheck.datasets import DatasetStats, load_examples, normalize_text, sst_label
 from autocheck.resources import ResourceMissing
+from autocheck.sources.datasets import DatasetStats, load_examples, normalize_text, sst_label
 from autocheck.store import InputError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "datasets"

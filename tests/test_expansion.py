@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from nltk import Tree
 
-from autocheck.expansion import Differentiator, differentiate, embeddings, placements
-from autocheck.grammar import Grammar, load_grammar
+from autocheck.expand.expansion import Differentiator, differentiate, embeddings, placements
+from autocheck.expand.grammar import Grammar, load_grammar
 from autocheck.records import Parse
 from autocheck.tagging import tokenize
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 from conftest import require
 
-from autocheck.fill import FillStats, MaskedLM, fill, validate, whole_word_ids
+from autocheck.expand.fill import FillStats, MaskedLM, fill, validate, whole_word_ids
 from autocheck.records import MaskedTemplate, Parse, TestCase
 from autocheck.resources import ResourceMissing
 from autocheck.tagging import tokenize

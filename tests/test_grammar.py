@@ -7,7 +7,7 @@ import json
 import pytest
 from nltk import Tree
 
-from autocheck.grammar import Grammar, build_grammar, clean_tree, load_grammar, strip_label
+from autocheck.expand.grammar import Grammar, build_grammar, clean_tree, load_grammar, strip_label
 from autocheck.store import InputError
 
 MRG = """\

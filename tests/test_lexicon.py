@@ -10,8 +10,8 @@ import nltk
 import pytest
 from conftest import require
 
-from autocheck.lexicon import compat_score, load_lexicon, sense_weighted_score
 from autocheck.resources import ResourceMissing
+from autocheck.sources.lexicon import compat_score, load_lexicon, sense_weighted_score
 from autocheck.store import InputError, file_sha256
 
 FIXTURES = Path(__file__).parent / "fixtures" / "lexicon"

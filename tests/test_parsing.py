@@ -9,10 +9,10 @@ import torch
 from conftest import require
 from nltk import Tree
 
-from autocheck import parsing
-from autocheck.expansion import Differentiator
-from autocheck.grammar import load_grammar
-from autocheck.parsing import Parser, _escape, _tree_string, locate_model, model_checksum
+from autocheck.expand import parsing
+from autocheck.expand.expansion import Differentiator
+from autocheck.expand.grammar import load_grammar
+from autocheck.expand.parsing import Parser, _escape, _tree_string, locate_model, model_checksum
 from autocheck.records import insertable
 from autocheck.resources import ResourceMissing
 from autocheck.tagging import tokenize

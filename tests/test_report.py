@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from autocheck.checklist import convert_checklist
 from autocheck.models import CallableModel
 from autocheck.records import TestCase
 from autocheck.report import format_table, highlighted, load_results, write_html
 from autocheck.run import run_suite
+from autocheck.sources.checklist import convert_checklist
 
 SCRIPT = "<script>alert('x')</script> fine"
 EXPANDED = "<script>alert('x')</script> really fine"

@@ -108,7 +108,7 @@ def test_missing_or_malformed_file_is_a_clear_error(tmp_path):
 def test_a_new_capability_is_only_json(tmp_path):
     """A user-written capability with its own predicates and template loads and transforms."""
     from autocheck.records import Example
-    from autocheck.transform import transform
+    from autocheck.sources.transform import transform
 
     data = {
         "task": "sentiment",

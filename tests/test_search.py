@@ -11,7 +11,7 @@ import pytest
 
 from autocheck.records import Example
 from autocheck.requirements import load_capabilities
-from autocheck.search import NEGATIONS, analyze, satisfies, search, select, tag
+from autocheck.sources.search import NEGATIONS, analyze, satisfies, search, select, tag
 
 log = logging.getLogger(__name__)
 
@@ -191,9 +191,9 @@ def test_select_is_deterministic_and_independent_of_input_order():
 def test_every_capability_gets_seeds_from_the_whole_sst(shared_data):
     """The real SST table with the opinion lexicon: every LC1-LC10 finds seeds, and all ten searches
     over the 11,855 sentences take seconds (timing is logged, not asserted)."""
-    datasets = pytest.importorskip("autocheck.datasets")
-    lexicon_module = pytest.importorskip("autocheck.lexicon")
-    from autocheck.transform import transform
+    datasets = pytest.importorskip("autocheck.sources.datasets")
+    lexicon_module = pytest.importorskip("autocheck.sources.lexicon")
+    from autocheck.sources.transform import transform
 
     source = shared_data / "datasets" / "sst" / "derived_sentence_labels"
     if not source.is_dir():

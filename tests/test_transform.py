@@ -7,7 +7,7 @@ import pytest
 
 from autocheck.records import TestCase
 from autocheck.requirements import load_capabilities
-from autocheck.transform import seed_text, transform
+from autocheck.sources.transform import seed_text, transform
 
 LC = {c.id: c for c in load_capabilities()}
 

@@ -12,11 +12,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..records import Example, Label
+from ..requirements import Capability, Length, Predicates
+from ..store import rng_for
+from ..tagging import coarse_pos, pos_tag_sents, tokenize
 from .lexicon import NEGATIONS, Lexicon
-from .records import Example, Label
-from .requirements import Capability, Length, Predicates
-from .store import rng_for
-from .tagging import coarse_pos, pos_tag_sents, tokenize
 
 
 @dataclass(slots=True)

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from .cache import Cache
-from .resources import ResourceMissing, offline
-from .store import InputError, content_hash, file_sha256
+from ..cache import Cache
+from ..resources import ResourceMissing, offline
+from ..store import InputError, content_hash, file_sha256
 
 log = logging.getLogger(__name__)
 

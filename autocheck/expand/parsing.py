@@ -27,11 +27,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .cache import Cache
-from .records import Parse
-from .resources import ResourceMissing, offline
-from .store import content_hash
-from .tagging import tokenize
+from ..cache import Cache
+from ..records import Parse
+from ..resources import ResourceMissing, offline
+from ..store import content_hash
+from ..tagging import tokenize
 
 log = logging.getLogger(__name__)
 

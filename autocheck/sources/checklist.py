@@ -39,9 +39,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .records import EXPANSION, SEED, TestCase
-from .resources import ResourceMissing
-from .store import InputError, JsonlWriter, atomic_write_json, environment, file_sha256, load_json
+from ..records import EXPANSION, SEED, TestCase
+from ..resources import ResourceMissing
+from ..store import InputError, JsonlWriter, atomic_write_json, environment, file_sha256, load_json
 
 log = logging.getLogger(__name__)
 

@@ -29,11 +29,11 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from .records import SEED, Example, TestCase
-from .requirements import FILLER_FIELD, SEED_FIELD, Capability, Filler, Negation, Template
+from ..records import SEED, Example, TestCase
+from ..requirements import FILLER_FIELD, SEED_FIELD, Capability, Filler, Negation, Template
+from ..store import content_hash, rng_for
+from ..tagging import tokenize
 from .search import NEGATIONS, length_ok, natural_key
-from .store import content_hash, rng_for
-from .tagging import tokenize
 
 log = logging.getLogger(__name__)
 

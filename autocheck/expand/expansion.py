@@ -51,9 +51,9 @@ import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ..records import MaskedTemplate, Parse, insertable
+from ..store import content_hash
 from .grammar import Grammar, Rhs
-from .records import MaskedTemplate, Parse, insertable
-from .store import content_hash
 
 log = logging.getLogger(__name__)
 

@@ -42,8 +42,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from .resources import nltk_resource
-from .store import InputError
+from ..resources import nltk_resource
+from ..store import InputError
 
 log = logging.getLogger(__name__)
 

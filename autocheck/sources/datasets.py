@@ -36,9 +36,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .records import Example
-from .resources import ResourceMissing
-from .store import InputError
+from ..records import Example
+from ..resources import ResourceMissing
+from ..store import InputError
 
 log = logging.getLogger(__name__)
 

@@ -46,12 +46,12 @@ from typing import Any, Protocol
 
 import torch
 
-from .cache import Cache
-from .lexicon import NEGATIONS
-from .records import EXPANSION, MaskedTemplate, TestCase
-from .resources import ResourceMissing, offline
-from .store import content_hash, file_sha256
-from .tagging import coarse_pos, is_single_token, pos_tag_from, pos_tag_sents, tokenize
+from ..cache import Cache
+from ..records import EXPANSION, MaskedTemplate, TestCase
+from ..resources import ResourceMissing, offline
+from ..sources.lexicon import NEGATIONS
+from ..store import content_hash, file_sha256
+from ..tagging import coarse_pos, is_single_token, pos_tag_from, pos_tag_sents, tokenize
 
 log = logging.getLogger(__name__)
 

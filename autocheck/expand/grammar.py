@@ -26,9 +26,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .resources import nltk_resource, project_file
-from .store import InputError, atomic_write_json, dumps, load_json
+from .. import __version__
+from ..resources import nltk_resource, project_file
+from ..store import InputError, atomic_write_json, dumps, load_json
 
 log = logging.getLogger(__name__)
 

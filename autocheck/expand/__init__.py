@@ -1,0 +1,1 @@
+"""Auto-CheckList's grammar expansion: reference PCFG, parsing, production differentiation, masked-LM fill."""
