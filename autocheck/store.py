@@ -116,13 +116,29 @@ def atomic_write_json(path: str | Path, obj: Any) -> None:
 
 
 def load_json(path: str | Path, what: str = "JSON file") -> Any:
+    """Parse a JSON file; a missing, unreadable, non-UTF-8, malformed or absurdly nested file is an
+    ``InputError`` naming the file (and line:column where JSON can say)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        with open(path, "rb") as f:
+            raw = f.read()
     except FileNotFoundError:
         raise InputError(f"{path}: {what} not found") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read the {what} ({e.strerror or e})") from None
+    try:
+        text = raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise InputError(
+            f"{path}:{line}: the {what} is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}); "
+            "save it as UTF-8"
+        ) from None
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"{path}:{e.lineno}:{e.colno}: not valid JSON ({e.msg})") from None
+    except RecursionError:
+        raise InputError(f"{path}: the {what} is nested too deeply to read") from None
 
 
 def package_versions(names: Iterable[str]) -> dict[str, str | None]:
