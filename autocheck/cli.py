@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import __version__
 from .resources import ResourceMissing
-from .store import InputError, prepare_output_dir
+from .store import InputError, check_output_file, prepare_output_dir
 
 log = logging.getLogger("autocheck")
 
@@ -148,6 +148,7 @@ def _print_counts(summary) -> None:
 def cmd_grammar_build(args: argparse.Namespace) -> int:
     from .expand.grammar import build_grammar
 
+    check_output_file(args.out, overwrite=args.overwrite)
     grammar = build_grammar(args.treebank)
     grammar.save(args.out)
     print(f"grammar written to {args.out}")
@@ -186,6 +187,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import format_table, load_results, write_html
 
+    if args.html:
+        check_output_file(args.html, overwrite=args.overwrite)
     checklist = load_results(args.checklist) if args.checklist else None
     print(format_table(load_results(args.results), checklist))
     if args.html:
@@ -230,6 +233,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_retrain(args: argparse.Namespace) -> int:
     from .retrain import results_table, retrain
 
+    prepare_output_dir(args.out, overwrite=args.overwrite)
     results = retrain(
         args.model,
         args.data,
@@ -293,6 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = grammar.add_parser("build", help="build a PCFG from a treebank and save it as JSON")
     p.add_argument("--treebank", default="nltk", help="'nltk' (PTB sample) or a directory of .mrg files")
     p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     p.set_defaults(func=cmd_grammar_build)
 
     p = commands.add_parser("doctor", help="list every resource, where it was found or how to get it")
@@ -315,6 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--checklist", type=Path, help="results of the CheckList suite, shown beside each mapped LC"
     )
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --html file")
     p.set_defaults(func=cmd_report)
 
     p = commands.add_parser(
@@ -353,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sst2-dev", help="SST-2 dev.tsv for the before/after accuracy")
     p.add_argument("--lr", type=float, default=2e-5)
     p.add_argument("--max-steps", type=int, help="stop after N optimizer steps")
+    p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.set_defaults(func=cmd_retrain)
 
     p = commands.add_parser("metrics", help="diversity of a suite: Self-BLEU and production-rule coverage")
@@ -385,12 +392,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["AUTOCHECK_OFFLINE"] = os.environ["HF_HUB_OFFLINE"] = "1"
     try:
         return args.func(args)
-    except (InputError, ResourceMissing) as e:
+    except InputError as e:
+        print(f"autocheck: error: {e.cli}", file=sys.stderr)
+        return 2
+    except ResourceMissing as e:
         print(f"autocheck: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("autocheck: interrupted; continue with the same command and --resume", file=sys.stderr)
+        print(f"autocheck: interrupted; {_after_interrupt(args)}", file=sys.stderr)
         return 130
+
+
+def _after_interrupt(args: argparse.Namespace) -> str:
+    """What to do next, naming only options the interrupted command has."""
+    if args.command == "demo":
+        return "run the same command again to continue where it stopped"
+    if hasattr(args, "resume"):
+        return "continue with the same command and --resume"
+    if hasattr(args, "overwrite"):
+        return "its output is incomplete; run the same command again with --overwrite"
+    return "run the same command again"
 
 
 if __name__ == "__main__":

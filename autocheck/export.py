@@ -91,7 +91,10 @@ def assign_splits(
 def _prepare(out_dir: Path, overwrite: bool) -> None:
     if out_dir.exists() and any(out_dir.iterdir()):
         if not overwrite:
-            raise InputError(f"{out_dir}: directory is not empty; pass overwrite=True to replace an export")
+            raise InputError.hint(
+                f"{out_dir}: directory is not empty; pass {{overwrite}} to replace an export",
+                overwrite="overwrite=True",
+            )
         if not (out_dir / SUMMARY).is_file():
             raise InputError(f"{out_dir}: not empty and not an earlier export; refusing to replace it")
         shutil.rmtree(out_dir)

@@ -313,9 +313,10 @@ def _load_state(out: Path, config: GenerateConfig) -> dict[str, Any]:
         return _fresh_state()
     state = load_json(path, "resume state")
     if state.get("fingerprint") != config.fingerprint():
-        raise InputError(
+        raise InputError.hint(
             f"{path}: the run in this directory used other settings; resume it with the same options "
-            "or write to a new --out"
+            "or write to a new {out}",
+            out="out=DIR",
         )
     return state
 

@@ -17,7 +17,32 @@ import numpy as np
 
 
 class InputError(ValueError):
-    """Bad user input; the message names the file and the line or field."""
+    """Bad user input; the message names the file and the line or field.
+
+    ``str(error)`` is the message for Python callers (options spelled as keywords, ``overwrite=True``);
+    ``error.cli`` is the same message for the command line (``--overwrite``), which the CLI prints.
+    """
+
+    def __init__(self, message: str, cli: str | None = None):
+        super().__init__(message)
+        self.cli = message if cli is None else cli
+
+    @classmethod
+    def hint(cls, template: str, **options: str) -> InputError:
+        """An error whose ``template`` names options as ``{name}`` placeholders, each given as a keyword
+        argument spelling (``resume="resume=True"``, ``column="text_column=NAME"``): the API message says
+        ``resume=True``, the CLI one ``--resume`` (``--text-column NAME``)."""
+        api, cli = template, template
+        for name, keyword in options.items():
+            api, cli = api.replace(f"{{{name}}}", keyword), cli.replace(f"{{{name}}}", cli_flag(keyword))
+        return cls(api, cli)
+
+
+def cli_flag(keyword: str) -> str:
+    """``overwrite=True`` -> ``--overwrite``; ``text_column=NAME`` -> ``--text-column NAME``."""
+    name, _, value = keyword.partition("=")
+    flag = "--" + name.replace("_", "-")
+    return flag if value in ("", "True") else f"{flag} {value}"
 
 
 def content_hash(*parts: str, length: int = 16) -> str:
@@ -111,6 +136,18 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         raise
 
 
+def check_output_file(path: str | Path, *, overwrite: bool = False) -> Path:
+    """Refuse to replace an existing file (or to write over a directory) unless ``overwrite``."""
+    out = Path(path)
+    if out.is_dir():
+        raise InputError(f"{out}: is a directory; give a file name")
+    if out.exists() and not overwrite:
+        raise InputError.hint(
+            f"{out}: file exists; pass {{overwrite}} to replace it", overwrite="overwrite=True"
+        )
+    return out
+
+
 def atomic_write_json(path: str | Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=2) + "\n")
 
@@ -162,14 +199,25 @@ def environment() -> dict[str, Any]:
     }
 
 
-def prepare_output_dir(path: str | Path, *, resume: bool = False, overwrite: bool = False) -> Path:
-    """Create an output directory; refuse to reuse a non-empty one unless resuming or overwriting."""
+def prepare_output_dir(path: str | Path, *, resume: bool | None = None, overwrite: bool = False) -> Path:
+    """Create an output directory; refuse to reuse a non-empty one unless resuming or overwriting.
+
+    ``resume=None`` (the default) means the caller cannot resume, so the refusal does not offer it.
+    """
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a directory")
     if out.exists() and any(out.iterdir()) and not (resume or overwrite):
-        raise InputError(
-            f"{out}: directory is not empty; pass --resume to continue that run or --overwrite to replace it"
+        if resume is None:
+            raise InputError.hint(
+                f"{out}: directory is not empty; pass {{overwrite}} to replace its files",
+                overwrite="overwrite=True",
+            )
+        raise InputError.hint(
+            f"{out}: directory is not empty; "
+            "pass {resume} to continue that run or {overwrite} to replace it",
+            resume="resume=True",
+            overwrite="overwrite=True",
         )
     if overwrite and not resume and out.exists():
         for child in out.iterdir():

@@ -68,7 +68,7 @@ def test_unknown_dir_test_and_bad_labels_are_clear_errors(tmp_path):
 def test_pickle_needs_explicit_trust(tmp_path):
     pickle = tmp_path / "sentiment_suite.pkl"
     pickle.write_bytes(b"not read")
-    with pytest.raises(InputError, match="trust-pickle"):
+    with pytest.raises(InputError, match="trust_pickle=True"):
         convert_checklist(pickle, tmp_path / "out")
     try:
         import checklist  # noqa: F401
@@ -113,7 +113,7 @@ def test_stand_in_model_on_the_checklist_suite(shared_data, tmp_path):
 def test_renamed_pickle_or_binary_is_refused_like_a_pickle(tmp_path, name, content):
     path = tmp_path / name
     path.write_bytes(content)
-    with pytest.raises(InputError, match=r"runs code when loaded; pass --trust-pickle") as info:
+    with pytest.raises(InputError, match=r"runs code when loaded; pass trust_pickle=True only") as info:
         convert_checklist(path, tmp_path / "out")
     assert str(info.value).startswith(f"{path}: content is ")
     assert not (tmp_path / "out" / "cases.jsonl").exists()

@@ -30,7 +30,7 @@ def test_output_directories_are_never_clobbered(tmp_path):
     out = tmp_path / "out"
     prepare_output_dir(out)
     (out / "mine.txt").write_text("x")
-    with pytest.raises(InputError, match="--resume.*--overwrite"):
+    with pytest.raises(InputError, match="pass overwrite=True to replace"):
         prepare_output_dir(out)
     assert prepare_output_dir(out, resume=True) == out and (out / "mine.txt").exists()
     prepare_output_dir(out, overwrite=True)

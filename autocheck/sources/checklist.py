@@ -206,10 +206,10 @@ def load_checklist(source: str | Path, *, trust_pickle: bool = False) -> list[di
     binary = _binary_content(path)  # a pickle renamed to .json or .bin is still a pickle
     if path.name.endswith((".pkl", ".pickle", ".tar.gz", ".tgz")) or binary:
         if not trust_pickle:
-            raise InputError(
+            raise InputError.hint(
                 f"{path}: {binary + ', and ' if binary else ''}a pickle runs code when loaded; pass "
-                "--trust-pickle (trust_pickle=True) only for a file you trust, or use the JSON export "
-                "sentiment_suite.tests.json"
+                "{trust} only for a file you trust, or use the JSON export sentiment_suite.tests.json",
+                trust="trust_pickle=True",
             )
         if not path.is_file():
             raise InputError(f"{path}: CheckList suite not found")

@@ -279,9 +279,10 @@ def _pick(columns: list[str], wanted: str | None, defaults: tuple[str, ...], pat
         return wanted  # checked by _rows / the JSONL reader
     found = next((c for c in defaults if c in columns), None)
     if found is None:
-        raise InputError(
+        raise InputError.hint(
             f"{path}: no {what} column {' or '.join(map(repr, defaults))} (columns: {', '.join(columns)}); "
-            f"pass {what}_column{' (GLUE test files are unlabelled)' if what == 'label' else ''}"
+            f"pass {{column}}{' (GLUE test files are unlabelled)' if what == 'label' else ''}",
+            column=f"{what}_column=NAME",
         )
     return found
 
