@@ -52,6 +52,9 @@ def _add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--label-column", help="label column of a CSV/TSV/JSONL/HF dataset")
     p.add_argument("--label-map", type=_label_map, help="raw label → label, e.g. 0=negative,1=positive")
     p.add_argument("--split", help="dataset split (train/dev/test; HF split name)")
+    p.add_argument(
+        "--encoding", help="text encoding of local dataset files (default: detected; see the manifest)"
+    )
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.add_argument("--chunk-size", type=int, default=64, help="seed cases per batch/checkpoint (default 64)")
@@ -94,6 +97,7 @@ def _config(args: argparse.Namespace, expand: bool):
         label_column=args.label_column,
         label_map=args.label_map,
         split=args.split,
+        encoding=args.encoding,
         expand=expand,
         chunk_size=args.chunk_size,
     )

@@ -60,6 +60,7 @@ class GenerateConfig:
     label_column: str | None = None
     label_map: dict[str, str] | None = None
     split: str | None = None
+    encoding: str | None = None  # of local dataset files; None: detected (the manifest says which)
     expand: bool = True
     parser: str = "benepar_en3"
     mlm: str = "bert-base-uncased"
@@ -130,6 +131,7 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
                 label_map=config.label_map,
                 split=config.split,
                 stats=stats,
+                encoding=config.encoding,
             )
         )
     if not examples:

@@ -26,6 +26,7 @@ paper does. A bad row is skipped and counted by reason in ``stats``; a missing f
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
 import logging
@@ -53,6 +54,8 @@ class DatasetStats:
     read: int = 0
     kept: int = 0
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
+    encoding: str | None = None  # the encoding asked for (``--encoding``); None: detected per file
+    encodings: dict[str, str] = field(default_factory=dict)  # file -> the encoding it was read with
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -153,10 +156,65 @@ def _example(
     return Example(id=example_id, text=text, label=label, source=source)
 
 
-def _open_text(path: Path) -> Any:
-    """Open as UTF-8; undecodable bytes survive as surrogates so their row can be skipped, not the file."""
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))  # fmt: skip
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_NON_ASCII = re.compile("[\u0080-\udc7f\udd00-\U0010ffff]")
+
+
+def detect_encoding(path: Path) -> str:
+    """The encoding of a text file: a BOM's; else UTF-8 when the file decodes as UTF-8, or when it holds
+    real UTF-8 text beside a few bad bytes (those rows are skipped as undecodable); else a legacy 8-bit
+    file: ``charset_normalizer``'s guess where most letters are non-ASCII (Cyrillic, Greek, ...; short
+    Latin text fools it), Windows-1252 when that decodes the file, Latin-1 (decodes anything) otherwise."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
+    invalid = multibyte = False
+    high = total = 0
+    sample = b""
+    with open(path, "rb") as f:
+        head = f.read(4)
+        for bom, name in _BOMS:
+            if head.startswith(bom):
+                return name
+        f.seek(0)
+        for block in iter(lambda: f.read(1 << 20), b""):
+            sample = sample or block
+            text = decoder.decode(block)
+            invalid = invalid or bool(_SURROGATE.search(text))
+            multibyte = multibyte or bool(_NON_ASCII.search(text))
+        text = decoder.decode(b"", final=True)
+        invalid = invalid or bool(_SURROGATE.search(text))
+    if not invalid or multibyte:
+        return "utf-8"
+    letters = bytes(b for b in sample if b > 0x20)
+    high, total = sum(b >= 0x80 for b in letters), len(letters)
+    if total and high / total > 0.3:
+        try:
+            from charset_normalizer import from_bytes
+
+            best = from_bytes(sample).best()
+            if best is not None:
+                return best.encoding
+        except ImportError:
+            pass
     try:
-        return open(path, encoding="utf-8", errors="surrogateescape", newline="")
+        with open(path, encoding="cp1252") as f:
+            for _ in iter(lambda: f.read(1 << 20), ""):
+                pass
+        return "cp1252"
+    except UnicodeDecodeError:
+        return "latin-1"
+
+
+def _open_text(path: Path, stats: DatasetStats) -> Any:
+    """Open a text file in ``stats.encoding`` or the detected one (recorded in ``stats.encodings``);
+    undecodable bytes survive as surrogates so their row can be skipped, not the file."""
+    try:
+        encoding = stats.encodings.get(str(path)) or stats.encoding or detect_encoding(path)
+        if str(path) not in stats.encodings and encoding != "utf-8":
+            log.info("%s: read as %s", path, encoding)
+        stats.encodings[str(path)] = encoding
+        return open(path, encoding=encoding, errors="surrogateescape", newline="")
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
 
@@ -170,9 +228,11 @@ def _split_name(split: str | None) -> str | None:
     return name
 
 
-def _rows(path: Path, delimiter: str, required: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _rows(
+    path: Path, delimiter: str, required: Iterable[str], stats: DatasetStats
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, row) of a CSV/TSV file; a missing required column is an InputError."""
-    with _open_text(path) as f:
+    with _open_text(path, stats) as f:
         quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
         reader = csv.DictReader(f, delimiter=delimiter, quoting=quoting)
         columns = reader.fieldnames or []
@@ -191,7 +251,7 @@ def _rows(path: Path, delimiter: str, required: Iterable[str]) -> Iterator[tuple
 
 def _sst_table(path: Path, split: str | None, stats: DatasetStats) -> Iterator[Example]:
     required = ("sentence_index", "sentence", "splitset_label", "values")
-    for _, row in _rows(path, ",", required):
+    for _, row in _rows(path, ",", required, stats):
         if split is not None and SST_SPLIT_CODES.get(row["splitset_label"]) != split:
             continue
         try:
@@ -204,9 +264,9 @@ def _sst_table(path: Path, split: str | None, stats: DatasetStats) -> Iterator[E
             yield ex
 
 
-def _read_pipe_table(path: Path, header: bool) -> dict[str, str]:
+def _read_pipe_table(path: Path, header: bool, stats: DatasetStats) -> dict[str, str]:
     """``a|b`` lines -> {a: b} (SST's dictionary.txt and sentiment_labels.txt)."""
-    with _open_text(path) as f:
+    with _open_text(path, stats) as f:
         lines = f.read().splitlines()[1 if header else 0 :]
     return dict(line.rsplit("|", 1) for line in lines if "|" in line)
 
@@ -222,13 +282,13 @@ def _check_sst_original(folder: Path, split: str | None) -> None:
 
 
 def _sst_original(folder: Path, split: str | None, stats: DatasetStats) -> Iterator[Example]:
-    phrase_ids = _read_pipe_table(folder / "dictionary.txt", header=False)
-    scores = _read_pipe_table(folder / "sentiment_labels.txt", header=True)
+    phrase_ids = _read_pipe_table(folder / "dictionary.txt", header=False, stats=stats)
+    scores = _read_pipe_table(folder / "sentiment_labels.txt", header=True, stats=stats)
     splits: dict[str, str] = {}
     if split is not None:
-        with _open_text(folder / "datasetSplit.txt") as f:
+        with _open_text(folder / "datasetSplit.txt", stats) as f:
             splits = dict(line.strip().split(",", 1) for line in f.read().splitlines()[1:] if "," in line)
-    for _, row in _rows(folder / "datasetSentences.txt", "\t", ("sentence_index", "sentence")):
+    for _, row in _rows(folder / "datasetSentences.txt", "\t", ("sentence_index", "sentence"), stats):
         index, sentence = row["sentence_index"], row["sentence"] or ""
         if split is not None and SST_SPLIT_CODES.get(splits.get(index, "")) != split:
             continue
@@ -256,7 +316,7 @@ _TREE_ROOT = re.compile(r"\s*\((\d+)\s")
 
 
 def _sst_trees(path: Path, stats: DatasetStats) -> Iterator[Example]:
-    with _open_text(path) as f:
+    with _open_text(path, stats) as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -287,8 +347,8 @@ def _pick(columns: list[str], wanted: str | None, defaults: tuple[str, ...], pat
     return found
 
 
-def _header(path: Path, delimiter: str) -> list[str]:
-    with _open_text(path) as f:
+def _header(path: Path, delimiter: str, stats: DatasetStats) -> list[str]:
+    with _open_text(path, stats) as f:
         return next(csv.reader(f, delimiter=delimiter), [])
 
 
@@ -300,13 +360,13 @@ def _table_file(
     stats: DatasetStats,
 ) -> Iterator[Example]:
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    columns = _header(path, delimiter)
+    columns = _header(path, delimiter, stats)
     source, prefix = path.stem, path.stem
     if delimiter == "\t" and columns == ["sentence", "label"] and label_map is None:  # GLUE SST-2
         source, prefix, label_map = "sst2", f"sst2:{path.stem}", SST2_LABELS
     text_col = _pick(columns, text_column, ("text", "sentence"), path, "text")
     label_col = _pick(columns, label_column, ("label",), path, "label")
-    for lineno, row in _rows(path, delimiter, (text_col, label_col)):
+    for lineno, row in _rows(path, delimiter, (text_col, label_col), stats):
         if ex := _example(stats, source, f"{prefix}:{lineno}", row[text_col], row[label_col], label_map):
             yield ex
 
@@ -319,7 +379,7 @@ def _jsonl_file(
     stats: DatasetStats,
 ) -> Iterator[Example]:
     text_col = label_col = ""
-    with _open_text(path) as f:
+    with _open_text(path, stats) as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -470,13 +530,25 @@ def load_examples(
     label_map: dict[str, str] | None = None,
     split: str | None = None,
     stats: DatasetStats | None = None,
+    encoding: str | None = None,
 ) -> Iterator[Example]:
     """Stream the labelled examples of ``source`` (see the module docs for what is recognised).
 
-    The source is resolved now (a missing path is an error here); files are read while iterating.
+    Local text files are read in ``encoding``, or in the one ``detect_encoding`` finds; the encoding used
+    for each file is recorded in ``stats.encodings``. The source is resolved now (a missing path is an
+    error here); files are read while iterating.
     """
     split = _split_name(split)
     stats = stats if stats is not None else DatasetStats()
+    if encoding is not None:
+        try:
+            encoding = codecs.lookup(encoding).name
+        except LookupError:
+            raise InputError.hint(
+                f"{{encoding}}: unknown text encoding {encoding!r} (e.g. utf-8, latin-1, cp1252)",
+                encoding="encoding=NAME",
+            ) from None
+        stats.encoding = encoding
     label_map = {str(k): v for k, v in label_map.items()} if label_map is not None else None
     produce = _resolve(str(source), split, text_column, label_column, label_map, stats)
 
