@@ -219,8 +219,14 @@ def _write(by_split: dict[str, list[dict[str, Any]]], out: Path, format: Format,
                 "soft_label": datasets.Sequence(datasets.Value("float64")),
             }
         )
+        # from_dict, not from_list: from_list([]) has no keys to match the features ("Keys mismatch")
         datasets.DatasetDict(
-            {name: datasets.Dataset.from_list(rows, features=features) for name, rows in by_split.items()}
+            {
+                name: datasets.Dataset.from_dict(
+                    {column: [row[column] for row in rows] for column in features}, features=features
+                )
+                for name, rows in by_split.items()
+            }
         ).save_to_disk(str(out))
 
 
