@@ -227,7 +227,7 @@ def _write(by_split: dict[str, list[dict[str, Any]]], out: Path, format: Format,
                 )
                 for name, rows in by_split.items()
             }
-        ).save_to_disk(str(out))
+        ).save_to_disk(str(out), num_shards={name: 1 for name in by_split})  # an empty split needs a shard
 
 
 def load_export(data_dir: str | Path) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
