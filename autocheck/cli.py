@@ -123,9 +123,11 @@ def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
 
 
 def _progress(items, total, description):
-    from tqdm import tqdm
+    """A bar on a terminal, periodic log lines otherwise (CI logs, nohup)."""
+    from .progress import track
 
-    return tqdm(items, total=total, desc=description, unit="chunk", disable=None)
+    units = {"generate": "chunks", "search": "capabilities", "load dataset": "rows"}
+    return track(items, total, description, units.get(description, "it"))
 
 
 def _print_counts(summary) -> None:

@@ -109,9 +109,13 @@ class _Timer:
         self.seconds[self._stage] += time.perf_counter() - self._start
 
 
-def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
+Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
+
+
+def seed_cases(config: GenerateConfig, timer: _Timer | None = None, progress: Progress | None = None):
     """Search and transform: returns (capabilities, lexicon, dataset stats, per-capability seed counts,
     and a lazy, deterministic stream of seed cases over all capabilities)."""
+    report = progress or (lambda items, total, description: items)
     from .requirements import load_capabilities
     from .sources.datasets import DatasetStats, load_examples
     from .sources.lexicon import load_lexicon
@@ -124,14 +128,18 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
         lexicon = load_lexicon(config.lexicon, compat=config.compat)
         stats = DatasetStats()
         examples = list(
-            load_examples(
-                config.dataset,
-                text_column=config.text_column,
-                label_column=config.label_column,
-                label_map=config.label_map,
-                split=config.split,
-                stats=stats,
-                encoding=config.encoding,
+            report(
+                load_examples(
+                    config.dataset,
+                    text_column=config.text_column,
+                    label_column=config.label_column,
+                    label_map=config.label_map,
+                    split=config.split,
+                    stats=stats,
+                    encoding=config.encoding,
+                ),
+                None,
+                "load dataset",
             )
         )
     if not examples:
@@ -139,7 +147,7 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
     with timer("search"):
         analyzed = analyze(examples)
         selected = {}
-        for capability in capabilities:
+        for capability in report(capabilities, len(capabilities), "search"):
             found = search(analyzed, capability, lexicon)
             selected[capability.id] = select(found, config.max_seeds, config.seed, capability.id)
 
@@ -170,13 +178,13 @@ def generate(
     *,
     resume: bool = False,
     overwrite: bool = False,
-    progress: Callable[[Iterable[Any], int | None, str], Iterable[Any]] | None = None,
+    progress: Progress | None = None,
 ) -> RunSummary:
     """Run the whole generation job into ``out`` (a suite directory) and return its summary."""
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
     state = _load_state(out, config) if resume else _fresh_state()
     timer = _Timer()
-    capabilities, lexicon, stats, seed_counts, cases = seed_cases(config, timer)
+    capabilities, lexicon, stats, seed_counts, cases = seed_cases(config, timer, progress)
     by_id = {capability.id: capability for capability in capabilities}
 
     counts = {cap_id: CapabilityCounts(seeds=n) for cap_id, n in seed_counts.items()}
@@ -189,9 +197,11 @@ def generate(
     if resume and cases_path.exists():
         with open(cases_path, "r+b") as f:  # drop what an interrupted chunk half-wrote
             f.truncate(state["offset"])
+    if progress is not None:
+        cases = list(cases)  # seed cases are few beside expansions; counting them gives the bar a total
     chunks: Iterable[list[TestCase]] = _chunks(cases, config.chunk_size)
     if progress is not None:
-        chunks = progress(chunks, None, "generate")
+        chunks = progress(chunks, -(-len(cases) // config.chunk_size), "generate")
     with JsonlWriter(cases_path, append=resume) as writer:
         for index, chunk in enumerate(chunks):
             if index < state["chunks"]:
