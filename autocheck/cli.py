@@ -407,6 +407,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"autocheck: interrupted; {_after_interrupt(args)}", file=sys.stderr)
         return 130
+    except OSError as e:  # the machine, not the input: a full disk, a permission, a vanished folder
+        where = f"{e.filename}: " if e.filename else ""
+        reason = e.strerror or str(e)
+        print(f"autocheck: error: {where}{reason}; then {_after_interrupt(args)}", file=sys.stderr)
+        return 1
 
 
 def _after_interrupt(args: argparse.Namespace) -> str:

@@ -234,6 +234,9 @@ def prepare_output_dir(path: str | Path, *, resume: bool | None = None, overwrit
             resume="resume=True",
             overwrite="overwrite=True",
         )
+    if resume and out.is_dir():
+        for stale in out.glob(".*.tmp"):  # an atomic write killed before its rename (see atomic_write_text)
+            stale.unlink(missing_ok=True)
     if overwrite and not resume and out.exists():
         for child in out.iterdir():
             if child.is_file():
