@@ -283,3 +283,32 @@ def test_highlighted_escapes_any_text(text, word, offset):
     import html
 
     assert html.unescape(plain) == text
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(nasty_text.filter(lambda t: t.strip()), min_size=1, max_size=5))
+@example(texts=["<script>alert('x')</script>", "a & b </td>", "[MASK] <mask> </s>"])
+def test_html_report_of_any_texts(tmp_path_factory, texts):
+    """A suite of arbitrary texts (via CheckList's JSON, the most stable way in), run and reported: the page
+    is written and shows every text escaped."""
+    import html
+
+    from autocheck.models import CallableModel
+    from autocheck.report import write_html
+    from autocheck.run import run_suite
+    from autocheck.sources.checklist import convert_checklist
+
+    root = tmp_path_factory.mktemp("report")
+    tests = [{"name": "simple negations: not negative", "type": "MFT", "data": texts, "labels": None}]
+    (root / "cl.json").write_text(json.dumps(tests), encoding="utf-8")
+    try:
+        convert_checklist(root / "cl.json", root / "suite")
+    except InputError:
+        return
+    model = CallableModel("toy", lambda batch: [[0.9, 0.1] for _ in batch])
+    run_suite(root / "suite", [model], root / "run")
+    page = write_html(root / "run", root / "report.html").read_text(encoding="utf-8")
+    for text in texts:
+        assert "<script>" not in page
+        if text in page:  # failing examples are sampled: a shown text is escaped
+            assert html.escape(text, quote=True) == text
