@@ -369,3 +369,11 @@ def test_manifest_records_the_encoding_used(shared_data, tmp_path):
         manifest = json.loads((out / "manifest.json").read_text())
         assert manifest["dataset"]["encodings"] == {str(path): used}
         assert manifest["dataset"]["skipped"] == {} and manifest["dataset"]["kept"] == 4
+
+
+def test_truncated_utf16_file_is_read_not_a_crash(tmp_path):
+    """Found by the fuzzer: a UTF-16 BOM and an odd number of bytes (surrogateescape needs ASCII codecs)."""
+    path = tmp_path / "reviews.tsv"
+    path.write_bytes("sentence\tlabel\nit is good .\t1\n".encode("utf-16") + b"A")
+    examples, stats = load(path)
+    assert [e.label for e in examples] == ["positive"] and stats.encodings[str(path)] == "utf-16"

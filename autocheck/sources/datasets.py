@@ -158,6 +158,7 @@ def _example(
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))  # fmt: skip
+_WIDE = {"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"}
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _NON_ASCII = re.compile("[\u0080-\udc7f\udd00-\U0010ffff]")
 
@@ -214,7 +215,9 @@ def _open_text(path: Path, stats: DatasetStats) -> Any:
         if str(path) not in stats.encodings and encoding != "utf-8":
             log.info("%s: read as %s", path, encoding)
         stats.encodings[str(path)] = encoding
-        return open(path, encoding=encoding, errors="surrogateescape", newline="")
+        # surrogateescape needs an ASCII-compatible codec; UTF-16/32 bad bytes become U+FFFD instead
+        errors = "surrogateescape" if codecs.lookup(encoding).name not in _WIDE else "replace"
+        return open(path, encoding=encoding, errors=errors, newline="")
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
 
