@@ -18,7 +18,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent / "tests" / "fuzz_corpus"
-TARGET_NAMES = ("spec", "csv", "tsv", "jsonl", "trees")
+TARGET_NAMES = ("spec", "spec_edit", "csv", "tsv", "jsonl", "trees")
 
 
 def fuzz_one(name: str, seconds: int, max_len: int, corpus_out: Path | None = None) -> None:

@@ -7,11 +7,14 @@ without atheris).
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from autocheck.requirements import load_capabilities
+from autocheck.resources import project_file
 from autocheck.sources.datasets import DatasetStats, load_examples
 from autocheck.store import InputError
 
@@ -32,6 +35,32 @@ def spec(data: bytes) -> None:
         assert str(e).startswith(str(path)), e
 
 
+_SPEC = json.loads(project_file("requirements/sentiment.json").read_text(encoding="utf-8"))
+
+
+def spec_edit(data: bytes) -> None:
+    """Structure-aware: the shipped spec with one value replaced. The first bytes walk a path into the
+    spec (each byte picks a key or item, 0xff stops); the rest, parsed as JSON, is the new value."""
+    cut = data.find(b"\xff")
+    steps, rest = (data[:cut], data[cut + 1 :]) if cut >= 0 else (data[:3], data[3:])
+    try:
+        value = json.loads(rest.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        value = rest.decode("latin-1")
+    edited = json.loads(json.dumps(_SPEC))
+    node: Any = edited
+    for i, step in enumerate(steps):
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        if not keys:
+            break
+        key = keys[step % len(keys)]
+        if i == len(steps) - 1 or not isinstance(node[key], dict | list):
+            node[key] = value
+            break
+        node = node[key]
+    spec(json.dumps(edited).encode("utf-8"))
+
+
 def _dataset(name: str) -> Callable[[bytes], None]:
     def target(data: bytes) -> None:
         path = _file(name, data)
@@ -49,6 +78,7 @@ def _dataset(name: str) -> Callable[[bytes], None]:
 
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "spec": spec,
+    "spec_edit": spec_edit,
     "csv": _dataset("data.csv"),
     "tsv": _dataset("data.tsv"),
     "jsonl": _dataset("data.jsonl"),
