@@ -16,18 +16,18 @@ sys.path.insert(0, str(REPO / "fuzz"))
 import targets  # noqa: E402  (fuzz/targets.py)
 
 
-def _inputs() -> list[tuple[str, Path]]:
-    return [(name, path) for name in targets.TARGETS for path in sorted((CORPUS / name).glob("*"))]
-
-
-def test_every_target_has_a_corpus():
-    for name in targets.TARGETS:
-        assert any((CORPUS / name).iterdir()), f"tests/fuzz_corpus/{name} is empty"
-
-
-@pytest.mark.parametrize("name,path", _inputs(), ids=lambda v: v.name if isinstance(v, Path) else v)
-def test_corpus_replays_without_unexpected_exceptions(name, path):
-    targets.TARGETS[name](path.read_bytes())
+@pytest.mark.parametrize("name", list(targets.TARGETS))
+def test_corpus_replays_without_unexpected_exceptions(name):
+    """Every kept input of the target gives a result or a clean InputError (the target asserts that)."""
+    inputs = sorted((CORPUS / name).glob("*"))
+    assert inputs, f"tests/fuzz_corpus/{name} is empty"
+    failures = []
+    for path in inputs:
+        try:
+            targets.TARGETS[name](path.read_bytes())
+        except Exception as e:  # collect them all, so one run shows every regression
+            failures.append(f"{path.name}: {type(e).__name__}: {e}")
+    assert not failures, "\n".join(failures)
 
 
 def test_fuzz_smoke(tmp_path):
