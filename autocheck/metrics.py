@@ -160,7 +160,8 @@ def diversity(
 
 def parse_rules(texts: Iterable[str], parser: Any) -> dict[str, frozenset[str]]:
     """The production rules of each distinct text, parsed with ``parser`` (an object with
-    ``parse(texts) -> list[Parse | None]``, or a benepar model name/directory for ``autocheck.expand.parsing``)."""
+    ``parse(texts) -> list[Parse | None]``, or a benepar model name/directory for
+    ``autocheck.expand.parsing``)."""
     if isinstance(parser, str | Path):
         from autocheck.expand.parsing import Parser  # lazily: parsing needs benepar and a model
 
