@@ -199,13 +199,12 @@ def generate(
             f.truncate(state["offset"])
     if progress is not None:
         cases = list(cases)  # seed cases are few beside expansions; counting them gives the bar a total
-    chunks: Iterable[list[TestCase]] = _chunks(cases, config.chunk_size)
-    if progress is not None:
-        chunks = progress(chunks, -(-len(cases) // config.chunk_size), "generate")
+    first = state["chunks"]  # chunks finished before an interruption are not redone (nor counted again)
+    chunks: Iterable[list[TestCase]] = islice(_chunks(cases, config.chunk_size), first, None)
+    if progress is not None:  # the bar counts the chunks left, so its rate and ETA hold after --resume
+        chunks = progress(chunks, max(0, -(-len(cases) // config.chunk_size) - first), "generate")
     with JsonlWriter(cases_path, append=resume) as writer:
-        for index, chunk in enumerate(chunks):
-            if index < state["chunks"]:
-                continue  # finished before the interruption
+        for index, chunk in enumerate(chunks, start=first):
             for case in chunk:
                 counts[case.capability].seed_cases += 1
             expansions = expander.expand(chunk, counts, rejected) if expander else {}

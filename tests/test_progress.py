@@ -84,3 +84,46 @@ def test_seeds_progress_appears_in_a_log(shared_data, tmp_path, monkeypatch, cap
     total = int(re.match(r"generate: \d+/(\d+) chunks", chunks[0]).group(1))
     assert total > 1 and any("ETA" in line for line in chunks)
     assert chunks[-1].startswith(f"generate: {total}/{total} chunks (100%)")
+
+
+def test_resumed_run_reports_only_the_chunks_left(shared_data, tmp_path, monkeypatch):
+    from autocheck import pipeline, store
+
+    dataset = tmp_path / "reviews.csv"
+    with open(dataset, "w", newline="") as f:
+        csv.writer(f).writerows(
+            [("text", "label")] + [(f"The film {i} is a good story.", "positive") for i in range(30)]
+        )
+    lexicon = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet.txt"
+    config = pipeline.GenerateConfig(dataset=str(dataset), lexicon=str(lexicon), expand=False, chunk_size=2)
+    seen: dict[str, list] = {}
+
+    def progress(items, total, description):
+        seen[description] = [total, 0]
+        for item in items:
+            seen[description][1] += 1
+            yield item
+
+    pipeline.generate(config, tmp_path / "full", progress=progress)
+    all_chunks = seen["generate"][0]
+    assert seen["generate"] == [all_chunks, all_chunks] and all_chunks > 3
+
+    real_flush, flushes = store.JsonlWriter.flush, []
+
+    def interrupted(self):
+        flushes.append(1)
+        if len(flushes) == 3:
+            raise KeyboardInterrupt
+        return real_flush(self)
+
+    monkeypatch.setattr(store.JsonlWriter, "flush", interrupted)
+    try:
+        pipeline.generate(config, tmp_path / "resumed")
+    except KeyboardInterrupt:
+        pass
+    monkeypatch.undo()
+    pipeline.generate(config, tmp_path / "resumed", resume=True, progress=progress)
+    assert seen["generate"] == [all_chunks - 2, all_chunks - 2]  # two chunks were finished before
+    assert (tmp_path / "resumed" / "cases.jsonl").read_bytes() == (
+        tmp_path / "full" / "cases.jsonl"
+    ).read_bytes()
