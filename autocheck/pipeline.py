@@ -219,10 +219,16 @@ def generate(
                 "rejected": dict(rejected),
             }
             atomic_write_json(out / STATE, state)
-            if hasattr(chunks, "set_postfix_str"):  # a tqdm bar: say where the run is
+            if hasattr(chunks, "set_postfix_str"):  # a bar or log lines: say where the run is
                 done = counts[chunk[-1].capability]
+                stages = ", ".join(  # where the time goes: parsing, differentiation, fill
+                    f"{stage} {timer.seconds[stage]:.0f}s"
+                    for stage in ("parse", "differentiate", "fill")
+                    if stage in timer.seconds
+                )
                 chunks.set_postfix_str(
                     f"{chunk[-1].capability}: {done.seed_cases} seed cases, {done.expansions} expansions"
+                    + (f"; {stages}" if stages else "")
                 )
 
     summary = RunSummary(out, counts, asdict(stats), dict(rejected), dict(timer.seconds))

@@ -127,3 +127,33 @@ def test_resumed_run_reports_only_the_chunks_left(shared_data, tmp_path, monkeyp
     assert (tmp_path / "resumed" / "cases.jsonl").read_bytes() == (
         tmp_path / "full" / "cases.jsonl"
     ).read_bytes()
+
+
+def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, monkeypatch, caplog):
+    from conftest import require
+
+    from autocheck import pipeline
+    from autocheck.cli import _progress
+
+    models = shared_data / "models"
+    dataset = tmp_path / "reviews.csv"
+    with open(dataset, "w", newline="") as f:
+        csv.writer(f).writerows(
+            [("text", "label"), ("This is a bad movie.", "negative"), ("A dull plot.", "negative")]
+        )
+    config = pipeline.GenerateConfig(
+        dataset=str(dataset),
+        lexicon="opinion",
+        capabilities=["LC2"],
+        max_seeds=2,
+        max_variants=1,
+        parser=str(require(models / "benepar_ptbsample_charlstm")),
+        mlm=str(require(models / "mini-bert-mlm")),
+        chunk_size=1,
+    )
+    monkeypatch.setenv("AUTOCHECK_PROGRESS_INTERVAL", "0")
+    with caplog.at_level(logging.INFO, logger="autocheck.progress"):
+        pipeline.generate(config, tmp_path / "suite", progress=_progress)
+    last = [r.getMessage() for r in caplog.records if r.getMessage().startswith("generate: ")][-1]
+    assert re.match(r"generate: (\d+)/\1 chunks \(100%\)", last)
+    assert re.search(r"; parse \d+s, differentiate \d+s, fill \d+s$", last)
