@@ -21,9 +21,11 @@ from .lexicon import NEGATIONS, Lexicon
 
 @dataclass(slots=True)
 class AnalyzedExample:
-    """An example tokenised once for every capability's search; POS-tagged in context on first need."""
+    """One input field of an example, tokenised once for every capability's search; POS-tagged in
+    context on first need."""
 
     example: Example
+    field: str  # the input field analysed
     tokens: tuple[str, ...]  # PTB tokens
     sentences: tuple[tuple[int, int], ...]  # token ranges of the sentences, the tagger's context
     words: frozenset[str]  # lower-cased tokens
@@ -37,15 +39,18 @@ def token_length(words: Sequence[str]) -> int:
     return len(words) - (1 if words and words[-1] == "." else 0)
 
 
-def analyze(examples: Iterable[Example]) -> list[AnalyzedExample]:
-    """Tokenise the examples. Tagging waits until a word-class predicate needs it (``tag``): only the
-    few sentences that pass a capability's cheap predicates (label, length, ...) are ever tagged."""
+def analyze(examples: Iterable[Example], field: str | None = None) -> list[AnalyzedExample]:
+    """Tokenise one input field of the examples (default: each example's first). Tagging waits until a
+    word-class predicate needs it (``tag``): only the few texts that pass a capability's cheap predicates
+    (label, length, ...) are ever tagged."""
     analyzed = []
     for example in examples:
-        t = tokenize(example.text)
+        name = field or next(iter(example.inputs))
+        t = tokenize(example.inputs[name])
         words = frozenset(w.lower() for w in t.words)
         negated = not NEGATIONS.isdisjoint(words)
-        analyzed.append(AnalyzedExample(example, t.words, t.sentences, words, token_length(t.words), negated))
+        length = token_length(t.words)
+        analyzed.append(AnalyzedExample(example, name, t.words, t.sentences, words, length, negated))
     return analyzed
 
 
@@ -78,7 +83,7 @@ def _cheap_holds(group: Predicates, a: AnalyzedExample) -> bool:
         (group.labels is None or a.example.label in group.labels)
         and (group.length is None or a.length in group.length)
         and (group.negated is None or a.negated == group.negated)
-        and (group.pattern is None or group.pattern.search(a.example.text) is not None)
+        and (group.pattern is None or group.pattern.search(a.example.inputs[a.field]) is not None)
         and _words_hold(group, a.words, set(), literal_only=True)
     )
 
@@ -105,12 +110,18 @@ def natural_key(example: Example) -> tuple:
 def search(
     analyzed: Sequence[AnalyzedExample], capability: Capability, lexicon: Lexicon | None = None
 ) -> list[Example]:
-    """The examples satisfying any of the capability's search groups, each once, in id order."""
+    """The examples satisfying any of the capability's search groups, each once, in id order.
+
+    ``analyzed`` is one field of the examples; a group that reads another field analyses it here."""
     _check_lexicon(capability, lexicon)
     found: dict[str, Example] = {}
     pending: list[tuple[AnalyzedExample, Predicates]] = []
-    for a in analyzed:
+    by_field = {analyzed[0].field: analyzed} if analyzed else {}
+    for name in {group.field for group in capability.search} - by_field.keys():
+        by_field[name] = analyze((a.example for a in analyzed), name) if analyzed else []
+    for i in range(len(analyzed)):
         for group in capability.search:
+            a = by_field[group.field][i]
             if not _cheap_holds(group, a):
                 continue
             if not group.uses_lexicon:
@@ -133,7 +144,8 @@ def satisfies(capability: Capability, text: str, label: Label, lexicon: Lexicon 
     negation in LC4) is rejected. Fix of notes §10.8: the original re-checked only the label, which
     cannot fail.
     """
-    return bool(search(analyze([Example(id="", text=text, label=label, source="")]), capability, lexicon))
+    example = Example(id="", inputs=text, label=label, source="")
+    return bool(search(analyze([example]), capability, lexicon))
 
 
 def select(examples: Sequence[Example], max_seeds: int | None, seed: int, key: str) -> list[Example]:

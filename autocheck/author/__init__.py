@@ -1,0 +1,2 @@
+"""CheckList's authoring toolkit: templates filled from lexicons and masked-LM suggestions, and
+perturbations of existing cases for INV and DIR tests."""
