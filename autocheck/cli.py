@@ -59,7 +59,7 @@ def _add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--input-column",
         type=_label_map,
-        help="input field → column for tasks with several fields, e.g. premise=sentence1,hypothesis=sentence2",
+        help="input field → column for tasks with several fields, e.g. premise=sentence1,hypothesis=s2",
     )
     p.add_argument("--label-column", help="label column of a CSV/TSV/JSONL/HF dataset")
     p.add_argument("--label-map", type=_label_map, help="raw label → label, e.g. 0=negative,1=positive")
@@ -369,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--fail-above",
         action="append",
         metavar="[CAP=]RATE",
-        help="exit 1 when a failure rate is above RATE (0..1): overall, or CAP=RATE per capability (repeatable)",
+        help="exit 1 when a failure rate is above RATE (0..1): overall, or CAP=RATE per capability",
     )
     p.add_argument("--junit", type=Path, help="write JUnit XML: one test per capability × model")
     remote = p.add_argument_group("remote models (http://…, openai:MODEL[@BASE_URL])")

@@ -24,8 +24,8 @@ from ..tasks import Task
 from .base import Failed, Input, Invalid, Model, Outputs, default_labels
 from .callables import CallableModel
 
-__all__ = ["CallableModel", "Failed", "Input", "Invalid", "Model", "Outputs", "default_labels", "default_task"]
-__all__ += ["load_model"]
+__all__ = ["CallableModel", "Failed", "Input", "Invalid", "Model", "Outputs"]
+__all__ += ["default_labels", "default_task", "load_model"]
 
 
 def default_task() -> Task:
