@@ -31,6 +31,7 @@ def sentiment_probs(labels, probs):
 def sentiment_labels(names, where):
     return SENTIMENT.model_labels(names, where)
 
+
 torch.set_num_threads(1)
 
 WORDS = ["good", "bad", "movie", "not", "the", "is", "great", "awful", "plot", "a"]
