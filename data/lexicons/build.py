@@ -263,8 +263,9 @@ def build_religions() -> None:
 
 def adjectives_only() -> set[str]:
     """Single-word WordNet adjective lemmas in their base form with no verb or adverb use: no verb sense in
-    WordNet ("love"), and lemminflect knows the word as an adjective lemma and not as an adverb ("just",
-    "greatest", "enough"); NLTK's English stopwords ("all", "some") and letters are left out."""
+    WordNet ("love"), lemminflect knows the word as an adjective lemma ("greatest" is not one), and WordNet
+    has more adjective than adverb senses of it ("enough" is left out, "hard" is kept); NLTK's English
+    stopwords ("all", "just") are left out."""
     from lemminflect import getAllLemmas
     from nltk.corpus import stopwords
     from nltk.corpus import wordnet as wn
@@ -276,7 +277,7 @@ def adjectives_only() -> set[str]:
         if not (w.isalpha() and w.islower() and len(w) > 2) or w in stop or wn.synsets(w, "v"):
             continue
         lemmas = getAllLemmas(w)
-        if lemmas.get("ADJ", (None,))[0] == w and "ADV" not in lemmas:
+        if lemmas.get("ADJ", (None,))[0] == w and len(wn.synsets(w, "r")) < len(wn.synsets(w, "a")):
             out.add(w)
     return out
 
