@@ -11,8 +11,20 @@ from autocheck.author.lexicons import Entry, load_lexicon, shipped_lexicons
 from autocheck.resources import project_file
 from autocheck.store import InputError
 
-NEEDED = ["first_name", "male", "female", "last_name", "city", "country", "nationality", "religion",
-          "profession", "adj_pos", "adj_neg", "adj_neutral"]
+NEEDED = [
+    "first_name",
+    "male",
+    "female",
+    "last_name",
+    "city",
+    "country",
+    "nationality",
+    "religion",
+    "profession",
+    "adj_pos",
+    "adj_neg",
+    "adj_neutral",
+]
 
 
 def values(name: str) -> list[str]:

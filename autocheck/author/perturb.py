@@ -567,6 +567,8 @@ def add_negation(inputs: Mapping[str, str], rng: np.random.Generator, *,
                     edits.append((f, end, end, " not"))
                 break
             if tag in ("VBZ", "VBD", "VBP"):  # a main verb in the simple present or past: do-support
+                if i > 0 and tagged.words[i - 1].lower() in _NEG | {"never"}:
+                    break  # "He never lies."
                 aux = {"VBZ": "does", "VBD": "did", "VBP": "do"}[tag]
                 start, end = tagged.offsets[i]
                 edits.append((f, start, end, _case_like(word, aux) + " not " + W.base_form(word).lower()))
