@@ -149,6 +149,8 @@ def _print_counts(summary) -> None:
 
     table = Table(title=f"suite written to {summary.out}")
     columns = ["seeds", "seed_cases"]
+    if any(counts.perturbations for counts in summary.counts.values()):
+        columns.append("perturbations")
     if any(counts.parsed or counts.masked_templates for counts in summary.counts.values()):  # expanded
         columns += ["parsed", "masked_templates", "candidates", "expansions"]
     table.add_column("capability")

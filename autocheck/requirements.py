@@ -423,7 +423,7 @@ def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capabili
     perturb = None
     if "perturb" in spec:
         perturb = Perturb(spec["perturb"]["name"], dict(spec["perturb"].get("options", {})))
-        from .author.perturb import check_perturbation
+        from .author.perturbed import check_perturbation
 
         check_perturbation(perturb.name, perturb.options, task.inputs, f"{path}: {where}.perturb")
     return Capability(

@@ -40,35 +40,23 @@ import logging
 import math
 import re
 import string
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..records import SEED, TestCase
 from ..store import InputError, content_hash, rng_for
 from ..tasks import Task
+from .lexicons import Entry, load_lexicon, shipped_lexicons
 
 log = logging.getLogger(__name__)
 
 MASK = "mask"
+TEMPLATE_KEYS = frozenset({"id", "label", "answer", "where", "lexicons", "nsamples"})
 BUILTIN_RANGES = {"year": (1950, 2020), "number": (2, 100)}
 _PLACEHOLDER = re.compile(
     r"^(?:(?P<functions>[a-z_]+(?::[a-z_]+)*):)?(?P<key>[a-z_]+[0-9]*)(?:\.(?P<attr>\w+))?$"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """A lexicon value; ``attrs`` hold what conditions and ``{name.attr}`` read."""
-
-    value: str
-    attrs: tuple[tuple[str, Any], ...] = ()
-
-    def attr(self, name: str) -> Any:
-        found = dict(self.attrs)
-        if name not in found:
-            raise KeyError(name)
-        return found[name]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +100,7 @@ def compile_templates(
     out = []
     for i, t in enumerate(spec["templates"]):
         here = f"{where}.templates[{i}] ('{t['id']}')"
-        fields = {k: v for k, v in t.items() if isinstance(v, str) and k != "id"}
+        fields = {k: v for k, v in t.items() if k not in TEMPLATE_KEYS}
         if set(fields) != set(task.inputs):
             raise InputError(
                 f"{here}: formats for {sorted(fields)}; the {task.name} task's input fields are "
@@ -189,10 +177,8 @@ def _lexicon(
     if base in BUILTIN_RANGES:
         low, high = BUILTIN_RANGES[base]
         return tuple(Entry(str(n)) for n in range(low, high + 1))
-    from .lexicons import load_lexicon, shipped_lexicons
-
     try:
-        return _entries({"from": base}, f"{where}: lexicon '{base}'", load_lexicon)
+        return load_lexicon(base)
     except InputError:
         known = sorted({*shipped_lexicons(), *BUILTIN_RANGES, *template.get("lexicons", {})})
         raise InputError(
@@ -201,24 +187,20 @@ def _lexicon(
         ) from None
 
 
-def _entries(definition: Any, where: str, loader: Callable | None = None) -> tuple[Entry, ...]:
+def _entries(definition: Any, where: str) -> tuple[Entry, ...]:
     if isinstance(definition, dict) and "range" in definition:
         low, high = definition["range"]
         if low > high:
             raise InputError(f"{where}: range [{low}, {high}] is empty")
         return tuple(Entry(str(n)) for n in range(low, high + 1))
     if isinstance(definition, dict) and "from" in definition:
-        if loader is None:
-            from .lexicons import load_lexicon as loader
-        loaded = loader(definition["from"])
-        return tuple(Entry(e.value, tuple(sorted(dict(e.attrs).items()))) for e in loaded)
+        return load_lexicon(definition["from"])
     entries = []
     for item in definition:
         if isinstance(item, str):
             entries.append(Entry(item))
         else:
-            attrs = tuple(sorted((k, v) for k, v in item.items() if k != "value"))
-            entries.append(Entry(item["value"], attrs))
+            entries.append(Entry(item["value"], {k: v for k, v in item.items() if k != "value"}))
     if len({e.value for e in entries}) != len(entries):
         raise InputError(f"{where}: values repeat")
     return tuple(entries)
@@ -237,6 +219,7 @@ FUNCTIONS = (
     "hypernym",
 )
 RELATIONS = {"antonym", "synonym", "hypernym"}
+POS = ("adj", "verb", "noun", "adv")
 
 
 def _check_slot(slot: Slot, lexicons: dict[str, tuple[Entry, ...]], where: str) -> None:
@@ -248,7 +231,7 @@ def _check_slot(slot: Slot, lexicons: dict[str, tuple[Entry, ...]], where: str) 
     if slot.key == MASK and (slot.functions or slot.attr):
         raise InputError(f"{where}: {{mask}} takes no function or attribute")
     if slot.attr and slot.key != MASK:
-        missing = [e.value for e in lexicons[slot.key] if slot.attr not in dict(e.attrs)]
+        missing = [e.value for e in lexicons[slot.key] if slot.attr not in e.attrs]
         if missing:
             raise InputError(
                 f"{where}: {{{slot.key}.{slot.attr}}}: entry '{missing[0]}' has no '{slot.attr}'"
@@ -314,15 +297,17 @@ class _Value:
             return self.entry.value
 
     def names(self) -> set[str]:
-        return {str(v) for _, v in self.entry.attrs if isinstance(v, str | int)}
+        return {str(v) for v in self.entry.attrs.values() if isinstance(v, str | int)}
 
 
 def _operand(node: ast.AST, values: dict[str, _Value]) -> Any:
     if isinstance(node, ast.Name):
         return values[node.id.lower()]
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        attr = values[node.value.id.lower()].entry.attr(node.attr)
-        return _Value(Entry(str(attr)))
+        attrs = values[node.value.id.lower()].entry.attrs
+        if node.attr not in attrs:
+            raise TypeError(f"no attribute '{node.attr}'")
+        return _Value(Entry(str(attrs[node.attr])))
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.List | ast.Tuple):
@@ -446,8 +431,9 @@ def _apply(functions: tuple[str, ...], value: str) -> list[str]:
                 step.append(words.article(v))
             elif name == "cap":
                 step.append(v[:1].upper() + v[1:])
-            elif name in RELATIONS:
-                step.extend(getattr(words, name + "s")(v, None))
+            elif name in RELATIONS:  # the first part of speech WordNet relates the word in
+                relate = getattr(words, name + "s")
+                step.extend(next((found for pos in POS if (found := relate(v, pos))), []))
             else:
                 result = getattr(words, name)(v)
                 step.extend([result] if result else [])
@@ -465,7 +451,7 @@ def _render(pieces: tuple[Piece, ...], entries: dict[str, Entry], mask: str) -> 
             options.append([mask])
         else:
             entry = entries[piece.key]
-            value = str(entry.attr(piece.attr)) if piece.attr else entry.value
+            value = str(entry.attrs[piece.attr]) if piece.attr else entry.value
             options.append(_apply(piece.functions, value) if piece.functions else [value])
     return ["".join(parts) for parts in itertools.product(*options)]
 
