@@ -68,6 +68,7 @@ class Predicates:
     pattern: re.Pattern[str] | None = None
     negated: bool | None = None
     field: str = "text"  # the input field the predicates read
+    meta: tuple[tuple[str, frozenset[str]], ...] = ()  # dataset column -> allowed values
 
     @property
     def uses_lexicon(self) -> bool:
@@ -316,6 +317,7 @@ def _predicates(context: _Context, where: str, spec: dict[str, Any]) -> Predicat
         pattern=_regex(path, f"{where}.pattern", spec["pattern"]) if "pattern" in spec else None,
         negated=spec.get("negated"),
         field=field_name,
+        meta=tuple((column, _as_set(values)) for column, values in spec.get("meta", {}).items()),
     )
 
 

@@ -12,6 +12,10 @@
   ``sst-ptb:<split>:<line>``.
 * a ``.tsv`` whose header is ``sentence<TAB>label`` (GLUE SST-2): labels 0 negative, 1 positive; ids
   ``sst2:<file stem>:<row>``. GLUE's ``test.tsv`` has no labels and is refused.
+* HateXplain's ``dataset.json`` (posts with ``post_tokens`` and three ``annotators``): text = the tokens
+  joined, label = the annotators' majority, ``hatespeech`` → ``hateful``, ``offensive``/``normal`` →
+  ``non-hateful`` (as ALiCT's hate-speech code reads it); posts without a majority are skipped
+  ("undecided"). Ids ``hatexplain:<post_id>``.
 * HateCheck's ``test_suite_cases.csv`` (columns ``test_case``, ``label_gold``, ``functionality``): ids
   ``hatecheck:<case_id>``; the other columns (functionality, target_ident, ...) are kept as metadata.
 * any other ``.csv``/``.tsv``/``.jsonl`` — ``text_column`` (default ``text`` or ``sentence``) and
@@ -35,6 +39,7 @@ import csv
 import json
 import logging
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -400,6 +405,33 @@ def _jsonl_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Exam
                 yield ex
 
 
+HATEXPLAIN_LABELS = {"hatespeech": "hateful", "offensive": "non-hateful", "normal": "non-hateful"}
+
+
+def _hatexplain(path: Path, stats: DatasetStats) -> Iterator[Example]:
+    from ..store import load_json
+
+    posts = load_json(path, "HateXplain dataset")
+    if not isinstance(posts, dict):
+        raise InputError(f"{path}: expected HateXplain's dataset.json (an object of posts)")
+    for post_id, post in posts.items():
+        try:
+            text = " ".join(post["post_tokens"])
+            votes = Counter(a["label"] for a in post["annotators"])  # majority first, as HateXplain
+        except (KeyError, TypeError):
+            raise InputError(
+                f"{path}: post {post_id!r}: needs 'post_tokens' and 'annotators' with 'label'"
+            ) from None
+        (label, top), *rest = votes.most_common(2) or [("", 0)]
+        if not top or (rest and rest[0][1] == top):
+            stats.read += 1
+            stats.skip("undecided")
+            continue
+        label = HATEXPLAIN_LABELS.get(label, label)
+        if ex := _example(stats, "hatexplain", f"hatexplain:{post_id}", text, label):
+            yield ex
+
+
 # ---------------------------------------------------------------------------------------------- Hugging Face
 
 
@@ -496,7 +528,12 @@ def _resolve(
             return lambda: _table_file(path, spec, stats)
         if suffix == ".jsonl":
             return lambda: _jsonl_file(path, spec, stats)
-        raise InputError(f"{path}: unknown dataset file type (expected .csv, .tsv, .jsonl or SST trees .txt)")
+        if suffix == ".json" and sst:
+            return lambda: _hatexplain(path, stats)
+        raise InputError(
+            f"{path}: unknown dataset file type "
+            "(expected .csv, .tsv, .jsonl, HateXplain .json or SST trees .txt)"
+        )
     elif path.suffix or source.startswith((".", "/", "~")) or source.count("/") > 1:
         raise InputError(f"{source}: no such file or folder")
     return _huggingface(source, split, spec, stats)

@@ -77,12 +77,13 @@ def _classes(a: AnalyzedExample, lexicon: Lexicon, memo: dict[tuple[str, str], s
     return found
 
 
-def _cheap_holds(group: Predicates, a: AnalyzedExample) -> bool:
+def _cheap_holds(group: Predicates, a: AnalyzedExample, check_meta: bool = True) -> bool:
     """The predicates that need no tagging or lexicon (literal word tests included)."""
     return (
         (group.labels is None or a.example.label in group.labels)
         and (group.length is None or a.length in group.length)
         and (group.negated is None or a.negated == group.negated)
+        and (not check_meta or all(a.example.meta.get(column) in values for column, values in group.meta))
         and (group.pattern is None or group.pattern.search(a.example.inputs[a.field]) is not None)
         and _words_hold(group, a.words, set(), literal_only=True)
     )
@@ -108,11 +109,16 @@ def natural_key(example: Example) -> tuple:
 
 
 def search(
-    analyzed: Sequence[AnalyzedExample], capability: Capability, lexicon: Lexicon | None = None
+    analyzed: Sequence[AnalyzedExample],
+    capability: Capability,
+    lexicon: Lexicon | None = None,
+    *,
+    check_meta: bool = True,
 ) -> list[Example]:
     """The examples satisfying any of the capability's search groups, each once, in id order.
 
-    ``analyzed`` is one field of the examples; a group that reads another field analyses it here."""
+    ``analyzed`` is one field of the examples; a group that reads another field analyses it here.
+    ``check_meta=False`` leaves the dataset-column predicates out (they hold of the source row)."""
     _check_lexicon(capability, lexicon)
     found: dict[str, Example] = {}
     pending: list[tuple[AnalyzedExample, Predicates]] = []
@@ -122,7 +128,7 @@ def search(
     for i in range(len(analyzed)):
         for group in capability.search:
             a = by_field[group.field][i]
-            if not _cheap_holds(group, a):
+            if not _cheap_holds(group, a, check_meta):
                 continue
             if not group.uses_lexicon:
                 found[a.example.id] = a.example
@@ -142,10 +148,10 @@ def satisfies(capability: Capability, text: str, label: Label, lexicon: Lexicon 
     The expansion stage calls this on the seed's own text after insertion (``transform.seed_text``), so
     an inserted word that breaks the capability (a sentiment word in LC1, a length over the bound, a
     negation in LC4) is rejected. Fix of notes §10.8: the original re-checked only the label, which
-    cannot fail.
+    cannot fail. Dataset-column predicates (``meta``) describe the seed's row, which an insertion keeps.
     """
     example = Example(id="", inputs=text, label=label, source="")
-    return bool(search(analyze([example]), capability, lexicon))
+    return bool(search(analyze([example]), capability, lexicon, check_meta=False))
 
 
 def select(examples: Sequence[Example], max_seeds: int | None, seed: int, key: str) -> list[Example]:

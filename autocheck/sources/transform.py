@@ -158,7 +158,7 @@ class _Transformer:
 
 
 def _identity(capability: Capability) -> Template:
-    labels = frozenset(label for label, _ in capability.expected)
+    labels = frozenset(label for label, _ in capability.expected)  # none (INV/DIR): every label
     return Template(id="identity", format="{seed}", labels=labels, fields=(SEED_FIELD,))
 
 
@@ -190,7 +190,7 @@ def transform(
         variants: list[tuple[Template, tuple[_Choice, ...]]] = []
         reasons = [f"label {example.label} has no template"]
         for template in templates:
-            if example.label not in template.labels:
+            if template.labels and example.label not in template.labels:
                 continue
             choices = state.choices(template, example)
             if isinstance(choices, str):
