@@ -11,7 +11,7 @@ from autocheck.cli import main
 from autocheck.export import load_export
 from autocheck.sources.datasets import DatasetStats, load_examples
 from autocheck.store import read_jsonl
-from tests.conftest import require
+from conftest import require
 
 BAG_OF_WORDS = """
 import csv, math, re

@@ -109,8 +109,8 @@ def test_qqp_suite_runs_a_pair_classifier_and_a_symmetric_callable(built, tmp_pa
     symmetric = tmp_path / "same.py"
     symmetric.write_text(
         "def f(records):\n"
-        "    return [[0.1, 0.9] if set(r['question1'].split()) == set(r['question2'].split()) else [0.9, 0.1]\n"
-        "            for r in records]\n"
+        "    same = [set(r['question1'].split()) == set(r['question2'].split()) for r in records]\n"
+        "    return [[0.1, 0.9] if s else [0.9, 0.1] for s in same]\n"
     )
     results = run_suite(built / "qqp", [model, load_model(f"{symmetric}:f", task)], tmp_path / "run")
     same = results["models"][f"{symmetric}:f"]["capabilities"]
