@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import require
 
 from autocheck.cli import main
 from autocheck.export import load_export
 from autocheck.sources.datasets import DatasetStats, load_examples
 from autocheck.store import read_jsonl
-from conftest import require
 
 BAG_OF_WORDS = """
 import csv, math, re
