@@ -50,6 +50,8 @@ class GenerateConfig:
     task: str = "sentiment"
     capabilities: list[str] | None = None
     requirements: str | None = None  # a spec file or shipped spec name; default: requirements/<task>.json
+    spec: dict[str, Any] | None = None  # a spec given inline (``autocheck perturb`` makes one)
+    labelled: bool = True  # False: dataset rows need no label (INV/DIR perturbations of raw text)
     max_seeds: int | None = None
     max_variants: int | None = None  # template variants per seed (sampled); default: the spec's
     seed: int = 0
@@ -124,7 +126,8 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
 
     timer = timer or _Timer()
     with timer("load"):
-        spec = load_spec(config.requirements, config.task if config.requirements is None else None)
+        task = config.task if config.requirements is None and config.spec is None else None
+        spec = load_spec(config.requirements, task, data=config.spec)
         capabilities = spec.select(config.capabilities)
         if not config.dataset:
             skipped = [c.id for c in capabilities if c.needs_dataset]
@@ -150,6 +153,7 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
                     stats=stats,
                     inputs=spec.task.inputs,
                     input_columns=config.input_columns,
+                    labelled=config.labelled,
                 )
             )
             if not examples:

@@ -194,20 +194,24 @@ def spec_path(requirements: str | Path | None, task: str = "sentiment") -> Path:
     return path
 
 
-def load_spec(requirements: str | Path | None = None, task: str | None = None) -> Spec:
-    """Load and check a spec file (see ``spec_path``); ``task``, when given, must be the file's task.
+def load_spec(
+    requirements: str | Path | None = None, task: str | None = None, *, data: dict[str, Any] | None = None
+) -> Spec:
+    """Load and check a spec file (see ``spec_path``), or the spec ``data`` given inline (``requirements``
+    then names it in messages); ``task``, when given, must be the spec's task.
 
-    A file without the task header (inputs, labels, ...) takes it from the shipped
+    A spec without the task header (inputs, labels, ...) takes it from the shipped
     ``requirements/<task>.json``."""
-    path = spec_path(requirements, task or "sentiment")
-    data = load_json(path, "capability specification")
+    path = spec_path(requirements, task or "sentiment") if data is None else Path(requirements or "<spec>")
+    if data is None:
+        data = load_json(path, "capability specification")
     _validate(path, data)
     if task is not None and data["task"] != task:
         raise InputError(f"{path}: $.task: specification is for task '{data['task']}', not '{task}'")
     header = {k: data[k] for k in ("task", *HEADER_KEYS) if k in data}
     if "labels" not in header and header.get("output") != "span":
         base = project_file(f"requirements/{data['task']}.json")
-        if base.resolve() == path.resolve() or not base.is_file():
+        if base.resolve() == path.absolute().resolve() or not base.is_file():
             raise InputError(
                 f"{path}: $: no task definition: give 'inputs' and 'labels' (or 'output': 'span'), or use a "
                 f"task that autocheck ships ({', '.join(shipped_tasks())})"

@@ -41,7 +41,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -133,6 +133,9 @@ def normalize_text(text: str) -> str:
 # ---------------------------------------------------------------------------------------------- rows
 
 
+UNLABELLED = object()  # the label of a row read without a label column
+
+
 def _example(
     stats: DatasetStats,
     source: str,
@@ -149,7 +152,9 @@ def _example(
     if any(isinstance(v, str) and re.search("[\udc80-\udcff]", v) for v in values):
         stats.skip("undecodable")
         return None
-    if isinstance(label, list | tuple):  # the acceptable answers of a question
+    if label is UNLABELLED:
+        label = ""
+    elif isinstance(label, list | tuple):  # the acceptable answers of a question
         label = tuple(str(a).strip() for a in label if str(a).strip())
         if not label:
             stats.skip("missing label")
@@ -303,6 +308,7 @@ class Columns:
     input_columns: dict[str, str] = field(default_factory=dict)  # input field -> column (several fields)
     label_column: str | None = None
     label_map: dict[str, str] | None = None
+    labelled: bool = True  # False: rows need no label (perturbations for INV/DIR tests)
 
     def fields(self, columns: list[str], where: Path) -> dict[str, str]:
         """Input field -> column of this file."""
@@ -317,7 +323,9 @@ class Columns:
             )
         return found
 
-    def label(self, columns: list[str], where: Path) -> str:
+    def label(self, columns: list[str], where: Path) -> str | None:
+        if not self.labelled and self.label_column is None and not {"label", "answers"} & set(columns):
+            return None
         return _pick(columns, self.label_column, ("label", "answers"), where, "label")
 
 
@@ -347,18 +355,19 @@ def _table_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Exam
     source, prefix, id_column = path.stem, path.stem, None
     if delimiter == "\t" and columns == ["sentence", "label"] and spec.label_map is None:  # GLUE SST-2
         source, prefix = "sst2", f"sst2:{path.stem}"
-        spec = Columns(spec.inputs, spec.text_column, spec.input_columns, spec.label_column, SST2_LABELS)
+        spec = replace(spec, label_map=SST2_LABELS)
     if HATECHECK_COLUMNS <= set(columns) and spec.text_column is None and spec.label_column is None:
         source, prefix, id_column = "hatecheck", "hatecheck", "case_id"
-        spec = Columns(spec.inputs, "test_case", spec.input_columns, "label_gold", spec.label_map)
+        spec = replace(spec, text_column="test_case", label_column="label_gold")
     fields = spec.fields(columns, path)
     label_col = spec.label(columns, path)
     used = {*fields.values(), label_col}
-    for lineno, row in _rows(path, delimiter, (*fields.values(), label_col)):
+    required = (*fields.values(), *([label_col] if label_col else []))
+    for lineno, row in _rows(path, delimiter, required):
         inputs = {name: row[column] for name, column in fields.items()}
         key = row.get(id_column) if id_column else None
         meta = {k: v for k, v in row.items() if k not in used and k}
-        label = _answers(row[label_col])
+        label = _answers(row[label_col]) if label_col else UNLABELLED
         if ex := _example(stats, source, f"{prefix}:{key or lineno}", inputs, label, spec.label_map, meta):
             yield ex
 
@@ -392,14 +401,14 @@ def _jsonl_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Exam
             if not fields:  # the first object decides the columns
                 where = Path(f"{path}:{lineno}")
                 fields = spec.fields(list(obj), where)
-                label_col = spec.label(list(obj), where)
-                for column in (*fields.values(), label_col):
+                label_col = spec.label(list(obj), where) or ""
+                for column in (*fields.values(), *([label_col] if label_col else [])):
                     if column not in obj:
                         raise InputError(f"{where}: no field {column!r} (fields: {', '.join(obj)})")
             inputs = {name: obj.get(column) for name, column in fields.items()}
             used = {*fields.values(), label_col}
             meta = {k: v for k, v in obj.items() if k not in used and isinstance(v, str | int | float)}
-            label = obj.get(label_col)
+            label = obj.get(label_col) if label_col else UNLABELLED
             ex = _example(stats, path.stem, f"{path.stem}:{lineno}", inputs, label, spec.label_map, meta)
             if ex:
                 yield ex
@@ -549,16 +558,18 @@ def load_examples(
     stats: DatasetStats | None = None,
     inputs: Sequence[str] = ("text",),
     input_columns: dict[str, str] | None = None,
+    labelled: bool = True,
 ) -> Iterator[Example]:
     """Stream the labelled examples of ``source`` (see the module docs for what is recognised), with the
-    input fields ``inputs`` (the task's).
+    input fields ``inputs`` (the task's); ``labelled=False`` also reads files without a label column
+    (their examples' label is "").
 
     The source is resolved now (a missing path is an error here); files are read while iterating.
     """
     split = _split_name(split)
     stats = stats if stats is not None else DatasetStats()
     label_map = {str(k): v for k, v in label_map.items()} if label_map is not None else None
-    spec = Columns(tuple(inputs), text_column, dict(input_columns or {}), label_column, label_map)
+    spec = Columns(tuple(inputs), text_column, dict(input_columns or {}), label_column, label_map, labelled)
     produce = _resolve(str(source), split, spec, stats)
 
     def stream() -> Iterator[Example]:
