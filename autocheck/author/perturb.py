@@ -309,7 +309,9 @@ def _find_names(text: str) -> list[tuple[int, int, str, str]]:
 def change_names(inputs: Mapping[str, str], rng: np.random.Generator, *,
                  fields: Sequence[str] | None = None, n: int = 1) -> list[Perturbed]:
     """Replace person names: each first name by another of the same gender, each last name by another last
-    name, the same name the same way in every selected field. [] when no name is found."""
+    name, the same name the same way in every selected field. Names are found by lexicon membership of
+    capitalised tokens that the tagger calls proper nouns, so lower-cased text (SST) has none. [] when no
+    name is found."""
     _, by_gender, _, last_list = _names()
     selected = _select(inputs, fields)
     found = {f: _find_names(inputs[f]) for f in selected}
