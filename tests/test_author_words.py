@@ -88,6 +88,16 @@ def test_synonyms_are_sorted_single_words_without_the_word(wordnet):
     assert "glad" in syn
     assert syn == sorted(set(syn))
     assert "happy" not in syn and not any(" " in s or "_" in s for s in syn)
+    assert words.synonyms("quit", "verb") == [  # multiword lemmas ("give_up", "step_down") are skipped
+        "cease",
+        "depart",
+        "discontinue",
+        "foreswear",
+        "relinquish",
+        "renounce",
+        "resign",
+        "stop",
+    ]
     big = words.synonyms("big", "adj")
     assert "large" in big and "big" not in big
 

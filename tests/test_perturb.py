@@ -322,7 +322,7 @@ def test_remove_negation(tagger, text, expected):
     assert texts("remove_negation", text) == [expected]
 
 
-@pytest.mark.parametrize("text", ["Not bad at all.", "John is happy.", "Fine."])
+@pytest.mark.parametrize("text", ["Not bad at all.", "Good, not bad.", "John is happy.", "Fine."])
 def test_remove_negation_not_applicable(tagger, text):
     assert texts("remove_negation", text) == []
 
@@ -354,3 +354,21 @@ def test_every_perturbation_returns_perturbed_records_with_the_change(tagger):
                 assert case[e["field"]][e["start"] : e["end"]] == e["from"]
         again = perturb(name, case, rng(), **options.get(name, {}))
         assert [p.inputs for p in again] == [p.inputs for p in out], name
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("add_negation", "He really likes it.", ["He does not really like it."]),
+        ("add_negation", "fans will most likely not find it .", []),
+        (
+            "expand_contractions",
+            "it 's good but i do n't know ; kissinger 's .",
+            ["it is good but i do not know ; kissinger 's ."],
+        ),
+        ("remove_negation", "i do n't like it .", ["i like it ."]),
+    ],
+)
+def test_adverbs_and_treebank_tokenized_text(tagger, name, text, expected):
+    """SST-style text is tokenized ("do n't", "it 's"); adverbs stay next to their verb."""
+    assert texts(name, text) == expected

@@ -33,6 +33,9 @@ class Entry:
     def __str__(self) -> str:
         return self.value
 
+    def __hash__(self) -> int:  # attrs is a read-only mapping (unhashable): hash by value and attribute names
+        return hash((self.value, tuple(sorted(self.attrs))))
+
 
 def _lexicon_dir() -> Path:
     return project_file(LEXICON_DIR)

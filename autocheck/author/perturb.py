@@ -232,8 +232,10 @@ def _case_like(original: str, new: str) -> str:
 def _expansion_edits(field: str, text: str) -> list[Edit]:
     expand, _ = _contraction_tables()
     edits = []
-    for m in re.finditer(r"(?<![\w'’])[A-Za-z]+[" + _APOS + r"][A-Za-z]+(?![\w'’])", text):
-        key = m.group().lower().replace("’", "'")
+    # "don't", and the tokenized "do n't" / "it 's" of treebank-style datasets (SST)
+    apos = "[" + _APOS + "]"
+    for m in re.finditer(r"(?<![\w'’])[A-Za-z]+ ?(?:n" + apos + "t|" + apos + r"[A-Za-z]+)(?![\w'’])", text):
+        key = m.group().lower().replace("’", "'").replace(" ", "")
         if key in expand and not (key.endswith("n't") and _INVERTED.match(text, m.end())):
             edits.append((field, m.start(), m.end(), _case_like(m.group(), expand[key])))
     return edits
@@ -329,7 +331,9 @@ def change_names(
     inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None, n: int = 1
 ) -> list[Perturbed]:
     """Replace person names: each first name by another of the same gender, each last name by another last
-    name, the same name the same way in every selected field. [] when no name is found."""
+    name, the same name the same way in every selected field. Names are found by lexicon membership of
+    capitalised tokens that the tagger calls proper nouns, so lower-cased text (SST) has none. [] when no
+    name is found."""
     _, by_gender, _, last_list = _names()
     selected = _select(inputs, fields)
     found = {f: _find_names(inputs[f]) for f in selected}
@@ -568,6 +572,17 @@ def _next_content(tagged: _Tagged, i: int) -> int | None:
     return j if j < len(tagged.words) else None
 
 
+def _negated_after(tagged: _Tagged, i: int) -> bool:
+    """Whether "not"/"n't"/"never" comes within the next four tokens of token ``i``, before any
+    punctuation ("will most likely not find"; the tagger may call "most" a verb, so tags are not used)."""
+    for j in range(i + 1, min(i + 5, len(tagged.words))):
+        if tagged.words[j].lower() in _NEG | {"never"}:
+            return True
+        if tagged.tags[j] in (".", ":", ","):
+            return False
+    return False
+
+
 def _is_aux(tagged: _Tagged, i: int) -> bool:
     word = tagged.words[i].lower()
     if word in _BE:
@@ -601,9 +616,8 @@ def add_negation(
         for i, tag in enumerate(tagged.tags):
             word = tagged.words[i]
             if _is_aux(tagged, i):
-                following = tagged.words[i + 1].lower() if i + 1 < len(tagged.words) else ""
-                if i in tagged.sentence_starts or following in _NEG or following == "never":
-                    break  # a question ("Is it good?") or already negated
+                if i in tagged.sentence_starts or _negated_after(tagged, i):
+                    break  # a question ("Is it good?") or already negated ("will most likely not find")
                 start, end = tagged.offsets[i]
                 if word.lower() == "can" and end - start == 3:  # "can" + "not" is written "cannot"
                     edits.append((f, end, end, "not"))
@@ -611,11 +625,20 @@ def add_negation(
                     edits.append((f, end, end, " not"))
                 break
             if tag in ("VBZ", "VBD", "VBP"):  # a main verb in the simple present or past: do-support
-                if i > 0 and tagged.words[i - 1].lower() in _NEG | {"never"}:
+                # adverbs right before the verb go after "not": "really likes" -> "does not really like"
+                first = i
+                while first > 0 and tagged.tags[first - 1] in _SKIP and first not in tagged.sentence_starts:
+                    first -= 1
+                if any(w.lower() in _NEG | {"never"} for w in tagged.words[first:i]):
                     break  # "He never lies."
                 aux = {"VBZ": "does", "VBD": "did", "VBP": "do"}[tag]
                 start, end = tagged.offsets[i]
-                edits.append((f, start, end, _case_like(word, aux) + " not " + W.base_form(word).lower()))
+                base = W.base_form(word)
+                if first == i:
+                    edits.append((f, start, end, _case_like(word, aux) + " not " + base.lower()))
+                else:
+                    a_start = tagged.offsets[first][0]
+                    edits += [(f, a_start, a_start, aux + " not "), (f, start, end, base)]
                 break
             if tag.startswith("VB") or tag == "MD":
                 break  # a verb no rule covers (a participle, an infinitive): leave this field

