@@ -571,7 +571,7 @@ def test_the_key_is_never_written_anywhere(serve, tmp_path, monkeypatch, capsys,
     assert "Traceback" not in captured.err
 
 
-def test_credentials_in_a_url_are_refused_and_query_values_masked(serve):
+def test_credentials_in_a_url_are_refused_and_query_values_masked(serve, monkeypatch):
     with pytest.raises(InputError, match="credentials in a URL are refused") as error:
         load_model("https://user:hunter2@example.com/predict", SENTIMENT)
     assert "hunter2" not in str(error.value)
@@ -580,6 +580,13 @@ def test_credentials_in_a_url_are_refused_and_query_values_masked(serve):
     assert model.name == server.url("/predict?token=***&v=***") and "abc123" not in model.identity
     _, _, labels = read(model, [("good",)])
     assert labels == ["positive"] and server.requests[0].path == "/predict?token=abc123&v=2"
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-chat-test")
+    server.respond = chat(lambda prompt: "positive")
+    model = load_model(f"openai:m@{server.url('/v1/?api-version=7')}", SENTIMENT, **FAST)
+    assert model.name == f"openai:m@{server.url('/v1/?api-version=***')}"
+    read(model, [("good",)])
+    assert server.requests[-1].path == "/v1/chat/completions?api-version=7"
 
 
 # ------------------------------------------------------------------------------------------------ TLS

@@ -418,8 +418,10 @@ class ChatModel(Model):
                 f"with {fields} and {{labels}} where the input and the task's labels go"
             )
         explicit = bool(base)
-        base = (base or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        base = base or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         shown = shown_url(base)
+        parts = urllib.parse.urlsplit(base)  # a query (Azure's api-version) stays after the path
+        url = parts._replace(path=parts.path.rstrip("/") + "/chat/completions").geturl()
         self.name = f"openai:{model}" + (f"@{shown}" if explicit else "")
         labels = ", ".join(task.labels)
         self.identity = (
@@ -431,7 +433,7 @@ class ChatModel(Model):
         self.batch_size = batch_size
         self.model, self.options = model, options
         self._labels_text = labels
-        self._endpoint = _Endpoint(f"{base}/chat/completions", options, read_key(options, required=True))
+        self._endpoint = _Endpoint(url, options, read_key(options, required=True))
         # every label name and alias, the longest first ("non-hateful" before "hateful"), as a whole word
         names = sorted((name for name, _ in task.aliases), key=len, reverse=True)
         words = "|".join(map(re.escape, names)) or r"(?!)"
