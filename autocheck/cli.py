@@ -379,7 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
     remote.add_argument("--retries", type=int, default=3, help="retries per batch, with back-off (default 3)")
     remote.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
     remote.add_argument(
-        "--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key"
+        "--api-key-env",
+        help="environment variable holding the API key (chat models default to OPENAI_API_KEY; an HTTP "
+        "endpoint gets a key only when one is named)",
     )
     remote.add_argument(
         "--api-key-file", type=Path, help="file holding the API key (instead of the variable)"

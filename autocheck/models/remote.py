@@ -102,7 +102,7 @@ class RemoteOptions:
     retries: int = 3  # retries of a failed request (connection, timeout, 429, 5xx)
     concurrency: int = 1  # requests in flight
     backoff: float = 1.0  # first back-off delay in seconds, doubled on every retry
-    api_key_env: str | None = DEFAULT_KEY_ENV
+    api_key_env: str | None = None  # None: OPENAI_API_KEY for chat models, no key for HTTP endpoints
     api_key_file: Path | None = None
     verify_tls: bool = True
 
@@ -335,7 +335,7 @@ class HTTPModel(Model):
         self.labels = () if task.is_span else task.labels
         self.options = options
         self.request_size = batch_size
-        named = options.api_key_file is not None or options.api_key_env not in (None, DEFAULT_KEY_ENV)
+        named = options.api_key_file is not None or options.api_key_env is not None
         self._endpoint = _Endpoint(url, options, read_key(options, required=True) if named else None)
 
     # ``Model.predict`` hands ``batch_size`` inputs at a time to ``_predict``: enough for ``concurrency``
