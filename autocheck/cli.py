@@ -315,6 +315,78 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_suggest(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .author.suggest import suggest
+    from .expand.fill import MaskedLM
+    from .sources.lexicon import load_lexicon
+
+    lexicon = load_lexicon(args.lexicon) if args.lexicon != "none" else None
+    rows = suggest(
+        args.template,
+        MaskedLM.from_pretrained(args.mlm),
+        args.n,
+        lexicon=lexicon,
+        synonyms_of=args.synonyms_of,
+        antonyms_of=args.antonyms_of,
+    )
+    table = Table(title=args.template)
+    for column in ("#", "words", "score", "POS", "polarity", "sentence"):
+        table.add_column(column, justify="right" if column in ("#", "score") else "left")
+    for rank, row in enumerate(rows, 1):
+        polarity = " ".join(p or "?" for p in row.polarity) if lexicon else ""
+        table.add_row(
+            str(rank), " ".join(row.words), f"{row.score:.2f}", " ".join(row.tags), polarity, row.text
+        )
+    Console().print(table)
+    return 0
+
+
+def cmd_perturb(args: argparse.Namespace) -> int:
+    from .pipeline import GenerateConfig, generate
+
+    options = dict(_option(item) for item in args.option or [])
+    capability = {
+        "id": args.perturbation,
+        "capability": "Robustness",
+        "description": f"{args.perturbation} of the dataset's texts",
+        "test_type": "DIR" if args.direction else "INV",
+        "search": [{}],
+        "perturb": {"name": args.perturbation, "options": options},
+    }
+    if args.direction:
+        capability["direction"] = {"direction": args.direction, "tolerance": args.tolerance}
+        if args.dir_label:
+            capability["direction"]["label"] = args.dir_label
+    config = GenerateConfig(
+        dataset=args.dataset,
+        spec={"task": args.task, "capabilities": [capability]},
+        max_seeds=args.max_examples,
+        seed=args.seed,
+        text_column=args.text_column,
+        input_columns=args.input_column,
+        label_column=args.label_column,
+        split=args.split,
+        expand=False,
+        labelled=False,
+    )
+    _print_counts(generate(config, args.out, overwrite=args.overwrite, progress=_progress))
+    return 0
+
+
+def _option(item: str) -> tuple[str, object]:
+    """``n=2`` → ("n", 2); ``phrases=["a", "b"]`` → a list (JSON values); anything else as text."""
+    key, sep, value = item.partition("=")
+    if not sep or not key.strip():
+        raise InputError(f"--option {item!r}: expected KEY=VALUE")
+    try:
+        return key.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return key.strip(), value
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -450,6 +522,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--parser", help="benepar model for rule coverage (omit to skip coverage)")
     p.set_defaults(func=cmd_metrics)
+
+    p = commands.add_parser("suggest", help="masked-LM suggestions for a {mask} in a sentence, for templates")
+    p.add_argument("template", help='a sentence with {mask} placeholders, e.g. "I really {mask} the flight."')
+    p.add_argument("--mlm", default="bert-base-uncased", help="masked LM: HF hub id or directory")
+    p.add_argument("-n", type=int, default=30, help="how many suggestions (default 30)")
+    p.add_argument("--lexicon", default="sentiwordnet", help="polarity lexicon for the table, or 'none'")
+    p.add_argument("--synonyms-of", metavar="WORD", help="only WordNet synonyms of WORD")
+    p.add_argument("--antonyms-of", metavar="WORD", help="only WordNet antonyms of WORD")
+    p.set_defaults(func=cmd_suggest)
+
+    p = commands.add_parser("perturb", help="perturb a dataset's texts into an INV (or DIR) suite")
+    p.add_argument("dataset", help="CSV/TSV/JSONL file, SST folder or HF id; labels are not needed")
+    p.add_argument("--perturbation", required=True, help="typos, contractions, change_names, ... (README)")
+    p.add_argument(
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an option of the perturbation (JSON value), repeatable",
+    )
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--task", default="sentiment", help="the task of the models to test (default sentiment)")
+    p.add_argument("--direction", choices=["up", "down"], help="a DIR test: the task's score goes up/down")
+    p.add_argument("--dir-label", help="DIR on P(label) instead of the task's score")
+    p.add_argument("--tolerance", type=float, default=0.1, help="DIR tolerance (default 0.1)")
+    p.add_argument("--max-examples", type=int, help="at most N examples, sampled with --seed")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--text-column", help="text column of a CSV/TSV/JSONL/HF dataset")
+    p.add_argument("--input-column", type=_label_map, help="input field → column for tasks with several")
+    p.add_argument("--label-column", help="label column, if any (kept in the cases)")
+    p.add_argument("--split", help="dataset split")
+    p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
+    p.set_defaults(func=cmd_perturb)
 
     p = commands.add_parser("demo", help="the main job end to end: generate a suite, run it, write a report")
     p.add_argument("--out", type=Path, default=Path("runs/demo"))

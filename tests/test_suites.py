@@ -77,14 +77,12 @@ def make_tiny(directory, kind, id2label=None):
         BertConfig,
         BertForQuestionAnswering,
         BertForSequenceClassification,
-        BertTokenizerFast,
+        BertTokenizer,
     )
 
     directory.mkdir(parents=True)
-    (directory / "vocab.txt").write_text(
-        "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n"
-    )
-    BertTokenizerFast(vocab_file=str(directory / "vocab.txt")).save_pretrained(directory)
+    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
+    BertTokenizer(vocab={token: i for i, token in enumerate(tokens)}).save_pretrained(directory)
     torch.manual_seed(0)
     config = BertConfig(
         vocab_size=5 + len(WORDS), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
