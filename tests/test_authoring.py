@@ -24,7 +24,7 @@ VOCAB = ["the", "flight", "food", "was", "i", "really", "like", "love", "hate", 
 
 
 @pytest.fixture(scope="module")
-def tiny_mlm(tmp_path_factory):
+def tiny_mlm_dir(tmp_path_factory):
     """A tiny random masked LM with a whole-word vocabulary, built here."""
     from transformers import BertConfig, BertForMaskedLM, BertTokenizer
 
@@ -37,7 +37,21 @@ def tiny_mlm(tmp_path_factory):
         intermediate_size=32, max_position_embeddings=64, initializer_range=0.5,
     )  # fmt: skip
     BertForMaskedLM(config).save_pretrained(directory)
-    return MaskedLM.from_pretrained(directory, device="cpu")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def tiny_mlm(tiny_mlm_dir):
+    return MaskedLM.from_pretrained(tiny_mlm_dir, device="cpu")
+
+
+def test_suggest_command_prints_a_ranked_table(tiny_mlm_dir, capsys):
+    args = ["suggest", "The food was {mask}.", "--mlm", str(tiny_mlm_dir), "-n", "4", "--lexicon", "none"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    rows = [line for line in printed.splitlines() if "The food was " in line and "{mask}" not in line]
+    assert len(rows) == 4 and rows[0].split("│")[1].strip() == "1"
+    assert main(["suggest", "No mask.", "--mlm", str(tiny_mlm_dir), "--lexicon", "none"]) == 2
 
 
 def test_suggestions_are_ranked_whole_words_with_pos_and_polarity(tiny_mlm, tmp_path):
