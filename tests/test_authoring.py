@@ -7,6 +7,7 @@ import json
 
 import pytest
 import torch
+from conftest import tiny_bert
 
 from autocheck import expect
 from autocheck.author.suggest import suggest
@@ -25,19 +26,7 @@ VOCAB = ["the", "flight", "food", "was", "i", "really", "like", "love", "hate", 
 
 @pytest.fixture(scope="module")
 def tiny_mlm_dir(tmp_path_factory):
-    """A tiny random masked LM with a whole-word vocabulary, built here."""
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-
-    directory = tmp_path_factory.mktemp("mlm")
-    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *VOCAB]
-    BertTokenizer(vocab={token: i for i, token in enumerate(tokens)}).save_pretrained(directory)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=5 + len(VOCAB), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-        intermediate_size=32, max_position_embeddings=64, initializer_range=0.5,
-    )  # fmt: skip
-    BertForMaskedLM(config).save_pretrained(directory)
-    return directory
+    return tiny_bert(tmp_path_factory.mktemp("mlm"), "ForMaskedLM", VOCAB)
 
 
 @pytest.fixture(scope="module")
