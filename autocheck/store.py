@@ -28,13 +28,15 @@ class InputError(ValueError):
         self.cli = message if cli is None else cli
 
     @classmethod
-    def hint(cls, template: str, **options: str) -> InputError:
+    def hint(cls, template: str, **options: str | tuple[str, str]) -> InputError:
         """An error whose ``template`` names options as ``{name}`` placeholders, each given as a keyword
         argument spelling (``resume="resume=True"``, ``column="text_column=NAME"``): the API message says
-        ``resume=True``, the CLI one ``--resume`` (``--text-column NAME``)."""
+        ``resume=True``, the CLI one ``--resume`` (``--text-column NAME``). Where the flag is not the
+        keyword's spelling, give both: ``(api, cli)``."""
         api, cli = template, template
-        for name, keyword in options.items():
-            api, cli = api.replace(f"{{{name}}}", keyword), cli.replace(f"{{{name}}}", cli_flag(keyword))
+        for name, spelling in options.items():
+            keyword, flag = spelling if isinstance(spelling, tuple) else (spelling, cli_flag(spelling))
+            api, cli = api.replace(f"{{{name}}}", keyword), cli.replace(f"{{{name}}}", flag)
         return cls(api, cli)
 
 
