@@ -204,7 +204,7 @@ def test_template_rendering_any_text(texts, data):
     from autocheck.sources.transform import seed_text, transform
 
     labels = ["positive", "negative", "neutral"]
-    pool = [Example(id=f"d:{i}", text=t, label=labels[i % 3], source="d") for i, t in enumerate(texts)]
+    pool = [Example(id=f"d:{i}", inputs=t, label=labels[i % 3], source="d") for i, t in enumerate(texts)]
     pool = [e for e in pool if e.text.strip()]
     assume(pool)
     for capability in _transformable():
@@ -305,7 +305,11 @@ def test_html_report_of_any_texts(tmp_path_factory, texts):
         convert_checklist(root / "cl.json", root / "suite")
     except InputError:
         return
-    model = CallableModel("toy", lambda batch: [[0.9, 0.1] for _ in batch])
+    def predict(batch):
+        return [[0.9, 0.1] for _ in batch]
+
+    predict.labels = ["negative", "positive"]  # declared: the cache may answer every text
+    model = CallableModel("toy", predict)
     run_suite(root / "suite", [model], root / "run")
     page = write_html(root / "run", root / "report.html").read_text(encoding="utf-8")
     for text in texts:

@@ -176,7 +176,7 @@ def test_every_schema_error_of_a_file_is_reported_at_once(tmp_path):
     data["capabilities"][0]["id"] = 5
     data["capabilities"][2]["test_type"] = ["MFT"]
     data["capabilities"][3]["search"][0]["length"] = {"min": 2, "max": 1}
-    del data["capabilities"][1]["expected"]
+    del data["capabilities"][1]["description"]
     path = write(tmp_path, data)
     with pytest.raises(InputError) as info:
         load_capabilities(path)
@@ -184,7 +184,7 @@ def test_every_schema_error_of_a_file_is_reported_at_once(tmp_path):
     assert len(lines) == 4, lines
     assert all(line.startswith(f"{path}: $.capabilities[") for line in lines)
     assert lines[0].startswith(f"{path}: $.capabilities[0].id: 5 is not of type 'string'")
-    assert "$.capabilities[1]: 'expected' is a required property" in lines[1]
+    assert "$.capabilities[1]: 'description' is a required property" in lines[1]
     assert lines[2].startswith(f"{path}: $.capabilities[2].test_type: ")
     assert lines[3] == f"{path}: $.capabilities[3].search[0].length: min 2 is greater than max 1"
 
