@@ -158,3 +158,15 @@ def test_ctrl_c_hint_names_options_of_the_interrupted_command(
         _assert_real_options(command, err)
     if command != "seeds":
         assert "--resume" not in err
+
+
+def test_every_resumable_command_hint_is_true(tmp_path, capsys):
+    """perturb writes through the generation job, so its refusal offers --resume: it must have it."""
+    dataset = _dataset(tmp_path, ("text", "label"))
+    out = tmp_path / "busy"
+    out.mkdir()
+    (out / "cases.jsonl").write_text("")
+    assert main(["perturb", str(dataset), "--perturbation", "typos", "--out", str(out)]) == 2
+    err = _error(capsys)
+    assert "--resume" in err
+    _assert_real_options("perturb", err)
