@@ -57,3 +57,13 @@ def tiny_bert(directory: Path, head: str, words: list[str], id2label: dict[int, 
     )  # fmt: skip
     getattr(transformers, f"Bert{head}")(config).save_pretrained(directory)
     return str(directory)
+
+
+try:  # property tests: CI replays a fixed set of examples; a local run searches anew each time
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True)
+    if os.environ.get("CI"):
+        settings.load_profile("ci")
+except ImportError:
+    pass
