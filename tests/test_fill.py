@@ -445,6 +445,9 @@ def test_lower_case_proper_nouns_are_checked_as_proper_nouns():
     # and for a proper-noun mask it is written as one
     out, _ = _kept("the film by is good .", [(3, "NNP")], [(("jones",), -1.0)])
     assert [c.text for c in out] == ["the film by Jones is good ."]
+    # a common word is not made a name by capitalising it, and a lower-case fill is no proper noun
+    out, stats = _kept("the film by is good .", [(3, "NNP")], [(("whole",), -1.0), (("film",), -2.0)])
+    assert out == [] and stats.rejected["pos"] == 2
 
 
 def test_doubled_words_are_rejected_and_counted():

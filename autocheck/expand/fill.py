@@ -27,7 +27,9 @@ Validation (the original's checks with their bugs fixed, see reference notes sec
 5. pos: every inserted word, tagged in the filled sentence, must get its mask's tag (the original tagged
    each word in isolation); phrase-level masks can never match and are skipped before the MLM is called.
    A lower-case fill that the tagger knows only as a proper noun when capitalised ("york", "jones") is a
-   proper noun: it fails any other tag, and fills for ``NNP``/``NNPS`` masks are capitalised before tagging;
+   proper noun: it fails any other tag, and for an ``NNP``/``NNPS`` mask it is capitalised before tagging;
+   any other fill of a proper-noun mask must be capitalised to pass (a lower-case word is not a name, and
+   capitalising an arbitrary word would only make the tagger call it one);
 6. requirement: the filled text must still meet the seed's capability requirement;
 7. fluency (when a ``fluency.Fluency`` is given): the filled text's pseudo-log-likelihood per token must
    not fall more than its threshold below the seed's.
@@ -527,7 +529,8 @@ def _checks(
         c = wave[n]
         template = templates[c.template]
         if tags != template.tags or any(
-            proper_noun(w) and tag not in PROPER_TAGS for w, tag in zip(c.words, template.tags)
+            (tag in PROPER_TAGS and not w[:1].isupper()) or (proper_noun(w) and tag not in PROPER_TAGS)
+            for w, tag in zip(c.words, template.tags)
         ):
             verdicts[n] = "pos"
         elif not requirement(seeds[c.template], c.text):
@@ -543,8 +546,8 @@ def recase(
 ) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """Fix *casing*: ``words`` re-cased for where they go, and the seed tokens to lower-case.
 
-    An uncased masked LM suggests lower-case words: a lone "i" becomes "I", a fill for a proper-noun mask
-    is capitalised, and the first word inserted before a capitalised sentence-initial token (the first of
+    An uncased masked LM suggests lower-case words: a lone "i" becomes "I", a known proper noun ("york",
+    ``tagging.proper_noun``) for a proper-noun mask is capitalised, and the first word inserted before a capitalised sentence-initial token (the first of
     a sentence, or the first after an opening quote) is capitalised while that token is lower-cased, unless
     it is "I", an acronym or a proper noun in the seed's tags (``sentences``: token range and tags per
     sentence). Returns the words and the token indices to lower-case (``MaskedTemplate.render``'s ``lower``).
@@ -559,7 +562,7 @@ def recase(
     for (index, tag), word in zip(template.masks, words):
         if word == "i":
             word = "I"
-        elif tag in PROPER_TAGS:
+        elif tag in PROPER_TAGS and proper_noun(word):
             word = word[:1].upper() + word[1:]
         if index != previous and index < len(tokens) and _sentence_initial(parse, index, starts):
             token = tokens[index]
