@@ -169,3 +169,8 @@ def proper_noun(word: str) -> bool:
     lower-case form ("new" is an adjective, "may" a modal)."""
     tagdict = _tagger().tagdict
     return word.islower() and tagdict.get(word.capitalize()) in PROPER_TAGS and word not in tagdict
+
+
+def known_proper_noun(token: str) -> bool:
+    """Whether the tagger's dictionary of unambiguous words knows ``token`` as a proper noun ("Paris")."""
+    return _tagger().tagdict.get(token) in PROPER_TAGS

@@ -115,6 +115,7 @@ def main() -> None:
         write_sample(off, seeds_off, off_deltas, args.write_sample, args.out / "to_label.jsonl", args.seed)
     if args.labels.exists():
         report_labels(scorer, args.labels, DEFAULT_THRESHOLD)
+    print(f"\nthreshold {DEFAULT_THRESHOLD}; cache and suites in {args.out}")
 
 
 THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
@@ -136,7 +137,9 @@ def quantiles(values: list[float]) -> str:
 def defects(expansion, seed) -> list[str]:
     from autocheck.sources.lexicon import NEGATIONS
     from autocheck.sources.transform import seed_text
-    from autocheck.tagging import PROPER_TAGS, pos_tag_sents, tokenize
+    from autocheck.tagging import PROPER_TAGS, _tagger, pos_tag_sents, tokenize
+
+    tagdict = _tagger().tagdict
 
     found = []
     inserted = sorted(expansion.provenance["inserted"], key=lambda i: i["offset"])
@@ -184,9 +187,10 @@ def defects(expansion, seed) -> list[str]:
         if k is None or not seed_tokens.words[k][:1].isupper():
             continue
         following = text[item["offset"] + len(item["word"]) + 1 :].split(" ", 1)[0]
-        keep_capital = (
-            seed_tokens.words[k] == "I" or seed_tags[k] in PROPER_TAGS or seed_tokens.words[k].isupper()
-        )
+        word, after = seed_tokens.words[k], seed_tokens.words[k + 1 : k + 2] or [""]
+        # "I", an acronym, a known name, or the first word of a name ("Samuel Beckett", "Jacquot's")
+        keep_capital = word == "I" or word.isupper() or tagdict.get(word) in PROPER_TAGS
+        keep_capital |= seed_tags[k] in PROPER_TAGS and (after[0][:1].isupper() or after[0] == "'s")
         if item["word"][:1].islower() or (following[:1].isupper() and not keep_capital):
             casing = True
     if casing:

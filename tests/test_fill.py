@@ -416,6 +416,8 @@ def test_sentence_initial_insertion_is_recased():
         ("Paris is a nice city .", "Even Paris is a nice city ."),  # a proper noun stays
         ("TV is a nice thing .", "Even TV is a nice thing ."),  # an acronym stays
         ("this film works .", "even this film works ."),  # a lower-case start stays as written
+        ("Samuel Beckett applied .", "Even Samuel Beckett applied ."),  # a name: tagged NNP before NNP
+        ("Mild , meandering teen flick .", "Even mild , meandering teen flick ."),  # NNP by position only
     ],
 )
 def test_sentence_initial_capital_is_kept_for_i_proper_nouns_and_acronyms(text, expected):

@@ -71,6 +71,7 @@ from ..tagging import (
     PROPER_TAGS,
     coarse_pos,
     is_single_token,
+    known_proper_noun,
     pos_tag_from,
     pos_tag_sents,
     proper_noun,
@@ -547,10 +548,11 @@ def recase(
     """Fix *casing*: ``words`` re-cased for where they go, and the seed tokens to lower-case.
 
     An uncased masked LM suggests lower-case words: a lone "i" becomes "I", a known proper noun ("york",
-    ``tagging.proper_noun``) for a proper-noun mask is capitalised, and the first word inserted before a capitalised sentence-initial token (the first of
-    a sentence, or the first after an opening quote) is capitalised while that token is lower-cased, unless
-    it is "I", an acronym or a proper noun in the seed's tags (``sentences``: token range and tags per
-    sentence). Returns the words and the token indices to lower-case (``MaskedTemplate.render``'s ``lower``).
+    ``tagging.proper_noun``) for a proper-noun mask is capitalised, and the first word inserted before a
+    capitalised sentence-initial token (the first of a sentence, or the first after an opening quote) is
+    capitalised while that token is lower-cased, unless it is "I", an acronym or a proper noun
+    (``_keeps_capital``; ``sentences``: token range and tags per sentence of the seed). Returns the words
+    and the token indices to lower-case (``MaskedTemplate.render``'s ``lower``).
     """
     parse = template.parse
     tokens = parse.tokens
@@ -568,11 +570,23 @@ def recase(
             token = tokens[index]
             if token[:1].isupper():
                 word = word[:1].upper() + word[1:]
-                if not (token == "I" or index in proper or (len(token) > 1 and token.isupper())):
+                if not _keeps_capital(tokens, index, proper):
                     lower.append(index)
         previous = index
         out.append(word)
     return tuple(out), tuple(dict.fromkeys(lower))
+
+
+def _keeps_capital(tokens: Sequence[str], index: int, proper: set[int]) -> bool:
+    """Whether a capitalised sentence-initial token is written so anywhere: "I", an acronym, a word the
+    tagger's dictionary knows as a proper noun ("Paris"), or a token tagged as one that starts a name
+    ("Samuel Beckett", "Jacquot's"). The tagger calls most capitalised sentence-initial words proper
+    nouns ("Mild, meandering ..."), so its tag alone does not decide."""
+    token = tokens[index]
+    if token == "I" or (len(token) > 1 and token.isupper()) or known_proper_noun(token):
+        return True
+    following = tokens[index + 1] if index + 1 < len(tokens) else ""
+    return index in proper and (following[:1].isupper() or following in ("'s", "’s"))
 
 
 def _sentence_initial(parse: Parse, index: int, starts: set[int]) -> bool:
