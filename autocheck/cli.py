@@ -90,9 +90,9 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fluency-threshold",
         type=_threshold,
-        default=1.0,
+        default=0.15,
         help="keep an expansion whose masked-LM pseudo-log-likelihood per token is at most this far below "
-        "its seed's (default 1.0); 'off' keeps all",
+        "its seed's (default 0.15); 'off' keeps all",
     )
     p.add_argument("--workers", type=int, default=1, help="CPU threads for model forward passes")
     p.add_argument("--no-expand", action="store_true", help="seeds only (the no-expansion ablation)")

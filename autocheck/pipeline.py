@@ -69,7 +69,7 @@ class GenerateConfig:
     beam_size: int = 20  # CheckList used 100; a multi-mask fill costs about beam_size single ones
     top_n: int = 60
     # keep an expansion only if its PLL per token is at least its seed's minus this; None: no fluency check
-    fluency_threshold: float | None = 1.0
+    fluency_threshold: float | None = 0.15  # expand.fluency.DEFAULT_THRESHOLD
     chunk_size: int = 64  # seed cases per parse/fill batch and per resume checkpoint
 
     def fingerprint(self) -> str:

@@ -291,3 +291,14 @@ def test_generate_on_sst_expands_most_capabilities(shared_data, tmp_path):
     assert len(summary.counts) == 10 and all(c.seed_cases == 1 for c in summary.counts.values())
     expanded = [cap for cap, c in summary.counts.items() if c.expansions > 0]
     assert len(expanded) >= 7, summary.counts
+
+
+def test_fluency_threshold_default_and_off():
+    from autocheck.expand.fluency import DEFAULT_THRESHOLD
+
+    assert pipeline.GenerateConfig(dataset="x").fluency_threshold == DEFAULT_THRESHOLD
+    from autocheck.cli import _threshold
+
+    assert _threshold("off") is None and _threshold("0.3") == 0.3
+    with pytest.raises(Exception, match="non-negative"):
+        _threshold("-1")
