@@ -531,6 +531,16 @@ def test_fluency_rejection_lets_the_next_fill_in():
         stats=stats, fluency=Fluency(scorer, threshold=1.0),
     )  # fmt: skip
     assert [c.text for c in out] == ["this is a new movie ."] and stats.rejected["fluency"] == 1
+    # scored lazily: the second fill only once the first failed, and nothing after the kept one
+    assert scorer.asked == [["this is a old movie .", text], ["this is a new movie ."]]
+    scorer.asked.clear()
+    fills = [(("new",), -1.0), (("old",), -2.0)]
+    out = validate(
+        [template(text, [(3, "JJ")])], [fills], {"c1": seed(text)}, Lexicon(), always,
+        fluency=Fluency(scorer, threshold=1.0),
+    )  # fmt: skip
+    assert [c.text for c in out] == ["this is a new movie ."]
+    assert scorer.asked == [["this is a new movie .", text]]
 
 
 def test_pseudo_log_likelihood_is_batched_cached_and_batch_independent(tiny_bert):

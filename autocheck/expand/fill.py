@@ -466,21 +466,19 @@ def validate(
         verdicts = _checks(wave, templates, seeds, lexicon, requirement, kept_texts, seed_tags)
         scores: dict[int, float] = {}
         if fluency is not None:
-            passing = [n for n, verdict in enumerate(verdicts) if verdict is None]
-            new_seeds = sorted({seeds[wave[n].template].text for n in passing} - seed_fluency.keys())
-            values = fluency.scorer.scores([wave[n].text for n in passing] + new_seeds)
-            seed_fluency.update(zip(new_seeds, values[len(passing) :]))
-            for n, value in zip(passing, values):
-                scores[n] = value
-                if not fluency.keeps(value, seed_fluency[seeds[wave[n].template].text]):
-                    verdicts[n] = "fluency"
+            room = {i: wanted - len(kept[i]) for i in pending}
+            _check_fluency(wave, verdicts, seeds, room, fluency, seed_fluency, scores)
+        halted: set[int] = set()  # templates that reached a candidate not scored yet: next wave
         for n, c in enumerate(wave):
             template, seed = templates[c.template], seeds[c.template]
-            if len(kept[c.template]) >= wanted:
+            if len(kept[c.template]) >= wanted or c.template in halted:
                 continue
-            examined[c.template] += 1
             # a text kept earlier in this wave is a duplicate too
             verdict = "duplicate" if c.text in kept_texts.get(seed.id, ()) else verdicts[n]
+            if verdict is None and fluency is not None and n not in scores:
+                halted.add(c.template)
+                continue
+            examined[c.template] += 1
             if verdict is not None:
                 stats.rejected[verdict] += 1
                 continue
@@ -498,6 +496,41 @@ def validate(
         window *= 2
     stats.unused += sum(len(fills) - n for fills, n in zip(suggestions, examined))
     return [case for cases in kept for case in cases]
+
+
+def _check_fluency(
+    wave: Sequence[_Candidate],
+    verdicts: list[str | None],
+    seeds: Sequence[TestCase],
+    room: dict[int, int],
+    fluency: Fluency,
+    seed_fluency: dict[str, float],
+    scores: dict[int, float],
+) -> None:
+    """The fluency check of the candidates that passed the others, best first and only as many per
+    template as it still has ``room`` for: a candidate that fails lets the next one be scored, in batched
+    rounds, so candidates ranked after a template's kept fills are never scored. Sets ``scores`` and
+    marks failures in ``verdicts``."""
+    passing = [n for n, verdict in enumerate(verdicts) if verdict is None]
+    while True:
+        accepted: Counter[int] = Counter()
+        take = []
+        for n in passing:  # wave order is score order within a template
+            t = wave[n].template
+            if n in scores:
+                accepted[t] += verdicts[n] is None
+            elif accepted[t] < room[t]:
+                take.append(n)
+                accepted[t] += 1  # counted as if it passed, until scored
+        if not take:
+            return
+        new_seeds = sorted({seeds[wave[n].template].text for n in take} - seed_fluency.keys())
+        values = fluency.scorer.scores([wave[n].text for n in take] + new_seeds)
+        seed_fluency.update(zip(new_seeds, values[len(take) :]))
+        for n, value in zip(take, values):
+            scores[n] = value
+            if not fluency.keeps(value, seed_fluency[seeds[wave[n].template].text]):
+                verdicts[n] = "fluency"
 
 
 def _checks(
