@@ -42,14 +42,21 @@ def _threshold(value: str) -> float | None:
 
 def _add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--task", default="sentiment", help="task whose capability specs to use (default: sentiment)"
+        "--task", help="task whose shipped spec to use (default: sentiment; or the --requirements file's)"
     )
     p.add_argument(
-        "--dataset", required=True, help="dataset: SST folder/table, CSV/TSV/JSONL file, or HF hub id"
+        "--dataset",
+        help="dataset: SST folder/table, CSV/TSV/JSONL file, or HF hub id (template capabilities need none)",
     )
     p.add_argument("--out", required=True, type=Path, help="suite directory to write")
     p.add_argument("--capability", action="append", metavar="LC", help="only these capabilities (repeatable)")
-    p.add_argument("--requirements", help="capability spec JSON (default: requirements/<task>.json)")
+    p.add_argument(
+        "--requirements",
+        help="spec file, or a shipped spec's name (e.g. sentiment_checklist, nli, qqp, squad)",
+    )
+    p.add_argument(
+        "--max-cases", type=int, default=100_000, help="per template: the largest Cartesian product allowed"
+    )
     p.add_argument("--max-seeds", type=int, help="at most N seeds per capability, sampled with --seed")
     p.add_argument(
         "--max-variants", type=int, help="at most N template variants per seed, sampled with --seed"
@@ -58,17 +65,26 @@ def _add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lexicon", default="sentiwordnet", help="sentiwordnet | opinion | vader | PATH")
     p.add_argument("--compat", action="store_true", help="reproduce the original ALiCT code's quirks")
     p.add_argument("--text-column", help="text column of a CSV/TSV/JSONL/HF dataset")
+    p.add_argument(
+        "--input-column",
+        type=_label_map,
+        help="input field → column for tasks with several fields, e.g. premise=sentence1,hypothesis=s2",
+    )
     p.add_argument("--label-column", help="label column of a CSV/TSV/JSONL/HF dataset")
     p.add_argument("--label-map", type=_label_map, help="raw label → label, e.g. 0=negative,1=positive")
     p.add_argument("--split", help="dataset split (train/dev/test; HF split name)")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.add_argument("--chunk-size", type=int, default=64, help="seed cases per batch/checkpoint (default 64)")
+    p.add_argument(
+        "--mlm",
+        default="bert-base-uncased",
+        help="masked LM (fills and {mask} placeholders): HF id or directory",
+    )
 
 
 def _add_expansion_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--parser", default="benepar_en3", help="benepar model name or directory")
-    p.add_argument("--mlm", default="bert-base-uncased", help="masked LM: HF hub id or directory")
     p.add_argument(
         "--treebank",
         default="nltk",
@@ -103,7 +119,7 @@ def _config(args: argparse.Namespace, expand: bool):
 
     config = GenerateConfig(
         dataset=args.dataset,
-        task=args.task,
+        task=args.task or "sentiment",
         capabilities=args.capability,
         requirements=args.requirements,
         max_seeds=args.max_seeds,
@@ -112,14 +128,17 @@ def _config(args: argparse.Namespace, expand: bool):
         lexicon=args.lexicon,
         compat=args.compat,
         text_column=args.text_column,
+        input_columns=args.input_column,
         label_column=args.label_column,
         label_map=args.label_map,
         split=args.split,
         expand=expand,
         chunk_size=args.chunk_size,
+        max_cases=args.max_cases,
     )
+    config.mlm = args.mlm
     if expand:
-        config.parser, config.mlm = args.parser, args.mlm
+        config.parser = args.parser
         config.grammar = "ptb_sample" if args.treebank == "nltk" else args.treebank
         config.top_k, config.fills_per_mask = args.top_k, args.fills_per_mask
         config.beam_size, config.top_n = args.beam_size, args.top_n
@@ -152,6 +171,8 @@ def _print_counts(summary) -> None:
 
     table = Table(title=f"suite written to {summary.out}")
     columns = ["seeds", "seed_cases"]
+    if any(counts.perturbations for counts in summary.counts.values()):
+        columns.append("perturbations")
     if any(counts.parsed or counts.masked_templates for counts in summary.counts.values()):  # expanded
         columns += ["parsed", "masked_templates", "candidates", "expansions"]
     table.add_column("capability")
@@ -193,23 +214,51 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from .ci import check_thresholds, parse_thresholds, write_junit
     from .models import load_model
     from .report import format_table
-    from .run import run_suite
+    from .requirements import load_spec
+    from .run import run_suite, suite_task
 
+    thresholds = parse_thresholds(args.fail_above or [])  # a bad threshold fails before any model loads
+    task = load_spec(args.task).task if args.task else suite_task(args.suite)
     out = prepare_output_dir(args.out, overwrite=args.overwrite)
-    models = [load_model(spec, batch_size=args.batch_size, device=args.device) for spec in args.model]
-    results = run_suite(args.suite, models, out, batch_size=args.batch_size)
+    remote = {
+        "timeout": args.timeout,
+        "retries": args.retries,
+        "concurrency": args.concurrency,
+        "api_key_env": args.api_key_env,
+        "api_key_file": args.api_key_file,
+        "verify_tls": not args.insecure,
+    }
+    models = [
+        load_model(spec, task, batch_size=args.batch_size, device=args.device, **remote)
+        for spec in args.model
+    ]
+    results = run_suite(args.suite, models, out, batch_size=args.batch_size, task=task)
     print(format_table(results))
     print(f"results written to {args.out}")
-    return 0
+    failing = check_thresholds(results, thresholds)
+    if args.junit:
+        write_junit(results, args.junit, thresholds)
+        print(f"JUnit XML written to {args.junit}")
+    for line in failing:
+        print(f"autocheck: {line}", file=sys.stderr)
+    return 1 if failing else 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import format_table, load_results, write_html
 
     checklist = load_results(args.checklist) if args.checklist else None
-    print(format_table(load_results(args.results), checklist))
+    results = load_results(args.results)
+    print(format_table(results, checklist))
+    if args.markdown:
+        from .ci import markdown_summary
+        from .store import atomic_write_text
+
+        atomic_write_text(args.markdown, markdown_summary(results))
+        print(f"Markdown summary written to {args.markdown}")
     if args.html:
         write_html(args.results, args.html, checklist_dir=args.checklist)
         print(f"HTML report written to {args.html}")
@@ -221,14 +270,24 @@ def cmd_checklist(args: argparse.Namespace) -> int:
 
     out = prepare_output_dir(args.out, overwrite=args.overwrite)
     counts = convert_checklist(
-        args.source, out, trust_pickle=args.trust_pickle, max_per_test=args.max_per_test
+        args.source, out, trust_pickle=args.trust_pickle, max_per_test=args.max_per_test, task=args.task
     )
     print(f"CheckList suite written to {args.out}: {counts}")
     return 0
 
 
+def _label_space(value: str | None) -> tuple[str, ...] | None:
+    """--labels: binary / three (sentiment's), task (the suite task's default), or a comma list."""
+    from .export import BINARY, THREE_CLASS
+
+    named = {"binary": BINARY, "three": THREE_CLASS, "task": None}
+    if value is None or value in named:
+        return named.get(value or "task")
+    return tuple(label.strip() for label in value.split(",") if label.strip())
+
+
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import BINARY, THREE_CLASS, export_suite
+    from .export import export_suite
 
     try:
         split = tuple(float(x) for x in args.split.split(":"))
@@ -240,7 +299,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         format=args.format,
         split=split,
         seed=args.seed,
-        label_space=THREE_CLASS if args.labels == "three" else BINARY,
+        label_space=_label_space(args.labels),
         set_label_rule=args.set_labels,
         overwrite=args.overwrite,
     )
@@ -276,6 +335,78 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     )
     print(format_metrics(metrics))
     return 0
+
+
+def cmd_suggest(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .author.suggest import suggest
+    from .expand.fill import MaskedLM
+    from .sources.lexicon import load_lexicon
+
+    lexicon = load_lexicon(args.lexicon) if args.lexicon != "none" else None
+    rows = suggest(
+        args.template,
+        MaskedLM.from_pretrained(args.mlm),
+        args.n,
+        lexicon=lexicon,
+        synonyms_of=args.synonyms_of,
+        antonyms_of=args.antonyms_of,
+    )
+    table = Table(title=args.template)
+    for column in ("#", "words", "score", "POS", "polarity", "sentence"):
+        table.add_column(column, justify="right" if column in ("#", "score") else "left")
+    for rank, row in enumerate(rows, 1):
+        polarity = " ".join(p or "?" for p in row.polarity) if lexicon else ""
+        table.add_row(
+            str(rank), " ".join(row.words), f"{row.score:.2f}", " ".join(row.tags), polarity, row.text
+        )
+    Console().print(table)
+    return 0
+
+
+def cmd_perturb(args: argparse.Namespace) -> int:
+    from .pipeline import GenerateConfig, generate
+
+    options = dict(_option(item) for item in args.option or [])
+    capability = {
+        "id": args.perturbation,
+        "capability": "Robustness",
+        "description": f"{args.perturbation} of the dataset's texts",
+        "test_type": "DIR" if args.direction else "INV",
+        "search": [{}],
+        "perturb": {"name": args.perturbation, "options": options},
+    }
+    if args.direction:
+        capability["direction"] = {"direction": args.direction, "tolerance": args.tolerance}
+        if args.dir_label:
+            capability["direction"]["label"] = args.dir_label
+    config = GenerateConfig(
+        dataset=args.dataset,
+        spec={"task": args.task, "capabilities": [capability]},
+        max_seeds=args.max_examples,
+        seed=args.seed,
+        text_column=args.text_column,
+        input_columns=args.input_column,
+        label_column=args.label_column,
+        split=args.split,
+        expand=False,
+        labelled=False,
+    )
+    _print_counts(generate(config, args.out, overwrite=args.overwrite, progress=_progress))
+    return 0
+
+
+def _option(item: str) -> tuple[str, object]:
+    """``n=2`` → ("n", 2); ``phrases=["a", "b"]`` → a list (JSON values); anything else as text."""
+    key, sep, value = item.partition("=")
+    if not sep or not key.strip():
+        raise InputError(f"--option {item!r}: expected KEY=VALUE")
+    try:
+        return key.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return key.strip(), value
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -329,6 +460,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
+    p.add_argument("--task", help="the suite's task (default: the one its manifest records, or sentiment)")
+    p.add_argument(
+        "--fail-above",
+        action="append",
+        metavar="[CAP=]RATE",
+        help="exit 1 when a failure rate is above RATE (0..1): overall, or CAP=RATE per capability",
+    )
+    p.add_argument("--junit", type=Path, help="write JUnit XML: one test per capability × model")
+    remote = p.add_argument_group("remote models (http://…, openai:MODEL[@BASE_URL])")
+    remote.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    remote.add_argument("--retries", type=int, default=3, help="retries per batch, with back-off (default 3)")
+    remote.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
+    remote.add_argument(
+        "--api-key-env",
+        help="environment variable holding the API key (chat models default to OPENAI_API_KEY; an HTTP "
+        "endpoint gets a key only when one is named)",
+    )
+    remote.add_argument(
+        "--api-key-file", type=Path, help="file holding the API key (instead of the variable)"
+    )
+    remote.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
     p.set_defaults(func=cmd_run)
 
     p = commands.add_parser("report", help="print results and write an HTML report")
@@ -337,15 +489,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--checklist", type=Path, help="results of the CheckList suite, shown beside each mapped LC"
     )
+    p.add_argument("--markdown", type=Path, help="write a Markdown summary (for a pull-request comment)")
     p.set_defaults(func=cmd_report)
 
     p = commands.add_parser(
-        "checklist", help="convert CheckList's released suite (JSON) into a suite directory"
+        "checklist", help="convert a CheckList released suite (JSON) into a suite directory"
     )
-    p.add_argument("source", type=Path, help="sentiment_suite.tests.json (or a .pkl with --trust-pickle)")
+    p.add_argument(
+        "source", type=Path, help="e.g. sentiment_suite.tests.json (or a .pkl with --trust-pickle)"
+    )
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--trust-pickle", action="store_true", help="allow loading a pickle (it can run code)")
     p.add_argument("--max-per-test", type=int, help="keep the first N items of each CheckList test")
+    p.add_argument("--task", help="sentiment, qqp or squad (default: what the data shows)")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.set_defaults(func=cmd_checklist)
 
@@ -354,7 +510,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--format", default="jsonl", choices=["jsonl", "csv", "hf"])
     p.add_argument("--split", default="8:1:1", help="train:validation:test ratio (default 8:1:1)")
-    p.add_argument("--labels", default="binary", choices=["binary", "three"], help="the model's label space")
+    p.add_argument(
+        "--labels",
+        help="the model's label space: binary or three (sentiment), task (default: the task's binary poles "
+        "or all its labels), or a comma-separated list",
+    )
     p.add_argument(
         "--set-labels",
         default="hard",
@@ -384,6 +544,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--parser", help="benepar model for rule coverage (omit to skip coverage)")
     p.set_defaults(func=cmd_metrics)
+
+    p = commands.add_parser("suggest", help="masked-LM suggestions for a {mask} in a sentence, for templates")
+    p.add_argument("template", help='a sentence with {mask} placeholders, e.g. "I really {mask} the flight."')
+    p.add_argument("--mlm", default="bert-base-uncased", help="masked LM: HF hub id or directory")
+    p.add_argument("-n", type=int, default=30, help="how many suggestions (default 30)")
+    p.add_argument("--lexicon", default="sentiwordnet", help="polarity lexicon for the table, or 'none'")
+    p.add_argument("--synonyms-of", metavar="WORD", help="only WordNet synonyms of WORD")
+    p.add_argument("--antonyms-of", metavar="WORD", help="only WordNet antonyms of WORD")
+    p.set_defaults(func=cmd_suggest)
+
+    p = commands.add_parser("perturb", help="perturb a dataset's texts into an INV (or DIR) suite")
+    p.add_argument("dataset", help="CSV/TSV/JSONL file, SST folder or HF id; labels are not needed")
+    p.add_argument("--perturbation", required=True, help="typos, contractions, change_names, ... (README)")
+    p.add_argument(
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an option of the perturbation (JSON value), repeatable",
+    )
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--task", default="sentiment", help="the task of the models to test (default sentiment)")
+    p.add_argument("--direction", choices=["up", "down"], help="a DIR test: the task's score goes up/down")
+    p.add_argument("--dir-label", help="DIR on P(label) instead of the task's score")
+    p.add_argument("--tolerance", type=float, default=0.1, help="DIR tolerance (default 0.1)")
+    p.add_argument("--max-examples", type=int, help="at most N examples, sampled with --seed")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--text-column", help="text column of a CSV/TSV/JSONL/HF dataset")
+    p.add_argument("--input-column", type=_label_map, help="input field → column for tasks with several")
+    p.add_argument("--label-column", help="label column, if any (kept in the cases)")
+    p.add_argument("--split", help="dataset split")
+    p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
+    p.set_defaults(func=cmd_perturb)
 
     p = commands.add_parser("demo", help="the main job end to end: generate a suite, run it, write a report")
     p.add_argument("--out", type=Path, default=Path("runs/demo"))

@@ -16,7 +16,11 @@ Label rules. Every MFT expectation is read as a set of allowed labels (one label
   ``neutral`` in a binary space becomes ``[0.5, 0.5]`` as in the original retraining code (notes §8.4).
   ``label`` is the single label when there is one, else -1.
 
-INV and DIR cases have no label and are left out. ``export_summary.json`` counts per split, capability and
+INV and DIR cases have no label and are left out. The label space defaults to the suite's task: its binary
+poles when it reads binary models (sentiment: negative/positive, the models the paper retrains), otherwise
+all its labels. Rows carry the task's input fields as columns (``text``; ``premise``, ``hypothesis``; ...);
+a question-answering suite's rows carry their acceptable ``answers`` instead of a label.
+``export_summary.json`` counts per split, capability and
 label what was written, and per capability what was mapped from a set and what was left out, and why.
 """
 
@@ -40,7 +44,7 @@ SPLITS = ("train", "validation", "test")
 BINARY = ("negative", "positive")
 THREE_CLASS = ("negative", "neutral", "positive")
 SUMMARY = "export_summary.json"
-COLUMNS = ("id", "group", "capability", "kind", "text", "label", "label_name", "soft_label")
+COLUMNS = ("id", "group", "capability", "kind", "label", "label_name", "soft_label")  # + input fields
 Format = Literal["jsonl", "csv", "hf"]
 SetLabelRule = Literal["hard", "drop", "soft"]
 
@@ -105,12 +109,17 @@ def export_suite(
     format: Format = "jsonl",
     split: Sequence[float] = (8, 1, 1),
     seed: int = 0,
-    label_space: Sequence[str] = BINARY,
+    label_space: Sequence[str] | None = None,
     set_label_rule: SetLabelRule = "hard",
     overwrite: bool = False,
 ) -> dict[str, Any]:
     """Write ``train``/``validation``/``test`` files of the suite's labelled cases; return the summary
-    (also written to ``out_dir/export_summary.json``)."""
+    (also written to ``out_dir/export_summary.json``). ``label_space`` defaults to the task's (see above)."""
+    from autocheck.run import suite_task
+
+    task = suite_task(suite_dir)
+    if label_space is None:
+        label_space = (task.binary.low, task.binary.high) if task.binary else task.labels
     if format not in ("jsonl", "csv", "hf"):
         raise InputError(f"unknown export format {format!r} (jsonl, csv or hf)")
     if set_label_rule not in ("hard", "drop", "soft"):
@@ -128,7 +137,10 @@ def export_suite(
     from_sets: dict[str, Counter[str]] = defaultdict(Counter)
     for record in read_jsonl(cases_path):
         case = TestCase.from_json(record)
-        mapped = map_expected(case.expected, label_space, set_label_rule)
+        if task.is_span:
+            mapped = (-1, []) if case.test_type == "MFT" else "no single label (INV/DIR)"
+        else:
+            mapped = map_expected(case.expected, label_space, set_label_rule)
         if isinstance(mapped, str):
             left_out[case.capability][mapped] += 1
             continue
@@ -142,7 +154,8 @@ def export_suite(
                 "group": case.seed_id or case.id,
                 "capability": case.capability,
                 "kind": case.kind,
-                "text": case.text,
+                **case.inputs,
+                **({"answers": list(case.expected)} if task.is_span else {}),
                 "label": label,
                 "label_name": label_space[label] if label >= 0 else "",
                 "soft_label": soft,
@@ -164,7 +177,7 @@ def export_suite(
         by_split[SPLITS[assignment[row["group"]]]].append(row)
 
     _prepare(out, overwrite)
-    _write(by_split, out, format, label_space)
+    _write(by_split, out, format, label_space, task.inputs, task.is_span)
     counts: dict[str, dict[str, dict[str, int]]] = {}
     for name, split_rows in by_split.items():
         per_cap: dict[str, Counter[str]] = defaultdict(Counter)
@@ -176,6 +189,8 @@ def export_suite(
         "split": list(split),
         "seed": seed,
         "label_space": list(label_space),
+        "inputs": list(task.inputs),
+        "task": task.name,
         "set_label_rule": set_label_rule,
         "suite": str(suite_dir),
         "totals": {name: len(split_rows) for name, split_rows in by_split.items()},
@@ -189,7 +204,15 @@ def export_suite(
     return summary
 
 
-def _write(by_split: dict[str, list[dict[str, Any]]], out: Path, format: Format, labels: tuple) -> None:
+def _write(
+    by_split: dict[str, list[dict[str, Any]]],
+    out: Path,
+    format: Format,
+    labels: tuple,
+    inputs: Sequence[str],
+    span: bool,
+) -> None:
+    columns = (*COLUMNS[:4], *inputs, *(("answers",) if span else ()), *COLUMNS[4:])
     if format == "jsonl":
         for name, split_rows in by_split.items():
             with JsonlWriter(out / f"{name}.jsonl") as writer:
@@ -197,10 +220,11 @@ def _write(by_split: dict[str, list[dict[str, Any]]], out: Path, format: Format,
     elif format == "csv":
         for name, split_rows in by_split.items():
             with open(out / f"{name}.csv", "w", encoding="utf-8", newline="") as f:
-                writer = csv.DictWriter(f, fieldnames=COLUMNS)
+                writer = csv.DictWriter(f, fieldnames=columns)
                 writer.writeheader()
                 for row in split_rows:
-                    writer.writerow({**row, "soft_label": json.dumps(row["soft_label"])})
+                    encoded = {k: json.dumps(row[k]) for k in ("soft_label", "answers") if k in row}
+                    writer.writerow({**row, **encoded})
     else:
         import datasets  # only this format needs it
 
@@ -210,8 +234,9 @@ def _write(by_split: dict[str, list[dict[str, Any]]], out: Path, format: Format,
                 "group": datasets.Value("string"),
                 "capability": datasets.Value("string"),
                 "kind": datasets.Value("string"),
-                "text": datasets.Value("string"),
-                "label": datasets.ClassLabel(names=list(labels)),
+                **{name: datasets.Value("string") for name in inputs},
+                **({"answers": datasets.Sequence(datasets.Value("string"))} if span else {}),
+                "label": datasets.Value("int64") if span else datasets.ClassLabel(names=list(labels)),
                 "label_name": datasets.Value("string"),
                 "soft_label": datasets.Sequence(datasets.Value("float64")),
             }
@@ -239,7 +264,11 @@ def load_export(data_dir: str | Path) -> tuple[dict[str, Any], dict[str, list[di
         else:
             with open(path, encoding="utf-8", newline="") as f:
                 splits[name] = [
-                    {**r, "label": int(r["label"]), "soft_label": json.loads(r["soft_label"])}
+                    {
+                        **r,
+                        "label": int(r["label"]),
+                        **{k: json.loads(r[k]) for k in ("soft_label", "answers") if k in r},
+                    }
                     for r in csv.DictReader(f)
                 ]
     return summary, splits

@@ -25,7 +25,7 @@ from typing import Any
 from nltk import Tree, word_tokenize
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
-from autocheck.records import EXPANSION, SEED, TestCase
+from autocheck.records import EXPANSION, SEED, TestCase, display
 from autocheck.resources import nltk_resource
 from autocheck.store import InputError, read_jsonl, rng_for
 
@@ -160,7 +160,8 @@ def diversity(
 
 def parse_rules(texts: Iterable[str], parser: Any) -> dict[str, frozenset[str]]:
     """The production rules of each distinct text, parsed with ``parser`` (an object with
-    ``parse(texts) -> list[Parse | None]``, or a benepar model name/directory for ``autocheck.expand.parsing``)."""
+    ``parse(texts) -> list[Parse | None]``, or a benepar model name/directory for
+    ``autocheck.expand.parsing``)."""
     if isinstance(parser, str | Path):
         from autocheck.expand.parsing import Parser  # lazily: parsing needs benepar and a model
 
@@ -190,11 +191,11 @@ def load_groups(suite_dir: str | Path) -> dict[str, dict[str, list[str]]]:
         if case.kind == SEED:
             seeds[case.id] = case
         elif case.kind == EXPANSION and case.seed_id is not None:
-            expansions[case.seed_id].append(case.text)
+            expansions[case.seed_id].append(display(case.inputs))
     groups: dict[str, dict[str, list[str]]] = defaultdict(dict)
     for case_id in sorted(seeds):
         case = seeds[case_id]
-        groups[case.capability].setdefault(case.text, []).extend(expansions.get(case_id, ()))
+        groups[case.capability].setdefault(display(case.inputs), []).extend(expansions.get(case_id, ()))
     return dict(groups)
 
 

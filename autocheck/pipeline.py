@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .records import TestCase
+from .records import SEED, TestCase
 from .store import (
     InputError,
     JsonlWriter,
@@ -46,10 +46,12 @@ TIMINGS = "timings.json"
 class GenerateConfig:
     """Everything that decides a run's output (it is hashed to guard --resume and saved in the manifest)."""
 
-    dataset: str
+    dataset: str | None  # None: only the capabilities written with templates
     task: str = "sentiment"
     capabilities: list[str] | None = None
-    requirements: str | None = None  # path to a capability spec file; default: requirements/<task>.json
+    requirements: str | None = None  # a spec file or shipped spec name; default: requirements/<task>.json
+    spec: dict[str, Any] | None = None  # a spec given inline (``autocheck perturb`` makes one)
+    labelled: bool = True  # False: dataset rows need no label (INV/DIR perturbations of raw text)
     max_seeds: int | None = None
     max_variants: int | None = None  # template variants per seed (sampled); default: the spec's
     seed: int = 0
@@ -57,6 +59,7 @@ class GenerateConfig:
     # the original code's choices where they change results: SentiWordNet formula, shared fillers, LC10
     compat: bool = False
     text_column: str | None = None
+    input_columns: dict[str, str] | None = None  # input field -> dataset column (tasks with several)
     label_column: str | None = None
     label_map: dict[str, str] | None = None
     split: str | None = None
@@ -71,6 +74,7 @@ class GenerateConfig:
     # keep an expansion only if its PLL per token is at least its seed's minus this; None: no fluency check
     fluency_threshold: float | None = 0.15  # expand.fluency.DEFAULT_THRESHOLD
     chunk_size: int = 64  # seed cases per parse/fill batch and per resume checkpoint
+    max_cases: int = 100_000  # per template: a larger Cartesian product is an error (use nsamples)
 
     def fingerprint(self) -> str:
         return content_hash(dumps(asdict(self)))
@@ -79,7 +83,8 @@ class GenerateConfig:
 @dataclass
 class CapabilityCounts:
     seeds: int = 0  # dataset sentences selected by the search
-    seed_cases: int = 0  # after transforms (template variants)
+    seed_cases: int = 0  # after transforms (template variants), or written from templates
+    perturbations: int = 0  # perturbed cases (INV/DIR)
     parsed: int = 0
     masked_templates: int = 0
     candidates: int = 0  # masked-LM fills proposed
@@ -111,9 +116,11 @@ class _Timer:
 
 
 def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
-    """Search and transform: returns (capabilities, lexicon, dataset stats, per-capability seed counts,
-    and a lazy, deterministic stream of seed cases over all capabilities)."""
-    from .requirements import load_capabilities
+    """Search, templates and perturbations: returns (spec, capabilities, lexicon, dataset stats,
+    per-capability seed counts, and a lazy, deterministic stream of source cases over all capabilities)."""
+    from .author.perturbed import perturbed_cases
+    from .author.templates import template_cases
+    from .requirements import load_spec
     from .sources.datasets import DatasetStats, load_examples
     from .sources.lexicon import load_lexicon
     from .sources.search import analyze, search, select
@@ -121,41 +128,74 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
 
     timer = timer or _Timer()
     with timer("load"):
-        capabilities = load_capabilities(config.requirements, task=config.task, only=config.capabilities)
-        lexicon = load_lexicon(config.lexicon, compat=config.compat)
-        stats = DatasetStats()
-        examples = list(
-            load_examples(
-                config.dataset,
-                text_column=config.text_column,
-                label_column=config.label_column,
-                label_map=config.label_map,
-                split=config.split,
-                stats=stats,
-            )
+        task = config.task if config.requirements is None and config.spec is None else None
+        spec = load_spec(config.requirements, task, data=config.spec)
+        capabilities = spec.select(config.capabilities)
+        if not config.dataset:
+            skipped = [c.id for c in capabilities if c.needs_dataset]
+            capabilities = [c for c in capabilities if not c.needs_dataset]
+            if not capabilities:
+                raise InputError(f"{spec.path}: every selected capability searches a dataset: pass --dataset")
+            if skipped:
+                log.warning("no --dataset: skipping %s (they search a dataset)", ", ".join(skipped))
+        uses_lexicon = any(g.uses_lexicon for c in capabilities for g in c.search)
+        lexicon = (
+            load_lexicon(config.lexicon, compat=config.compat) if uses_lexicon or config.expand else None
         )
-    if not examples:
-        raise InputError(f"{config.dataset}: no usable examples ({stats.skipped or 'empty'})")
+        stats = DatasetStats()
+        examples = []
+        if any(c.needs_dataset for c in capabilities):
+            examples = list(
+                load_examples(
+                    config.dataset,
+                    text_column=config.text_column,
+                    label_column=config.label_column,
+                    label_map=config.label_map,
+                    split=config.split,
+                    stats=stats,
+                    inputs=spec.task.inputs,
+                    input_columns=config.input_columns,
+                    labelled=config.labelled,
+                )
+            )
+            if not examples:
+                raise InputError(f"{config.dataset}: no usable examples ({stats.skipped or 'empty'})")
     with timer("search"):
         analyzed = analyze(examples)
         selected = {}
         for capability in capabilities:
-            found = search(analyzed, capability, lexicon)
-            selected[capability.id] = select(found, config.max_seeds, config.seed, capability.id)
+            if capability.needs_dataset:
+                found = search(analyzed, capability, lexicon)
+                selected[capability.id] = select(found, config.max_seeds, config.seed, capability.id)
+    with timer("templates"):  # template errors (a condition no value meets, ...) surface before any model
+        written = {
+            c.id: template_cases(
+                c, spec.task, config.seed, max_cases=config.max_cases, nsamples=config.max_seeds
+            )
+            for c in capabilities
+            if c.templates
+        }
+
+    def sources(capability) -> Iterable[TestCase]:
+        if capability.templates:
+            return written[capability.id].cases(mlm=config.mlm)
+        # fillers (LC7, LC8) come from the whole dataset, by label
+        return transform(
+            capability,
+            selected[capability.id],
+            examples,
+            config.seed,
+            max_variants=config.max_variants,
+            compat=config.compat,
+        )
 
     def stream() -> Iterator[TestCase]:
-        for capability in capabilities:  # fillers (LC7, LC8) come from the whole dataset, by label
-            yield from transform(
-                capability,
-                selected[capability.id],
-                examples,
-                config.seed,
-                max_variants=config.max_variants,
-                compat=config.compat,
-            )
+        for capability in capabilities:
+            cases = sources(capability)
+            yield from perturbed_cases(capability, cases, config.seed) if capability.perturb else cases
 
-    seed_counts = {cap_id: len(seeds) for cap_id, seeds in selected.items()}
-    return capabilities, lexicon, stats, seed_counts, stream()
+    seed_counts = {c.id: len(selected[c.id]) if c.needs_dataset else written[c.id].size for c in capabilities}
+    return spec, capabilities, lexicon, stats, seed_counts, stream()
 
 
 def _chunks(items: Iterable[TestCase], size: int) -> Iterator[list[TestCase]]:
@@ -176,7 +216,7 @@ def generate(
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
     state = _load_state(out, config) if resume else _fresh_state()
     timer = _Timer()
-    capabilities, lexicon, stats, seed_counts, cases = seed_cases(config, timer)
+    spec, capabilities, lexicon, stats, seed_counts, cases = seed_cases(config, timer)
     by_id = {capability.id: capability for capability in capabilities}
 
     counts = {cap_id: CapabilityCounts(seeds=n) for cap_id, n in seed_counts.items()}
@@ -184,7 +224,10 @@ def generate(
         counts[cap_id] = CapabilityCounts(**saved)
     rejected: Counter[str] = Counter(state["rejected"])
 
-    expander = _Expander(config, lexicon, by_id, timer) if config.expand else None
+    expandable = len(spec.task.inputs) == 1 and any(
+        c.needs_dataset and c.test_type == "MFT" for c in capabilities
+    )
+    expander = _Expander(config, lexicon, by_id, timer) if config.expand and expandable else None
     cases_path = out / CASES
     if resume and cases_path.exists():
         with open(cases_path, "r+b") as f:  # drop what an interrupted chunk half-wrote
@@ -197,7 +240,10 @@ def generate(
             if index < state["chunks"]:
                 continue  # finished before the interruption
             for case in chunk:
-                counts[case.capability].seed_cases += 1
+                if case.kind == SEED:
+                    counts[case.capability].seed_cases += 1
+                else:
+                    counts[case.capability].perturbations += 1
             expansions = expander.expand(chunk, counts, rejected) if expander else {}
             for case in chunk:
                 writer.write(case.to_json())
@@ -217,7 +263,7 @@ def generate(
                 )
 
     summary = RunSummary(out, counts, asdict(stats), dict(rejected), dict(timer.seconds))
-    _write_manifest(out, config, summary, lexicon, expander)
+    _write_manifest(out, config, summary, spec, lexicon, expander)
     atomic_write_json(out / TIMINGS, {k: round(v, 3) for k, v in timer.seconds.items()})
     (out / STATE).unlink(missing_ok=True)  # a finished run needs no resume point
     return summary
@@ -258,6 +304,10 @@ class _Expander:
     ) -> dict[str, list[TestCase]]:
         from .expand.fill import FillStats, fill
 
+        # grammar expansion inserts words into dataset seeds of MFT tests (their editable spans)
+        chunk = [case for case in chunk if case.kind == SEED and case.test_type == "MFT" and case.editable]
+        if not chunk:
+            return {}
         with self.timer("parse"):
             parses = self.parser.parse([case.text for case in chunk])
         templates = []
@@ -338,18 +388,44 @@ def _load_state(out: Path, config: GenerateConfig) -> dict[str, Any]:
 
 
 def _write_manifest(
-    out: Path, config: GenerateConfig, summary: RunSummary, lexicon: Any, expander: _Expander | None
+    out: Path,
+    config: GenerateConfig,
+    summary: RunSummary,
+    spec: Any,
+    lexicon: Any,
+    expander: _Expander | None,
 ) -> None:
     manifest = {
         "autocheck": __version__,
         "kind": "suite",
+        "task": spec.task.to_json(),
+        "capabilities": {c.id: _describe(c) for c in spec.capabilities if c.id in summary.counts},
         "settings": asdict(config),
         "fingerprint": config.fingerprint(),
         "environment": environment(),
-        "resources": {"lexicon": lexicon.describe(), **(expander.describe() if expander else {})},
+        "resources": {
+            **({"lexicon": lexicon.describe()} if lexicon else {}),
+            **(expander.describe() if expander else {}),
+        },
         "dataset": summary.dataset_stats,
         "counts": {k: asdict(v) for k, v in summary.counts.items()},
         "rejected": summary.rejected,
         "files": {"cases": CASES},
     }
     atomic_write_json(out / MANIFEST, manifest)
+
+
+def _describe(capability: Any) -> dict[str, Any]:
+    """What a report shows of a capability: its group, description, test type and expectation."""
+    out = {
+        "capability": capability.capability,
+        "description": capability.description,
+        "test_type": capability.test_type,
+    }
+    if capability.perturb:
+        out["perturb"] = {"name": capability.perturb.name, "options": capability.perturb.options}
+    if capability.direction:
+        out["direction"] = capability.direction
+    if capability.expected:
+        out["expected"] = {label: list(v) if isinstance(v, tuple) else v for label, v in capability.expected}
+    return out

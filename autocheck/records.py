@@ -3,14 +3,20 @@
 Every record is a frozen dataclass with a stable ``id`` and a lossless ``to_json``/``from_json`` pair, so
 stages can be chained in memory or through JSON Lines files without pickle.
 
-Labels are strings (``"negative"``, ``"neutral"``, ``"positive"`` for sentiment). An expectation is either
-one label, a tuple of allowed labels (``("neutral", "positive")`` = "positive or neutral"), ``None`` for an
-INV case, or a ``Direction`` mapping for a DIR case.
+Inputs are named text fields, as the task declares them (``tasks.Task.inputs``): ``{"text": ...}`` for
+sentiment, ``{"premise": ..., "hypothesis": ...}`` for NLI, ``{"context": ..., "question": ...}`` for machine
+comprehension. A plain string stands for ``{"text": string}``. On disk each field is a top-level key of the
+record, so a one-field case reads ``{"text": ..., ...}`` and a pair ``{"question1": ..., "question2": ...}``.
+
+Labels are strings (``"negative"``, ``"neutral"``, ``"positive"`` for sentiment; for a question-answering
+task the acceptable answers). An expectation is either one label, a tuple of allowed labels
+(``("neutral", "positive")`` = "positive or neutral"), ``None`` for an INV case, or a mapping for a DIR case
+(see ``expect.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -20,7 +26,29 @@ Label = str
 Expected = Any
 
 SEED = "seed"
-EXPANSION = "expansion"
+EXPANSION = "expansion"  # a seed with words inserted by grammar expansion
+PERTURBATION = "perturbation"  # a seed (or template case) changed by a perturbation (INV/DIR tests)
+KINDS = (SEED, EXPANSION, PERTURBATION)
+TEXT = "text"  # the input field of one-text tasks
+
+
+def as_inputs(value: str | Mapping[str, str]) -> dict[str, str]:
+    """``"a sentence"`` → ``{"text": "a sentence"}``; a mapping of fields → a plain dict, in its order."""
+    return {TEXT: value} if isinstance(value, str) else dict(value)
+
+
+def single_text(inputs: Mapping[str, str], what: str) -> str:
+    """The text of a one-field input; a clear error for a multi-field one."""
+    if len(inputs) != 1:
+        raise ValueError(f"{what} has {len(inputs)} input fields ({', '.join(inputs)}); no single text")
+    return next(iter(inputs.values()))
+
+
+def display(inputs: Mapping[str, str]) -> str:
+    """One line for people: the text itself, or ``field: text | field: text`` for several fields."""
+    if len(inputs) == 1:
+        return next(iter(inputs.values()))
+    return " | ".join(f"{name}: {text}" for name, text in inputs.items())
 
 
 def _to_json(record: Any) -> dict[str, Any]:
@@ -38,19 +66,23 @@ def expected_from_json(value: Any) -> Expected:
 
 @dataclass(frozen=True, slots=True)
 class Example:
-    """One labelled sentence from a dataset."""
+    """One labelled item from a dataset: its input fields (normalised, see ``datasets.normalize_text``)."""
 
     id: str  # stable within its dataset, e.g. "sst:1117"
-    text: str  # normalised text (see datasets.normalize_text)
-    label: Label
+    inputs: dict[str, str]  # a plain string is taken as {"text": string}
+    label: Label | tuple[str, ...]  # a class label; for a question-answering task, the acceptable answers
     source: str  # dataset name
+    meta: dict[str, str] = field(default_factory=dict, compare=False)  # the row's other columns
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "inputs", as_inputs(self.inputs))
+
+    @property
+    def text(self) -> str:
+        return single_text(self.inputs, f"example {self.id}")
 
     def to_json(self) -> dict[str, Any]:
-        return _to_json(self)
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Example:
-        return cls(id=d["id"], text=d["text"], label=d["label"], source=d["source"])
+        return {"id": self.id, **self.inputs, "label": self.label, "source": self.source}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,35 +97,52 @@ class TestCase:
 
     id: str
     capability: str  # e.g. "LC4"
-    kind: str  # SEED or EXPANSION
-    text: str
+    kind: str  # SEED, EXPANSION or PERTURBATION
+    inputs: dict[str, str]  # the task's input fields; a plain string is taken as {"text": string}
     expected: Expected
     test_type: str  # "MFT", "INV" or "DIR"
-    label: Label  # label of the source example
-    seed_id: str | None = None  # for expansions: the id of the seed case they were made from
-    editable: tuple[tuple[int, int], ...] = ()
-    # dataset, example_id, template, slots; for expansions also production, inserted words, score.
+    label: Label | tuple[str, ...]  # label of the source example (answers for question answering)
+    seed_id: str | None = None  # for expansions and perturbations: the case they were made from
+    editable: tuple[tuple[int, int], ...] = ()  # spans of the text of a one-field case
+    # dataset, example_id, template, slots; for expansions also production, inserted words, score;
+    # for perturbations what changed.
     provenance: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "inputs", as_inputs(self.inputs))
+
+    @property
+    def text(self) -> str:
+        """The text of a one-field case (grammar expansion works on one text)."""
+        return single_text(self.inputs, f"case {self.id}")
 
     def to_json(self) -> dict[str, Any]:
         d = _to_json(self)
+        d.update(d.pop("inputs"))
         d["editable"] = [list(span) for span in self.editable]
         return d
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> TestCase:
+        inputs = {k: v for k, v in d.items() if k not in CASE_KEYS}
+        bad = next((k for k, v in inputs.items() if not isinstance(v, str)), None)
+        if bad is not None or not inputs:
+            raise ValueError(f"input field {bad!r} is not a text" if bad else "no input field (e.g. 'text')")
         return cls(
             id=d["id"],
             capability=d["capability"],
             kind=d["kind"],
-            text=d["text"],
+            inputs=inputs,
             expected=expected_from_json(d.get("expected")),
             test_type=d["test_type"],
-            label=d.get("label", ""),
+            label=expected_from_json(d.get("label", "")),
             seed_id=d.get("seed_id"),
             editable=tuple((int(a), int(b)) for a, b in d.get("editable", ())),
             provenance=dict(d.get("provenance") or {}),
         )
+
+
+CASE_KEYS = frozenset(f.name for f in fields(TestCase)) - {"inputs"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,29 @@ def _row_label(results: dict[str, Any], cap: str) -> str:
     return f"{test['name']} [{test['lc']}]" if test.get("lc") else test["name"]
 
 
+def _binary_note(results: dict[str, Any]) -> str:
+    binary = (results.get("task") or {}).get("binary")
+    if not binary:
+        return ""
+    low, high = binary["band"]
+    return (
+        f"{binary['neutral'].capitalize()} = P({binary['labels'][1]}) strictly between {low:.3g} and "
+        f"{high:.3g} for binary models."
+    )
+
+
+def describe(results: dict[str, Any], cap: str) -> str:
+    """A capability's group and description, from the suite's manifest ("" when it has none)."""
+    info = _manifest(results).get("capabilities", {}).get(cap) or {}
+    return " — ".join(x for x in (info.get("capability"), info.get("description")) if x)
+
+
+def _derived(c: dict[str, Any]) -> dict[str, Any]:
+    """The tally of a capability's derived cases: its expansions, or its perturbations (INV/DIR)."""
+    perturbations = c.get("perturbations") or {}
+    return perturbations if perturbations.get("cases") and not c["expansions"]["cases"] else c["expansions"]
+
+
 def mapped_checklist(
     checklist: dict[str, Any] | None, cap: str, model: str
 ) -> tuple[str, float | None] | None:
@@ -81,7 +104,7 @@ def format_table(results: dict[str, Any], checklist: dict[str, Any] | None = Non
     models = list(results["models"])
     header = ["capability", "type"]
     for name in models:
-        header += [f"{short_name(name)} seeds", "exps", "all", "p→f"]
+        header += [f"{short_name(name)} seeds", "derived", "all", "p→f"]
         if checklist:
             header.append("CheckList")
     rows = [header]
@@ -93,7 +116,7 @@ def format_table(results: dict[str, Any], checklist: dict[str, Any] | None = Non
                 row += ["", "", "", ""] + ([""] if checklist else [])
                 continue
             row[1] = c["test_type"]
-            row += [_pct(c["seeds"]["failure_rate"]), _pct(c["expansions"]["failure_rate"])]
+            row += [_pct(c["seeds"]["failure_rate"]), _pct(_derived(c)["failure_rate"])]
             row += [_pct(c["failure_rate"]), str(c["transitions"]["pass_to_fail"])]
             if checklist:
                 mapped = mapped_checklist(checklist, cap, name)
@@ -105,7 +128,10 @@ def format_table(results: dict[str, Any], checklist: dict[str, Any] | None = Non
         for r in rows
     ]
     lines.insert(1, "-" * len(lines[0]))
-    note = "rates: failures / applicable cases; 'all' = CheckList test-case rate (groups for INV/DIR)"
+    note = (
+        "rates: failures / applicable cases; derived = expansions (or perturbations); "
+        "'all' = CheckList test-case rate (groups for INV/DIR)"
+    )
     return "\n".join([*lines, note])
 
 
@@ -161,13 +187,15 @@ def _matrix(results: dict[str, Any], checklist: dict[str, Any] | None) -> str:
         + "</tr><tr>"
     )
     head += "".join(
-        "<th>seeds</th><th>expansions</th><th>all</th><th>pass→fail</th>"
+        "<th>seeds</th><th>derived</th><th>all</th><th>pass→fail</th>"
         + ("<th>CheckList</th>" if checklist else "")
         for _ in models
     )
     rows = [head + "</tr>"]
     for cap in _capabilities(results):
-        cells = [f"<td>{_e(_row_label(results, cap))}</td>"]
+        about = describe(results, cap)
+        title = f"<br><span class=muted>{_e(about)}</span>" if about else ""
+        cells = [f"<td>{_e(_row_label(results, cap))}{title}</td>"]
         test_type = ""
         for name in models:
             c = results["models"][name]["capabilities"].get(cap)
@@ -175,8 +203,7 @@ def _matrix(results: dict[str, Any], checklist: dict[str, Any] | None) -> str:
                 cells.append("<td></td>" * (4 + bool(checklist)))
                 continue
             test_type = c["test_type"]
-            for part in ("seeds", "expansions"):
-                tally = c[part]
+            for tally in (c["seeds"], _derived(c)):
                 cells.append(
                     f"<td class='{_shade(tally['failure_rate'])}'>{_pct(tally['failure_rate'])}"
                     f"<br><span class=muted>{tally['failures']}/{tally['applicable']}</span></td>"
@@ -274,16 +301,49 @@ def failing_examples(
 def _why(case: dict[str, Any]) -> str:
     expected, test_type = case.get("expected"), case.get("test_type")
     if test_type == "INV":
-        return "label changed and its probability moved > 0.1"
+        return "prediction changed (a label whose probability moved > 0.1, or another answer)"
     if test_type == "DIR" and isinstance(expected, dict):
-        label = expected.get("label") or "the seed's label"
-        return f"P({label}) should go {expected.get('direction')} (tolerance {expected.get('tolerance')})"
+        if "target" in expected:
+            target = expected["target"]
+            return "expected " + (" or ".join(target) if isinstance(target, list) else str(target))
+        if expected.get("score"):
+            score = expected["score"]
+            measure = f"P({score['plus']}) − P({score['minus']})"
+        else:
+            measure = f"P({expected.get('label') or 'the original label'})"
+        return f"{measure} should go {expected.get('direction')} (tolerance {expected.get('tolerance')})"
     return "expected " + (" or ".join(expected) if isinstance(expected, list) else str(expected))
+
+
+def case_html(case: dict[str, Any], fields: list[str]) -> str:
+    """A case's input for the page: one text (inserted words marked), or each field on its own line."""
+    inserted = (case.get("provenance") or {}).get("inserted") or []
+    if len(fields) == 1:
+        return highlighted(str(case.get(fields[0], "")), inserted)
+    return "<br>".join(f"<b>{_e(name)}:</b> {_e(case.get(name, ''))}" for name in fields)
+
+
+def prediction_html(row: dict[str, Any] | None) -> str:
+    """What the model answered: label and probabilities, an answer, or what went wrong."""
+    if not row:
+        return ""
+    if "error" in row:
+        return f"<span class=muted>no answer: {_e(row['error'])}</span>"
+    if "reply" in row:
+        return f"<span class=fail>unreadable reply</span><br><span class=muted>{_e(row['reply'])}</span>"
+    if "answer" in row:
+        return f"<span class=fail>{_e(row['answer'])}</span>"
+    probs = " / ".join(f"{p:.2f}" for p in row.get("probs", ()))
+    return f"<span class=fail>{_e(row.get('label'))}</span><br><span class=muted>{_e(probs)}</span>"
 
 
 def _examples_html(results: dict[str, Any], chosen: dict[Any, list[dict]]) -> str:
     if not chosen:
         return "<p class=muted>No failing examples (or the run's files were not found).</p>"
+    task = results.get("task") or {}
+    fields = task.get("inputs", ["text"])
+    labels = task.get("labels", ["negative", "neutral", "positive"])
+    answered = "answer" if task.get("output") == "span" else f"predicted ({' / '.join(labels)})"
     out = []
     for cap in _capabilities(results):
         blocks = []
@@ -294,25 +354,22 @@ def _examples_html(results: dict[str, Any], chosen: dict[Any, list[dict]]) -> st
             trs = []
             for row in rows:
                 case = row["case_record"]
-                text = case.get("text", "")
-                inserted = (case.get("provenance") or {}).get("inserted") or []
                 why = _why(case) if row["outcome"] == FAIL else "INV vs seed: " + _why({"test_type": "INV"})
                 seed = row["seed_record"]
-                seed_label = (row.get("seed_row") or {}).get("label")
                 seed_cell = (
-                    f"{_e(seed.get('text', ''))}<br><span class=muted>predicted {_e(seed_label)}</span>"
+                    f"{case_html(seed, fields)}<br><span class=muted>predicted</span> "
+                    f"{prediction_html(row.get('seed_row'))}"
                     if seed and row.get("seed_row")
                     else "<span class=muted>(seed case)</span>"
                 )
                 trs.append(
-                    f"<tr><td class=ex>{highlighted(text, inserted)}</td><td class=ex>{seed_cell}</td>"
-                    f"<td><span class=fail>{_e(row['label'])}</span><br><span class=muted>"
-                    f"{_e(' / '.join(f'{p:.2f}' for p in row['probs']))}</span></td><td>{_e(why)}</td></tr>"
+                    f"<tr><td class=ex>{case_html(case, fields)}</td><td class=ex>{seed_cell}</td>"
+                    f"<td>{prediction_html(row)}</td><td>{_e(why)}</td></tr>"
                 )
             blocks.append(
                 f"<h3>{_e(short_name(model))}</h3><table class=examples>"
                 "<tr><th>case (inserted words marked)</th>"
-                f"<th>seed</th><th>predicted (neg / neu / pos)</th><th>failed</th></tr>{''.join(trs)}</table>"
+                f"<th>original</th><th>{_e(answered)}</th><th>failed</th></tr>{''.join(trs)}</table>"
             )
         if blocks:
             out.append(f"<section><h2>{_e(_row_label(results, cap))}</h2>{''.join(blocks)}</section>")
@@ -339,11 +396,12 @@ def write_html(
     body = [
         f"<h1>{_e(title)}</h1>",
         f"<p class=muted>suite {_e(suite.get('dir', ''))}: {suite.get('cases', 0)} cases, "
-        f"{suite.get('texts', 0)} distinct texts; models: {_e(', '.join(results['models']))}; "
-        f"python {_e(env.get('python', ''))}</p>",
+        f"{suite.get('inputs', suite.get('texts', 0))} distinct inputs; task "
+        f"{_e((results.get('task') or {}).get('task', 'sentiment'))}; "
+        f"models: {_e(', '.join(results['models']))}; python {_e(env.get('python', ''))}</p>",
         "<h2>Failure rates</h2>",
-        "<p class=muted>failures / applicable cases; 'all' is the CheckList test-case rate (seed groups for "
-        "INV/DIR tests). Neutral = P(positive) strictly between 1/3 and 2/3 for binary models.</p>",
+        "<p class=muted>failures / applicable cases; 'derived' = expansions or perturbations; 'all' is the "
+        f"CheckList test-case rate (seed groups for INV/DIR tests). {_e(_binary_note(results))}</p>",
         _matrix(results, checklist),
         "<h2>Chart</h2>",
         _chart(results),

@@ -1,13 +1,20 @@
 """Capability specifications: load a task's JSON file, validate it, and build typed ``Capability`` records.
 
-A capability is data (``requirements/<task>.json``, validated against ``requirements/schema.json``):
+A spec file (``requirements/<task>.json``, validated against ``requirements/schema.json``) holds the task
+(``tasks.Task``: inputs, labels, how models are read) and its capabilities. A capability is data. Its
+source cases come from one of:
 
-* ``search`` — OR-ed predicate groups; every predicate of a group must hold (see ``search.py``);
-* ``transform`` — templates whose ``format`` has ``{seed}``, optionally ``{filler}`` and named slots with
-  alternatives; a seed gets every combination of the alternatives (optionally capped per seed);
-* ``expected`` — per source label, the expected label or the list of allowed labels.
+* ``search`` — dataset seeds: OR-ed predicate groups over one input field, every predicate of a group must
+  hold (see ``sources/search.py``), optionally wrapped by ``transform`` templates whose ``format`` has
+  ``{seed}``, ``{filler}`` and named slots (one-field tasks); ``expected`` maps each source label to the
+  expected label or the list of allowed labels;
+* ``templates`` — CheckList templates written from scratch, placeholders filled from lexicons
+  (``author/templates.py``); each template's ``label`` (or ``answer``) is the expectation.
 
-Errors name the file and the JSON path of the fault.
+MFT tests use the source cases as they are. INV and DIR tests name a ``perturb``ation applied to every
+source case (``author/perturb.py``); DIR tests also a ``direction`` (see ``expect.py``).
+
+Errors name the file and the JSON path of the fault, before any model loads.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import Any
 from .records import Expected, Label
 from .resources import project_file
 from .store import InputError, load_json
+from .tasks import HEADER_KEYS, Task
 
 SCHEMA = "requirements/schema.json"
 SEED_FIELD, FILLER_FIELD = "seed", "filler"
@@ -59,6 +67,8 @@ class Predicates:
     exclude: tuple[WordTest, ...] = ()  # none may match
     pattern: re.Pattern[str] | None = None
     negated: bool | None = None
+    field: str = "text"  # the input field the predicates read
+    meta: tuple[tuple[str, frozenset[str]], ...] = ()  # dataset column -> allowed values
 
     @property
     def uses_lexicon(self) -> bool:
@@ -106,15 +116,26 @@ class Transform:
 
 
 @dataclass(frozen=True, slots=True)
+class Perturb:
+    """The perturbation of an INV/DIR capability: a function of ``author.perturb`` and its options."""
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Capability:
     id: str  # "LC4", stable across runs
     capability: str  # group: Vocabulary, Temporal, Negation, SRL
     description: str  # the original's exact string
     test_type: str
-    search: tuple[Predicates, ...]
+    search: tuple[Predicates, ...]  # empty for a capability written with templates
     transform: Transform | None
     expected: tuple[tuple[Label, Expected], ...]  # source label -> label or tuple of allowed labels
     spec: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    templates: tuple[Any, ...] = ()  # author.templates.Template records (CheckList templates)
+    perturb: Perturb | None = None  # INV/DIR: applied to every source case
+    direction: dict[str, Any] | None = field(default=None, hash=False)  # DIR's expectation (expect.py)
 
     @property
     def cid(self) -> str:
@@ -127,37 +148,102 @@ class Capability:
         if compat and label in (original := self.spec.get("compat", {}).get("expected", {})):
             value = original[label]
             return tuple(value) if isinstance(value, list) else value
+        if self.test_type == "INV":
+            return None
+        if self.test_type == "DIR":
+            return self.direction
         return dict(self.expected).get(label)
+
+    @property
+    def needs_dataset(self) -> bool:
+        return bool(self.search)
 
     def to_json(self) -> dict[str, Any]:
         return {**self.spec, "cid": self.cid}
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """A loaded spec file: its task and capabilities (file order)."""
+
+    path: Path
+    task: Task
+    capabilities: tuple[Capability, ...]
+
+    def select(self, only: Sequence[str] | None) -> list[Capability]:
+        """All capabilities, or those whose id (or original cid) is in ``only``."""
+        if only is None:
+            return list(self.capabilities)
+        unknown = [c for c in only if not any(c in (cap.id, cap.cid) for cap in self.capabilities)]
+        if unknown:
+            valid = ", ".join(cap.id for cap in self.capabilities)
+            raise InputError(
+                f"{self.path}: unknown capability {', '.join(map(repr, unknown))}; valid: {valid}"
+            )
+        return [cap for cap in self.capabilities if cap.id in only or cap.cid in only]
+
+
+def spec_path(requirements: str | Path | None, task: str = "sentiment") -> Path:
+    """``requirements`` as a path, a shipped spec's name (``nli``, ``sentiment_checklist``), or by default the
+    shipped spec of ``task``."""
+    if requirements is None:
+        return project_file(f"requirements/{task}.json")
+    path = Path(requirements)
+    if not path.exists() and path.suffix == "" and project_file(f"requirements/{path.name}.json").is_file():
+        return project_file(f"requirements/{path.name}.json")
+    return path
+
+
+def load_spec(
+    requirements: str | Path | None = None, task: str | None = None, *, data: dict[str, Any] | None = None
+) -> Spec:
+    """Load and check a spec file (see ``spec_path``), or the spec ``data`` given inline (``requirements``
+    then names it in messages); ``task``, when given, must be the spec's task.
+
+    A spec without the task header (inputs, labels, ...) takes it from the shipped
+    ``requirements/<task>.json``."""
+    path = spec_path(requirements, task or "sentiment") if data is None else Path(requirements or "<spec>")
+    if data is None:
+        data = load_json(path, "capability specification")
+    _validate(path, data)
+    if task is not None and data["task"] != task:
+        raise InputError(f"{path}: $.task: specification is for task '{data['task']}', not '{task}'")
+    header = {k: data[k] for k in ("task", *HEADER_KEYS) if k in data}
+    if "labels" not in header and header.get("output") != "span":
+        base = project_file(f"requirements/{data['task']}.json")
+        if base.resolve() == path.absolute().resolve() or not base.is_file():
+            raise InputError(
+                f"{path}: $: no task definition: give 'inputs' and 'labels' (or 'output': 'span'), or use a "
+                f"task that autocheck ships ({', '.join(shipped_tasks())})"
+            )
+        base_data = load_json(base, "capability specification")
+        header = {k: base_data[k] for k in ("task", *HEADER_KEYS) if k in base_data} | {
+            k: v for k, v in header.items() if k != "task"
+        }
+    the_task = Task.from_spec(header)
+    the_task.check(str(path))
+    context = _Context(path, the_task, data.get("lexicons", {}))
+    capabilities = tuple(
+        _capability(context, f"$.capabilities[{i}]", spec) for i, spec in enumerate(data["capabilities"])
+    )
+    seen: set[str] = set()
+    for i, capability in enumerate(capabilities):
+        if capability.id in seen:
+            raise InputError(f"{path}: $.capabilities[{i}].id: duplicate capability id '{capability.id}'")
+        seen.add(capability.id)
+    return Spec(path, the_task, capabilities)
+
+
+def shipped_tasks() -> list[str]:
+    folder = project_file("requirements")
+    return sorted(p.stem for p in folder.glob("*.json") if p.name != "schema.json")
 
 
 def load_capabilities(
     path: str | Path | None = None, task: str = "sentiment", only: Sequence[str] | None = None
 ) -> list[Capability]:
     """The capabilities of ``task`` (file order), or only those whose id (or original cid) is in ``only``."""
-    path = Path(path) if path is not None else project_file(f"requirements/{task}.json")
-    data = load_json(path, "capability specification")
-    _validate(path, data)
-    if data["task"] != task:
-        raise InputError(f"{path}: $.task: specification is for task '{data['task']}', not '{task}'")
-    labels = frozenset(data["labels"])
-    capabilities = [
-        _capability(path, f"$.capabilities[{i}]", spec, labels) for i, spec in enumerate(data["capabilities"])
-    ]
-    seen: set[str] = set()
-    for i, capability in enumerate(capabilities):
-        if capability.id in seen:
-            raise InputError(f"{path}: $.capabilities[{i}].id: duplicate capability id '{capability.id}'")
-        seen.add(capability.id)
-    if only is None:
-        return capabilities
-    unknown = [c for c in only if not any(c in (cap.id, cap.cid) for cap in capabilities)]
-    if unknown:
-        valid = ", ".join(cap.id for cap in capabilities)
-        raise InputError(f"{path}: unknown capability {', '.join(map(repr, unknown))}; valid: {valid}")
-    return [cap for cap in capabilities if cap.id in only or cap.cid in only]
+    return load_spec(path, task).select(only)
 
 
 @lru_cache(maxsize=1)
@@ -178,6 +264,19 @@ def _validate(path: Path, data: Any) -> None:
 
 def _as_set(value: str | list[str]) -> frozenset[str]:
     return frozenset([value] if isinstance(value, str) else value)
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What building a capability needs to know: the file (for messages), its task and shared lexicons."""
+
+    path: Path
+    task: Task
+    lexicons: dict[str, Any]
+
+    @property
+    def labels(self) -> frozenset[str]:
+        return frozenset(self.task.labels)
 
 
 def _check_labels(path: Path, where: str, used: frozenset[str], labels: frozenset[str]) -> None:
@@ -206,10 +305,14 @@ def _word_test(spec: dict[str, Any]) -> WordTest:
     return WordTest(classes=frozenset((p, t) for p in polarities for t in pos))
 
 
-def _predicates(path: Path, where: str, spec: dict[str, Any], labels: frozenset[str]) -> Predicates:
+def _predicates(context: _Context, where: str, spec: dict[str, Any]) -> Predicates:
+    path, labels = context.path, context.labels
     group_labels = _as_set(spec["label"]) if "label" in spec else None
-    if group_labels is not None:
+    if group_labels is not None and not context.task.is_span:
         _check_labels(path, f"{where}.label", group_labels, labels)
+    field_name = spec.get("field", context.task.inputs[0])
+    if field_name not in context.task.inputs:
+        raise InputError(f"{path}: {where}.field: '{field_name}' is not an input of {context.task.inputs}")
     return Predicates(
         length=_length(spec.get("length")),
         labels=group_labels,
@@ -217,6 +320,8 @@ def _predicates(path: Path, where: str, spec: dict[str, Any], labels: frozenset[
         exclude=tuple(_word_test(t) for t in spec.get("exclude", ())),
         pattern=_regex(path, f"{where}.pattern", spec["pattern"]) if "pattern" in spec else None,
         negated=spec.get("negated"),
+        field=field_name,
+        meta=tuple((column, _as_set(values)) for column, values in spec.get("meta", {}).items()),
     )
 
 
@@ -278,27 +383,70 @@ def _template(
     )
 
 
-def _capability(path: Path, where: str, spec: dict[str, Any], labels: frozenset[str]) -> Capability:
-    expected = spec["expected"]
+def _direction(context: _Context, where: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """DIR's expectation with the task's defaults filled in: a score P(plus) - P(minus) unless a label is
+    named, tolerance 0."""
+    used = set()
+    if "target" in spec:
+        used = _as_set(spec["target"])
+        spec = {"target": sorted(used) if len(used) > 1 else next(iter(used))}
+    else:
+        spec = {"tolerance": 0.0, **spec}
+        if "label" not in spec and "score" not in spec:
+            if context.task.score is None:
+                raise InputError(
+                    f"{context.path}: {where}: name a 'label' or 'score'; the task declares no default score"
+                )
+            spec["score"] = {"plus": context.task.score[0], "minus": context.task.score[1]}
+        used = {spec["label"]} if spec.get("label") else set()
+        used |= set(spec.get("score", {}).values())
+    _check_labels(context.path, where, frozenset(used), context.labels)
+    return spec
+
+
+def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capability:
+    path, labels, task = context.path, context.labels, context.task
+    expected = spec.get("expected", {})
+    if spec["test_type"] == "MFT" and "search" in spec and not expected and not task.is_span:
+        raise InputError(f"{path}: {where}: an MFT capability over dataset seeds needs 'expected'")
     for source, value in expected.items():
         _check_labels(path, f"{where}.expected.{source}", _as_set(value) | {source}, labels)
-    expected_labels = frozenset(expected)
+    expected_labels = frozenset(expected) if expected else labels
     transform = None
     if "transform" in spec:
+        if len(task.inputs) != 1:
+            raise InputError(f"{path}: {where}.transform: seed templates need a one-field task")
         templates = tuple(
             _template(path, f"{where}.transform.templates[{i}]", t, expected_labels, labels)
             for i, t in enumerate(spec["transform"]["templates"])
         )
         transform = Transform(templates, spec["transform"].get("max_variants"))
+    templates: tuple[Any, ...] = ()
+    if "templates" in spec:
+        from .author.templates import compile_templates
+
+        templates = compile_templates(spec, task, context.lexicons, f"{path}: {where}")
+    perturb = None
+    if "perturb" in spec:
+        perturb = Perturb(spec["perturb"]["name"], dict(spec["perturb"].get("options", {})))
+        from .author.perturbed import check_perturbation
+
+        check_perturbation(perturb.name, perturb.options, task.inputs, f"{path}: {where}.perturb")
     return Capability(
         id=spec["id"],
         capability=spec["capability"],
         description=spec["description"],
         test_type=spec["test_type"],
         search=tuple(
-            _predicates(path, f"{where}.search[{i}]", group, labels) for i, group in enumerate(spec["search"])
+            _predicates(context, f"{where}.search[{i}]", group)
+            for i, group in enumerate(spec.get("search", ()))
         ),
         transform=transform,
         expected=tuple((source, tuple(v) if isinstance(v, list) else v) for source, v in expected.items()),
         spec=spec,
+        templates=templates,
+        perturb=perturb,
+        direction=_direction(context, f"{where}.direction", spec["direction"])
+        if "direction" in spec
+        else None,
     )

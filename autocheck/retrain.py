@@ -59,18 +59,27 @@ def model_label_index(config: Any, label_space: Sequence[str]) -> list[int]:
     raise InputError(f"model labels {names} do not cover the export's label space {list(label_space)}")
 
 
+def encode(tokenizer: Any, items: Sequence[str | tuple[str, ...]], device: torch.device) -> Any:
+    """A batch of texts, or of text pairs (tuples), tokenised for the model."""
+    columns = [list(c) for c in zip(*items)] if items and isinstance(items[0], tuple) else [list(items)]
+    return tokenizer(*columns, padding=True, truncation=True, max_length=MAX_LENGTH, return_tensors="pt").to(
+        device
+    )
+
+
+def row_input(row: dict[str, Any], inputs: Sequence[str]) -> str | tuple[str, ...]:
+    """An exported row's input: its text, or its fields in the task's order."""
+    return row[inputs[0]] if len(inputs) == 1 else tuple(row[name] for name in inputs)
+
+
 @torch.no_grad()
-def predict(model: Any, tokenizer: Any, texts: Sequence[str], device: torch.device) -> list[int]:
+def predict(
+    model: Any, tokenizer: Any, texts: Sequence[str | tuple[str, ...]], device: torch.device
+) -> list[int]:
     model.eval()
     out: list[int] = []
     for start in range(0, len(texts), EVAL_BATCH):
-        batch = tokenizer(
-            list(texts[start : start + EVAL_BATCH]),
-            padding=True,
-            truncation=True,
-            max_length=MAX_LENGTH,
-            return_tensors="pt",
-        ).to(device)
+        batch = encode(tokenizer, list(texts[start : start + EVAL_BATCH]), device)
         out.extend(model(**batch).logits.argmax(-1).tolist())
     return out
 
@@ -83,6 +92,7 @@ def evaluate(
     label_space: Sequence[str],
     test_rows: list[dict[str, Any]],
     sst2: tuple[list[str], list[str]] | None,
+    inputs: Sequence[str] = ("text",),
 ) -> dict[str, Any]:
     result: dict[str, Any] = {}
     if sst2 is not None:
@@ -90,7 +100,7 @@ def evaluate(
         gold = [index[label_space.index(label)] for label in sst2[1]]
         result["sst2_dev_accuracy"] = sum(p == g for p, g in zip(predicted, gold)) / len(gold)
     scored = [r for r in test_rows if r["label"] >= 0]
-    predicted = predict(model, tokenizer, [r["text"] for r in scored], device)
+    predicted = predict(model, tokenizer, [row_input(r, inputs) for r in scored], device)
     per_cap: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for row, p in zip(scored, predicted):
         per_cap[row["capability"]][0] += p == index[row["label"]]
@@ -124,6 +134,7 @@ def retrain(
         raise InputError(f"{out}: directory is not empty; choose a new output directory")
     summary, splits = load_export(data_dir)
     label_space = list(summary["label_space"])
+    inputs = summary.get("inputs", ["text"])
     sst2 = read_sst2(eval_sst2) if eval_sst2 else None
     torch.manual_seed(seed)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -131,7 +142,7 @@ def retrain(
     net = AutoModelForSequenceClassification.from_pretrained(model).to(device)
     index = model_label_index(net.config, label_space)
 
-    before = evaluate(net, tokenizer, device, index, label_space, splits["test"], sst2)
+    before = evaluate(net, tokenizer, device, index, label_space, splits["test"], sst2, inputs)
     train_rows = splits["train"]
     if not train_rows:
         raise InputError(f"{data_dir}: the train split is empty")
@@ -151,13 +162,9 @@ def retrain(
             for batch in torch.randperm(len(train_rows), generator=generator).split(batch_size):
                 if len(losses) == total_steps:
                     break
-                encoded = tokenizer(
-                    [train_rows[k]["text"] for k in batch.tolist()],
-                    padding=True,
-                    truncation=True,
-                    max_length=MAX_LENGTH,
-                    return_tensors="pt",
-                ).to(device)
+                encoded = encode(
+                    tokenizer, [row_input(train_rows[k], inputs) for k in batch.tolist()], device
+                )
                 loss = F.cross_entropy(net(**encoded).logits, targets[batch].to(device))
                 optimizer.zero_grad()
                 loss.backward()
@@ -165,7 +172,7 @@ def retrain(
                 schedule.step()
                 losses.append(loss.item())
                 progress.update()
-    after = evaluate(net, tokenizer, device, index, label_space, splits["test"], sst2)
+    after = evaluate(net, tokenizer, device, index, label_space, splits["test"], sst2, inputs)
 
     net.save_pretrained(out / "model")
     tokenizer.save_pretrained(out / "model")

@@ -1,27 +1,18 @@
-"""Run a suite against models: expectations, per-case outcomes, failure rates, seed→expansion transitions.
+"""Run a suite against models: per-case outcomes, failure rates, seed→expansion transitions.
 
-Expectations (CheckList semantics; probabilities are the (negative, neutral, positive) reading of
-``models.sentiment_probs``):
-
-- MFT: the predicted label equals the expected label, or is one of a tuple of allowed labels.
-- INV (an expansion compared with its seed): fails when the predicted label changes AND the probability of
-  the seed's predicted class moves by more than ``INV_THRESHOLD`` (0.1), as CheckList's
-  ``Expect.inv(0.1)``. The seed itself is not applicable.
-- DIR ``{"label", "direction", "tolerance"}`` (an expansion compared with its seed), CheckList's
-  ``Expect.monotonic``: for ``up`` the probability of ``label`` must not go down by more than ``tolerance``,
-  for ``down`` it must not go up by more than it. Not applicable when the test cannot fail because the seed
-  is already at the limit: for ``up`` the seed's probability is <= tolerance (it cannot drop by more), for
-  ``down`` it is >= 1 - tolerance. ``label: null`` means the seed's predicted label (CheckList's
-  ``label=None``), and then a neutral seed prediction is not applicable (CheckList sliced those out with
-  ``pred != neutral``).
+The suite's task (recorded in its manifest; sentiment for a suite without one) says what the inputs are and
+how each model's answers are read (``tasks.Task.read``); ``expect.py`` holds CheckList's expectations.
 
 Every expansion of an MFT or INV suite also forms an INV test with its seed (inserted words are
 sentiment-neutral): its ``inv`` outcome. Transitions (pass→fail, ...) count (seed, expansion) pairs where
-both are MFT-applicable, one per expansion, as the paper does.
+both are MFT-applicable, one per expansion, as the paper does. Perturbed cases are INV/DIR tests of their
+own against their original.
 
-Failure rate = failures / applicable, per test case. A "group" is a seed with its expansions, CheckList's
-test case for INV/DIR tests (fails when any applicable member fails), so the headline ``failure_rate`` of a
-capability is ``all`` for MFT capabilities and ``groups`` for INV/DIR ones.
+Failure rate = failures / applicable, per test case. A "group" is a seed with its expansions or
+perturbations, CheckList's test case for INV/DIR tests (fails when any applicable member fails), so the
+headline ``failure_rate`` of a capability is ``all`` for MFT capabilities and ``groups`` for INV/DIR ones.
+A case whose input a model could not answer (a remote endpoint that failed) is an ``error``: recorded,
+counted, and not applicable.
 """
 
 from __future__ import annotations
@@ -39,95 +30,55 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from .models import SENTIMENT, FilePredictions, Model, sentiment_probs
-from .records import EXPANSION, SEED, TestCase
+from .expect import ERROR, FAIL, NA, PASS, case_outcome, check_expected, inv_outcome, mft_outcome
+from .models import Model
+from .models.base import Input
+from .models.files import FilePredictions
+from .records import KINDS, PERTURBATION, SEED, TestCase
 from .store import InputError, JsonlWriter, atomic_write_json, environment, load_json
+from .tasks import Task
 
 log = logging.getLogger(__name__)
 
-INV_THRESHOLD = 0.1
-PASS, FAIL, NA = "pass", "fail", "n/a"
 TRANSITIONS = ("pass_to_fail", "fail_to_pass", "pass_to_pass", "fail_to_fail")
 CASES, MANIFEST = "cases.jsonl", "manifest.json"
 PREDICTIONS, RESULTS = "predictions.jsonl", "results.json"
-PREDICT_CHUNK = 4096  # texts per predict_proba call: bounds memory and cache transactions
+PREDICT_CHUNK = 4096  # inputs per predict call: bounds memory and cache transactions
 
 
-# ---------------------------------------------------------------------------------------------------------
-# Expectations on hand-made or real predictions
+def suite_task(suite_dir: str | Path) -> Task:
+    """The task a suite was made for: from its manifest, or sentiment for a suite without one."""
+    manifest_path = Path(suite_dir) / MANIFEST
+    manifest = load_json(manifest_path, "suite manifest") if manifest_path.is_file() else {}
+    if isinstance(manifest, dict) and isinstance(manifest.get("task"), dict):
+        return Task.from_spec(manifest["task"])
+    from .models import default_task
 
-
-def mft_outcome(expected: str | tuple[str, ...], label: str) -> str:
-    allowed = expected if isinstance(expected, tuple) else (expected,)
-    return PASS if label in allowed else FAIL
-
-
-def inv_outcome(orig_probs: np.ndarray, orig_label: str, probs: np.ndarray, label: str) -> str:
-    if label == orig_label:
-        return PASS
-    k = SENTIMENT.index(orig_label)
-    return FAIL if abs(probs[k] - orig_probs[k]) > INV_THRESHOLD else PASS
-
-
-def dir_outcome(expected: dict[str, Any], orig_probs: np.ndarray, orig_label: str, probs: np.ndarray) -> str:
-    label = expected.get("label") or orig_label
-    if expected.get("label") is None and orig_label == SENTIMENT[1]:
-        return NA
-    k = SENTIMENT.index(label)
-    tolerance = float(expected.get("tolerance", 0.0))
-    before, change = orig_probs[k], probs[k] - orig_probs[k]
-    if expected["direction"] == "up":
-        if before <= tolerance:
-            return NA
-        return PASS if change + tolerance >= 0 else FAIL
-    if before >= 1 - tolerance:
-        return NA
-    return PASS if change - tolerance <= 0 else FAIL
-
-
-def case_outcome(
-    case: TestCase, probs: np.ndarray, label: str, seed_probs: np.ndarray | None, seed_label: str | None
-) -> str:
-    """A case's outcome under its own expectation (INV/DIR compare with the seed's prediction)."""
-    if case.test_type == "MFT":
-        return mft_outcome(case.expected, label)
-    if seed_probs is None or seed_label is None:
-        return NA  # the original of an INV/DIR test is not a test by itself
-    if case.test_type == "INV":
-        return inv_outcome(seed_probs, seed_label, probs, label)
-    return dir_outcome(case.expected, seed_probs, seed_label, probs)
+    return default_task()
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Reading the suite
 
 
-def _validate(case: TestCase, where: str) -> None:
-    if case.kind not in (SEED, EXPANSION):
-        raise InputError(f"{where}: field 'kind' must be 'seed' or 'expansion', got {case.kind!r}")
-    if case.kind == EXPANSION and not case.seed_id:
-        raise InputError(f"{where}: expansion {case.id} has no 'seed_id'")
-    e = case.expected
-    if case.test_type == "MFT":
-        labels = e if isinstance(e, tuple) else (e,)
-        if not labels or any(x not in SENTIMENT for x in labels):
-            raise InputError(f"{where}: MFT field 'expected' must be one or more of {SENTIMENT}, got {e!r}")
-    elif case.test_type == "INV":
-        if e is not None:
-            raise InputError(f"{where}: INV field 'expected' must be null, got {e!r}")
-    elif case.test_type == "DIR":
-        ok = isinstance(e, dict) and e.get("direction") in ("up", "down")
-        if not ok or e.get("label") not in (*SENTIMENT, None):
-            raise InputError(
-                f"{where}: DIR field 'expected' must be {{'label', 'direction': 'up'|'down', 'tolerance'}}, "
-                f"got {e!r}"
-            )
-    else:
-        raise InputError(f"{where}: field 'test_type' must be MFT, INV or DIR, got {case.test_type!r}")
+def _validate(case: TestCase, task: Task, where: str) -> None:
+    if case.kind not in KINDS:
+        raise InputError(f"{where}: field 'kind' must be one of {', '.join(KINDS)}, got {case.kind!r}")
+    if case.kind != SEED and not case.seed_id:
+        raise InputError(f"{where}: {case.kind} {case.id} has no 'seed_id'")
+    if tuple(case.inputs) != task.inputs and set(case.inputs) != set(task.inputs):
+        raise InputError(
+            f"{where}: input fields {sorted(case.inputs)}; the {task.name} task's are {list(task.inputs)}"
+        )
+    why = check_expected(task, case.test_type, case.expected)
+    if why is not None:
+        raise InputError(f"{where}: {case.test_type} field 'expected': {why}, got {case.expected!r}")
 
 
-def iter_cases(path: Path) -> Iterator[TestCase]:
-    """Stream a suite's cases, validated; a malformed line is an error naming file and line."""
+def iter_cases(path: Path, task: Task | None = None) -> Iterator[TestCase]:
+    """Stream a suite's cases, validated against ``task`` (default: the suite's); a malformed line is an
+    error naming file and line."""
+    task = task or suite_task(path.parent)
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
@@ -139,30 +90,37 @@ def iter_cases(path: Path) -> Iterator[TestCase]:
                 raise InputError(f"{where}: not valid JSON ({e.msg})") from None
             except (KeyError, TypeError, ValueError, AttributeError) as e:
                 raise InputError(f"{where}: not a test case ({type(e).__name__}: {e})") from None
-            _validate(case, where)
+            _validate(case, task, where)
             yield case
+
+
+def input_of(case: TestCase, task: Task) -> Input:
+    """The case's input as a model sees it: its fields in the task's order."""
+    return tuple(case.inputs[name] for name in task.inputs)
 
 
 @dataclass
 class _SuiteIndex:
-    """What the second pass needs: distinct texts, each case's text, and the seeds (small)."""
+    """What the second pass needs: distinct inputs, each case's input, and the seeds (small)."""
 
-    texts: list[str] = field(default_factory=list)
-    text_index: dict[str, int] = field(default_factory=dict)
-    case_text: array = field(default_factory=lambda: array("l"))
+    task: Task
+    inputs: list[Input] = field(default_factory=list)
+    input_index: dict[Input, int] = field(default_factory=dict)
+    case_input: array = field(default_factory=lambda: array("l"))
     seeds: dict[str, TestCase] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, path: Path) -> _SuiteIndex:
-        index = cls()
+    def build(cls, path: Path, task: Task) -> _SuiteIndex:
+        index = cls(task)
         referenced: dict[str, str] = {}  # seed id -> first expansion naming it
-        for case in iter_cases(path):
+        for case in iter_cases(path, task):
             if case.seed_id:
                 referenced.setdefault(case.seed_id, case.id)
-            i = index.text_index.setdefault(case.text, len(index.texts))
-            if i == len(index.texts):
-                index.texts.append(case.text)
-            index.case_text.append(i)
+            item = input_of(case, task)
+            i = index.input_index.setdefault(item, len(index.inputs))
+            if i == len(index.inputs):
+                index.inputs.append(item)
+            index.case_input.append(i)
             if case.kind == SEED:
                 if case.id in index.seeds:
                     raise InputError(f"{path}: seed id {case.id!r} appears twice")
@@ -186,30 +144,36 @@ class _Tally:
     cases: int = 0
     applicable: int = 0
     failures: int = 0
+    errors: int = 0  # no prediction (not applicable)
 
     def add(self, outcome: str) -> None:
         self.cases += 1
-        self.applicable += outcome != NA
+        self.applicable += outcome not in (NA, ERROR)
         self.failures += outcome == FAIL
+        self.errors += outcome == ERROR
 
     def __iadd__(self, other: _Tally) -> _Tally:
         self.cases += other.cases
         self.applicable += other.applicable
         self.failures += other.failures
+        self.errors += other.errors
         return self
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "cases": self.cases,
             "applicable": self.applicable,
             "failures": self.failures,
             "failure_rate": _rate(self.failures, self.applicable),
         }
+        if self.errors:
+            out["errors"] = self.errors
+        return out
 
 
 @dataclass
 class _Group:
-    """A seed with its expansions, for one model."""
+    """A seed with its expansions or perturbations, for one model."""
 
     capability: str
     outcomes: set[str] = field(default_factory=set)  # own outcomes of the seed and its expansions
@@ -223,6 +187,7 @@ class _CapabilityTally:
     test_types: set[str] = field(default_factory=set)
     seeds: _Tally = field(default_factory=_Tally)
     expansions: _Tally = field(default_factory=_Tally)
+    perturbations: _Tally = field(default_factory=_Tally)
     transitions: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TRANSITIONS, 0))
 
     def to_json(self, groups: list[_Group]) -> dict[str, Any]:
@@ -239,6 +204,7 @@ class _CapabilityTally:
         everything = _Tally()
         everything += self.seeds
         everything += self.expansions
+        everything += self.perturbations
         test_type = "MFT" if self.test_types == {"MFT"} else "/".join(sorted(self.test_types - {"MFT"}))
         headline = everything if test_type == "MFT" else group_tally
         return {
@@ -246,6 +212,7 @@ class _CapabilityTally:
             "failure_rate": _rate(headline.failures, headline.applicable),
             "seeds": self.seeds.to_json(),
             "expansions": self.expansions.to_json(),
+            "perturbations": self.perturbations.to_json(),
             "all": everything.to_json(),
             "groups": group_tally.to_json(),
             "transitions": dict(self.transitions),
@@ -261,24 +228,92 @@ def natural_key(text: str) -> list[Any]:
 # ---------------------------------------------------------------------------------------------------------
 
 
-def _predict_all(model: Model, index: _SuiteIndex) -> tuple[np.ndarray, list[str]]:
+@dataclass
+class _Predictions:
+    """One model's reading of every distinct input of the suite."""
+
+    probs: np.ndarray  # (inputs, task labels); (inputs, 1) the answer score for span tasks
+    labels: list[str | None]  # predicted label or answer; None: no answer (see errors)
+    errors: dict[int, str]
+    invalid: dict[int, str]
+
+
+def _predict_all(model: Model, index: _SuiteIndex) -> _Predictions:
     if isinstance(model, FilePredictions):
-        model.align(index.texts, index.case_text)
+        model.align(index.inputs, index.case_input)
+    parts = []
+    for start in tqdm(range(0, len(index.inputs), PREDICT_CHUNK), desc=model.name, unit="chunk", leave=False):
+        parts.append((start, model.predict(index.inputs[start : start + PREDICT_CHUNK])))
+    width = 1 if index.task.is_span else len(index.task.labels)
+    result = _Predictions(np.zeros((0, width)), [], {}, {})
     chunks = []
-    for start in tqdm(range(0, len(index.texts), PREDICT_CHUNK), desc=model.name, unit="chunk", leave=False):
-        chunks.append(model.predict_proba(index.texts[start : start + PREDICT_CHUNK]))
-    raw = np.concatenate(chunks) if chunks else np.zeros((0, len(model.labels) or 2))
-    return sentiment_probs(model.labels, raw) if len(raw) else (np.zeros((0, 3)), [])
+    for start, outputs in parts:
+        probs, labels = model.read(outputs)
+        chunks.append(probs)
+        result.labels.extend(labels)
+        result.errors.update((start + i, why) for i, why in outputs.errors.items())
+        result.invalid.update((start + i, reply) for i, reply in outputs.invalid.items())
+    if chunks:
+        result.probs = np.concatenate(chunks)
+    if result.errors:
+        log.warning(
+            "%s: no prediction for %d of %d inputs", model.name, len(result.errors), len(index.inputs)
+        )
+    return result
+
+
+def _outcome(task: Task, case: TestCase, p: _Predictions, t: int, s: int | None) -> str:
+    if t in p.errors or (s is not None and s in p.errors):
+        return ERROR
+    if t in p.invalid:
+        return FAIL if case.test_type == "MFT" or s is not None else NA
+    if s is not None and s in p.invalid:
+        return NA  # nothing to compare with
+    return case_outcome(
+        task,
+        case.test_type,
+        case.expected,
+        p.probs[t],
+        p.labels[t],  # type: ignore[arg-type]
+        p.probs[s] if s is not None else None,
+        p.labels[s] if s is not None else None,
+    )
+
+
+def _row(task: Task, case: TestCase, model: Model, p: _Predictions, t: int, outcome: str) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "case": case.id,
+        "capability": case.capability,
+        "kind": case.kind,
+        "seed": case.seed_id,
+        "model": model.name,
+        "outcome": outcome,
+    }
+    if t in p.errors:
+        row["error"] = p.errors[t]
+    elif t in p.invalid:
+        row["reply"] = p.invalid[t]
+    elif task.is_span:
+        row["answer"], row["score"] = p.labels[t], round(float(p.probs[t, 0]), 6)
+    else:
+        row["probs"], row["label"] = [round(float(x), 6) for x in p.probs[t]], p.labels[t]
+    return row
 
 
 def run_suite(
-    suite_dir: str | Path, models: list[Model], out_dir: str | Path, *, batch_size: int | None = None
+    suite_dir: str | Path,
+    models: list[Model],
+    out_dir: str | Path,
+    *,
+    batch_size: int | None = None,
+    task: Task | None = None,
 ) -> dict[str, Any]:
     """Run every case of ``suite_dir/cases.jsonl`` against each model; write ``predictions.jsonl`` and
-    ``results.json`` into ``out_dir`` and return the results. ``batch_size`` overrides the models' own.
+    ``results.json`` into ``out_dir`` and return the results. ``batch_size`` overrides the models' own;
+    ``task`` the suite's own (recorded in its manifest).
 
-    Cases are streamed twice (index, then outcomes); only distinct texts, their probabilities and the seed
-    cases are held in memory. Each distinct text is predicted once per model (and not at all when cached).
+    Cases are streamed twice (index, then outcomes); only distinct inputs, their predictions and the seed
+    cases are held in memory. Each distinct input is predicted once per model (and not at all when cached).
     """
     suite_dir, out_dir = Path(suite_dir), Path(out_dir)
     cases_path = suite_dir / CASES
@@ -290,9 +325,15 @@ def run_suite(
     if len(set(names)) != len(names):
         raise InputError(f"run_suite: model names must differ, got {names}")
     manifest = load_json(suite_dir / MANIFEST, "suite manifest") if (suite_dir / MANIFEST).is_file() else None
+    task = task or suite_task(suite_dir)
+    for model in models:
+        if model.task.name != task.name:
+            raise InputError(
+                f"model {model.name} was loaded for task {model.task.name}, the suite is {task.name}"
+            )
 
-    index = _SuiteIndex.build(cases_path)
-    log.info("suite %s: %d cases, %d distinct texts", suite_dir, len(index.case_text), len(index.texts))
+    index = _SuiteIndex.build(cases_path, task)
+    log.info("suite %s: %d cases, %d distinct inputs", suite_dir, len(index.case_input), len(index.inputs))
     predictions = []
     for model in models:
         if batch_size:
@@ -303,13 +344,11 @@ def run_suite(
     groups: list[dict[str, _Group]] = [{} for _ in models]
     out_dir.mkdir(parents=True, exist_ok=True)
     with JsonlWriter(out_dir / PREDICTIONS) as writer:
-        for case, t in zip(iter_cases(cases_path), index.case_text):
+        for case, t in zip(iter_cases(cases_path, task), index.case_input):
             seed = index.seeds[case.seed_id] if case.seed_id else None
-            s = index.text_index[seed.text] if seed else None
-            for m, (probs, labels) in enumerate(predictions):
-                outcome = case_outcome(
-                    case, probs[t], labels[t], probs[s] if seed else None, labels[s] if seed else None
-                )
+            s = index.input_index[input_of(seed, task)] if seed else None
+            for m, p in enumerate(predictions):
+                outcome = _outcome(task, case, p, t, s)
                 tally = tallies[m][case.capability]
                 tally.test_types.add(case.test_type)
                 group = groups[m].setdefault(seed.id if seed else case.id, _Group(case.capability))
@@ -317,37 +356,32 @@ def run_suite(
                 inv = None
                 if seed is None:
                     tally.seeds.add(outcome)
+                elif case.kind == PERTURBATION:
+                    tally.perturbations.add(outcome)
                 else:
                     tally.expansions.add(outcome)
-                    if case.test_type in ("MFT", "INV"):
-                        inv = inv_outcome(probs[s], labels[s], probs[t], labels[t])
+                    answered = not ({t, s} & (p.errors.keys() | p.invalid.keys()))
+                    if case.test_type in ("MFT", "INV") and answered:
+                        inv = inv_outcome(task, p.probs[s], p.labels[s], p.probs[t], p.labels[t])
                         group.inv.add(inv)
                         group.pairs += 1
                         group.pair_failures += inv == FAIL
-                    if case.test_type == "MFT" and seed.test_type == "MFT" and outcome != NA:
-                        before = mft_outcome(seed.expected, labels[s])
-                        tally.transitions[f"{before}_to_{outcome}"] += 1
-                writer.write(
-                    {
-                        "case": case.id,
-                        "capability": case.capability,
-                        "kind": case.kind,
-                        "seed": case.seed_id,
-                        "model": models[m].name,
-                        "probs": [round(float(p), 6) for p in probs[t]],
-                        "label": labels[t],
-                        "outcome": outcome,
-                        "inv": inv,
-                    }
-                )
+                    if case.test_type == "MFT" and seed.test_type == "MFT" and outcome in (PASS, FAIL):
+                        before = FAIL if s in p.invalid else mft_outcome(task, seed.expected, p.labels[s])
+                        if s not in p.errors:
+                            tally.transitions[f"{before}_to_{outcome}"] += 1
+                row = _row(task, case, models[m], p, t, outcome)
+                row["inv"] = inv
+                writer.write(row)
 
     results = {
         "suite": {
             "dir": str(suite_dir.resolve()),
-            "cases": len(index.case_text),
-            "texts": len(index.texts),
+            "cases": len(index.case_input),
+            "inputs": len(index.inputs),
             "manifest": manifest,
         },
+        "task": task.to_json(),
         "environment": environment(),
         "models": {},
     }
@@ -359,6 +393,7 @@ def run_suite(
         results["models"][model.name] = {
             "identity": model.identity,
             "labels": list(model.labels),
+            "errors": len(predictions[m].errors),
             "capabilities": {cap: tallies[m][cap].to_json(by_capability[cap]) for cap in capabilities},
         }
     atomic_write_json(out_dir / RESULTS, results)

@@ -38,16 +38,21 @@ def write(tmp_path, tests):
 
 def test_conversion_maps_expectations(tmp_path):
     counts = convert_checklist(write(tmp_path, TESTS), tmp_path / "out")
-    assert counts == {"tests": 6, "cases": 11, "seeds": 7, "expansions": 4}
+    assert counts == {"tests": 6, "cases": 11, "seeds": 7, "perturbations": 4}
     cases = {c.id: c for c in iter_cases(tmp_path / "out" / "cases.jsonl")}
     assert cases["single-positive-words:0"].expected == "positive"
     assert cases["simple-negations-not-negative:0"].expected == ("neutral", "positive")
     assert cases["q-a-no:0"].expected == "negative"
     assert cases["q-a-no:1"].expected == ("neutral", "positive")  # CheckList's allow_for_neutral
     assert cases["typos:0.2"].seed_id == "typos:0" and cases["typos:0.2"].test_type == "INV"
-    assert cases["typos:0"].kind == "seed" and cases["typos:0.1"].kind == "expansion"
+    assert cases["typos:0"].kind == "seed" and cases["typos:0.1"].kind == "perturbation"
     assert cases["intensifiers:0.1"].expected == {"label": None, "direction": "up", "tolerance": 0.1}
-    assert cases["add-negative-phrases:0.1"].expected["label"] == "negative"
+    # CheckList's own phrase tests: P(positive) - P(negative) must not go up (issue 10's fix)
+    assert cases["add-negative-phrases:0.1"].expected == {
+        "score": {"plus": "positive", "minus": "negative"},
+        "direction": "down",
+        "tolerance": 0.1,
+    }
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["source"] == "checklist"
     assert manifest["lc_map"]["LC4"] == "simple-negations-not-negative"

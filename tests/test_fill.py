@@ -56,7 +56,7 @@ def template(text: str, masks, *, case_id: str = "c1", tid: str = "t1", lhs: str
 
 def seed(text: str, *, case_id: str = "c1", editable=None) -> TestCase:
     return TestCase(
-        id=case_id, capability="LC1", kind="seed", text=text, expected="positive", test_type="MFT",
+        id=case_id, capability="LC1", kind="seed", inputs=text, expected="positive", test_type="MFT",
         label="positive", editable=editable or ((0, len(text)),), provenance={"dataset": "demo"},
     )  # fmt: skip
 

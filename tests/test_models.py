@@ -6,18 +6,31 @@ import numpy as np
 import pytest
 import torch
 
-from autocheck.models import (
-    CallableModel,
-    FilePredictions,
-    HFModel,
-    load_model,
-    sentiment_labels,
-    sentiment_probs,
-    three_way,
-    three_way_labels,
-)
+from autocheck.models import default_task, load_model
+from autocheck.models.callables import CallableModel
+from autocheck.models.files import FilePredictions
+from autocheck.models.hf import HFModel
 from autocheck.resources import ResourceMissing
 from autocheck.store import InputError
+
+SENTIMENT = default_task()
+
+
+def three_way(p):
+    return SENTIMENT._banded(np.asarray(p))
+
+
+def three_way_labels(p):
+    return SENTIMENT._band_labels(np.asarray(p))
+
+
+def sentiment_probs(labels, probs):
+    return SENTIMENT.read(labels, probs)
+
+
+def sentiment_labels(names, where):
+    return SENTIMENT.model_labels(names, where)
+
 
 torch.set_num_threads(1)
 
@@ -166,7 +179,7 @@ def test_callable_module_function_default_three_classes(tmp_path, monkeypatch):
 def test_callable_bad_spec_and_bad_shape(tmp_path):
     with pytest.raises(InputError, match="no function 'nope'"):
         load_model("json:nope")
-    model = CallableModel("bad", lambda texts: [[1.0, 0.0, 0.0, 0.0] for _ in texts])
+    model = CallableModel("bad", lambda texts: [[1.0, 0.0, 0.0, 0.0] for _ in texts], SENTIMENT)
     with pytest.raises(InputError, match="4 probability columns"):
         model.predict_proba(["x"])
 
@@ -181,12 +194,13 @@ def test_file_predictions_in_case_or_distinct_text_order(tmp_path, lines):
     path.write_text("\n".join(lines) + "\n")
     model = load_model(f"file:{path}")
     assert isinstance(model, FilePredictions) and model.labels == ("negative", "positive")
-    model.align(["a", "b", "c"], [0, 1, 2])
+    inputs = [("a",), ("b",), ("c",)]
+    model.align(inputs, [0, 1, 2])
     np.testing.assert_allclose(model.predict_proba(["c", "a"]), [[0.4, 0.6], [0.9, 0.1]])
-    model.align(["a", "b", "c"], [0, 1, 0, 2])  # 3 lines for 4 cases: one line per distinct text
+    model.align(inputs, [0, 1, 0, 2])  # 3 lines for 4 cases: one line per distinct input
     np.testing.assert_allclose(model.predict_proba(["b"]), [[0.2, 0.8]])
-    with pytest.raises(InputError, match="3 predictions, but the suite has 2 cases and 2 distinct texts"):
-        model.align(["a", "b"], [0, 1])
+    with pytest.raises(InputError, match="3 predictions, but the suite has 2 cases and 2 distinct inputs"):
+        model.align(inputs[:2], [0, 1])
 
 
 def test_file_predictions_three_class_and_bad_line(tmp_path):

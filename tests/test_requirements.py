@@ -57,7 +57,7 @@ def test_only_selects_by_id_or_original_cid_and_rejects_unknown_ids():
         ),
         (
             lambda d: d["capabilities"][2].pop("expected"),
-            r"\$\.capabilities\[2\]: 'expected' is a required property",
+            r"\$\.capabilities\[2\]: an MFT capability over dataset seeds needs 'expected'",
         ),
         (
             lambda d: d["capabilities"][4]["search"][0].__setitem__("pattern", "^(This"),

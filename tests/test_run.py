@@ -8,12 +8,27 @@ import numpy as np
 import pytest
 import torch
 
-from autocheck.models import CallableModel, load_model
+from autocheck import expect
+from autocheck.expect import FAIL, NA, PASS
+from autocheck.models import CallableModel, default_task, load_model
 from autocheck.records import TestCase
-from autocheck.run import FAIL, NA, PASS, dir_outcome, inv_outcome, mft_outcome, run_suite
+from autocheck.run import run_suite
 from autocheck.store import InputError, read_jsonl
 
 torch.set_num_threads(1)
+T = default_task()
+
+
+def mft_outcome(expected, label):
+    return expect.mft_outcome(T, expected, label)
+
+
+def inv_outcome(orig_probs, orig_label, probs, label):
+    return expect.inv_outcome(T, orig_probs, orig_label, probs, label)
+
+
+def dir_outcome(expected, orig_probs, orig_label, probs):
+    return expect.dir_outcome(T, expected, orig_probs, orig_label, probs, T.labels[int(np.argmax(probs))])
 
 
 def test_mft_label_and_allowed_set():

@@ -210,9 +210,16 @@ class MaskedLM:
         Suggestions are cached on disk by (model identity, masked text, beam size, top_n); each distinct
         masked text is computed once.
         """
+        return self.suggest_texts(
+            [self.masked_text(t) for t in templates], beam_size, top_n, batch_size=batch_size
+        )
+
+    def suggest_texts(
+        self, texts: Sequence[str], beam_size: int = 100, top_n: int = 60, *, batch_size: int = 64
+    ) -> list[list[Suggestion]]:
+        """``suggest`` for texts holding the tokenizer's mask token (``mask_token``) where words go."""
         if beam_size < 1 or top_n < 1:
             raise ValueError("beam_size and top_n must be positive")
-        texts = [self.masked_text(t) for t in templates]
         keys = {text: content_hash(self.identity, text, str(beam_size), str(top_n)) for text in texts}
         cache = Cache("suggestions")
         try:
@@ -716,7 +723,7 @@ def _expansion(
         id=f"{seed.id}-x{content_hash(c.text)[:10]}",
         capability=seed.capability,
         kind=EXPANSION,
-        text=c.text,
+        inputs=c.text,
         expected=seed.expected,
         test_type=seed.test_type,
         label=seed.label,

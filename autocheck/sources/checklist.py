@@ -1,31 +1,39 @@
-"""CheckList's released sentiment suite as an autocheck suite directory, so the same runner and report run it.
+"""CheckList's released suites (sentiment, QQP, SQuAD) as autocheck suite directories of the right task, so
+the same runner and report run them.
 
-Source: ``sentiment_suite.tests.json`` (the released suite exported to JSON: per test ``name``, ``type``,
-``capability``, ``data``, ``labels``, ...). CheckList's own pickle (``sentiment_suite.pkl`` or its
-``.tar.gz``) is read only with ``trust_pickle=True``, because unpickling runs code, and needs ``dill`` and
-``checklist`` installed.
+Source: a suite exported to JSON (per test ``name``, ``type``, ``capability``, ``data``, ``labels``, ...;
+``sentiment_suite.tests.json`` is one). CheckList's own pickles (``sentiment_suite.pkl``, ``qqp_suite.pkl``,
+``squad_suite.pkl`` or their ``.tar.gz``) are read only with ``trust_pickle=True``, because unpickling runs
+code, and need ``dill`` and ``checklist`` installed.
+
+The task is told (``task``) or read from the data: texts are sentiment, pairs with 0/1 labels QQP
+(``question1``, ``question2``; 1 = duplicate), pairs with answer strings SQuAD (``context``, ``question``).
+A label number is the index of the task's label (sentiment 0/1/2 = negative/neutral/positive).
 
 How each test becomes cases (capability id = ``slug(test name)``, e.g. ``q-a-no``):
 
-- MFT: one seed case per text. ``labels`` 0/1/2 → negative/neutral/positive (per test or per case);
+- MFT: one seed case per text (or pair). ``labels`` 0/1/2 → negative/neutral/positive (per test or per case);
   ``labels: null`` (the "not negative" tests: "simple negations: not negative", "... but it was not (should
   be neutral or positive)", "Hard: Negation of negative ...") → ("neutral", "positive"). In "Q & A: no",
   label 1 marks "Do I think X is <negative>? No", which CheckList checks with ``allow_for_neutral``
   (pred != negative) → ("neutral", "positive").
-- INV / DIR: each data item ``[original, perturbations...]`` → a seed case (the original) and one expansion
-  per perturbation with ``seed_id`` = the original's id; CheckList aggregates with ``all_except_first``,
-  which is the runner's "groups" rate.
-- DIR expectations, inferred from the data (CheckList wrapped ``Expect.monotonic(tolerance=0.1)`` with a
-  ``pred != neutral`` slice for the first three; its phrase tests used ``P(pos) - P(neg)`` with tolerance
-  0.1, read here as the confidence of the phrase's sentiment):
+- INV / DIR: each data item ``[original, perturbations...]`` → a seed case (the original) and one
+  perturbation case per perturbation with ``seed_id`` = the original's id; CheckList aggregates with
+  ``all_except_first``, which is the runner's "groups" rate.
+- DIR expectations, as CheckList wrote them (``Expect.monotonic(tolerance=0.1)`` with a ``pred != neutral``
+  slice for the first three; its phrase tests' own ``diff_up``/``diff_down`` on P(positive) − P(negative)
+  with tolerance 0.1):
 
   ============================  =================================================================
   intensifiers                  {"label": null (= original's prediction), "direction": "up"}
   reducers                      {"label": null, "direction": "down"}
   "used to" should reduce       {"label": null, "direction": "down"}
-  add positive phrases          {"label": "positive", "direction": "up"}
-  add negative phrases          {"label": "negative", "direction": "up"}
+  add positive phrases          {"score": {"plus": "positive", "minus": "negative"}, "direction": "up"}
+  add negative phrases          {"score": {"plus": "positive", "minus": "negative"}, "direction": "down"}
   ============================  =================================================================
+
+  Fix: reading the phrase tests as "P(positive) must not fall" made a prediction that moved the right way
+  into the neutral band of a binary model fail (23 of 71 groups failing instead of CheckList's 5 of 150).
 
 ``LC_MAP`` (ALiCT's ``Macros.LC_MAP``, notes §1.2) links the paper's LC1–LC10 to CheckList tests.
 """
@@ -39,9 +47,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..records import EXPANSION, SEED, TestCase
+from ..records import PERTURBATION, SEED, TestCase
 from ..resources import ResourceMissing
 from ..store import InputError, JsonlWriter, atomic_write_json, environment, file_sha256, load_json
+from ..tasks import Task
 
 log = logging.getLogger(__name__)
 
@@ -59,15 +68,15 @@ LC_MAP = {
     "LC10": "Q & A: no",
 }
 
-LABELS = ("negative", "neutral", "positive")  # CheckList's 0, 1, 2
 NOT_NEGATIVE = ("neutral", "positive")
 DIR_TOLERANCE = 0.1
+SENTIMENT_SCORE = {"plus": "positive", "minus": "negative"}
 DIR_EXPECTATIONS = {
     "intensifiers": {"label": None, "direction": "up", "tolerance": DIR_TOLERANCE},
     "reducers": {"label": None, "direction": "down", "tolerance": DIR_TOLERANCE},
     '"used to" should reduce': {"label": None, "direction": "down", "tolerance": DIR_TOLERANCE},
-    "add positive phrases": {"label": "positive", "direction": "up", "tolerance": DIR_TOLERANCE},
-    "add negative phrases": {"label": "negative", "direction": "up", "tolerance": DIR_TOLERANCE},
+    "add positive phrases": {"score": SENTIMENT_SCORE, "direction": "up", "tolerance": DIR_TOLERANCE},
+    "add negative phrases": {"score": SENTIMENT_SCORE, "direction": "down", "tolerance": DIR_TOLERANCE},
 }
 ALLOW_FOR_NEUTRAL = {"Q & A: no"}  # label 1 there means "not negative"
 
@@ -81,18 +90,58 @@ def lc_of(name: str) -> str | None:
     return next((lc for lc, test in LC_MAP.items() if test == name), None)
 
 
-def _mft_expected(test: dict[str, Any], label: Any, where: str) -> str | tuple[str, ...]:
-    if label is None:
+def _mft_expected(test: dict[str, Any], label: Any, where: str, task: Task) -> str | tuple[str, ...]:
+    if task.is_span:  # the answer(s)
+        if isinstance(label, str) or (isinstance(label, list) and all(isinstance(a, str) for a in label)):
+            return label if isinstance(label, str) else tuple(label)
+        raise InputError(f"{where}: field 'labels' must be answer text(s), got {label!r}")
+    if label is None and task.name == "sentiment":
         return NOT_NEGATIVE
-    if not isinstance(label, int) or not 0 <= label <= 2:
-        raise InputError(f"{where}: field 'labels' must be 0, 1, 2 or null, got {label!r}")
-    if label == 1 and test["name"] in ALLOW_FOR_NEUTRAL:
+    if not isinstance(label, int) or not 0 <= label < len(task.labels):
+        raise InputError(
+            f"{where}: field 'labels' must be 0..{len(task.labels) - 1} (or null), got {label!r}"
+        )
+    if label == 1 and test["name"] in ALLOW_FOR_NEUTRAL and task.name == "sentiment":
         return NOT_NEGATIVE
-    return LABELS[label]
+    return task.labels[label]
 
 
-def test_cases(test: dict[str, Any], where: str, max_items: int | None = None) -> list[TestCase]:
+def _inputs(item: Any, task: Task, where: str) -> dict[str, str]:
+    """A CheckList data item (a text, or a tuple/list of texts for pairs) as the task's input fields."""
+    values = [item] if isinstance(item, str) else item
+    if not (isinstance(values, list | tuple) and len(values) == len(task.inputs)):
+        raise InputError(f"{where}: expected {len(task.inputs)} text(s) {list(task.inputs)}, got {item!r}")
+    if not all(isinstance(v, str) for v in values):
+        raise InputError(f"{where}: expected texts, got {item!r}")
+    return dict(zip(task.inputs, values))
+
+
+def guess_task(tests: list[dict[str, Any]]) -> str:
+    """sentiment (texts), qqp (pairs labelled 0/1) or squad (pairs with answer strings)."""
+    for test in tests:
+        data = test.get("data") or []
+        item = data[0] if data else None
+        if test.get("type") in ("INV", "DIR") and isinstance(item, list) and item:
+            item = item[0]
+        if isinstance(item, str):
+            return "sentiment"
+        if isinstance(item, list | tuple) and len(item) == 2:
+            labels = test.get("labels")
+            first = labels[0] if isinstance(labels, list) and labels else labels
+            if isinstance(first, str):
+                return "squad"
+            if test.get("type") == "MFT":
+                return "qqp"
+    return "sentiment"
+
+
+def test_cases(
+    test: dict[str, Any], where: str, max_items: int | None = None, task: Task | None = None
+) -> list[TestCase]:
     """The cases of one CheckList test (see the module docstring for the mapping)."""
+    from ..models import default_task
+
+    task = task or default_task()
     for key in ("name", "type", "data"):
         if key not in test:
             raise InputError(f"{where}: missing field '{key}'")
@@ -105,42 +154,38 @@ def test_cases(test: dict[str, Any], where: str, max_items: int | None = None) -
     if kind == "MFT":
         for i, text in enumerate(data):
             label = labels[i] if isinstance(labels, list) else labels
-            expected = _mft_expected(test, label, f"{where} data[{i}]")
-            if not isinstance(text, str):
-                raise InputError(f"{where}: MFT data[{i}] must be a text, got {type(text).__name__}")
+            expected = _mft_expected(test, label, f"{where} data[{i}]", task)
             cases.append(
                 TestCase(
                     id=f"{capability}:{i}",
                     capability=capability,
                     kind=SEED,
-                    text=text,
+                    inputs=_inputs(text, task, f"{where} MFT data[{i}]"),
                     expected=expected,
                     test_type="MFT",
-                    label=expected if isinstance(expected, str) else "",
+                    label=expected if isinstance(expected, str) and not task.is_span else "",
                     provenance={**base, "index": i},
                 )
             )
         return cases
     if kind not in ("INV", "DIR"):
         raise InputError(f"{where}: field 'type' must be MFT, INV or DIR, got {kind!r}")
-    if kind == "DIR" and name not in DIR_EXPECTATIONS:
+    if kind == "DIR" and (name not in DIR_EXPECTATIONS or task.name != "sentiment"):
         raise InputError(
             f"{where}: no known expectation for DIR test {name!r} (known: {list(DIR_EXPECTATIONS)})"
         )
     expected = DIR_EXPECTATIONS[name] if kind == "DIR" else None
     for i, item in enumerate(data):
-        if not (isinstance(item, list) and len(item) >= 2 and all(isinstance(t, str) for t in item)):
-            raise InputError(
-                f"{where}: {kind} data[{i}] must be a list [original, perturbation, ...] of texts"
-            )
+        if not (isinstance(item, list) and len(item) >= 2):
+            raise InputError(f"{where}: {kind} data[{i}] must be a list [original, perturbation, ...]")
         seed_id = f"{capability}:{i}"
         for j, text in enumerate(item):
             cases.append(
                 TestCase(
                     id=seed_id if j == 0 else f"{seed_id}.{j}",
                     capability=capability,
-                    kind=SEED if j == 0 else EXPANSION,
-                    text=text,
+                    kind=SEED if j == 0 else PERTURBATION,
+                    inputs=_inputs(text, task, f"{where} {kind} data[{i}][{j}]"),
                     expected=expected,
                     test_type=kind,
                     label="",
@@ -201,16 +246,25 @@ def load_checklist(source: str | Path, *, trust_pickle: bool = False) -> list[di
 
 
 def convert_checklist(
-    source: str | Path, out_dir: str | Path, *, trust_pickle: bool = False, max_per_test: int | None = None
+    source: str | Path,
+    out_dir: str | Path,
+    *,
+    trust_pickle: bool = False,
+    max_per_test: int | None = None,
+    task: str | None = None,
 ) -> dict[str, int]:
     """Write CheckList's suite as a suite directory (``cases.jsonl`` + ``manifest.json``).
 
     ``max_per_test`` keeps the first N data items of each test (an INV/DIR item counts with its
-    perturbations). Returns counts: tests, cases, seeds, expansions.
+    perturbations); ``task`` (a shipped task name or spec file) defaults to the one the data shows.
+    Returns counts: tests, cases, seeds, perturbations.
     """
+    from ..requirements import load_spec
+
     source, out = Path(source), Path(out_dir)
     tests = load_checklist(source, trust_pickle=trust_pickle)
-    counts = {"tests": 0, "cases": 0, "seeds": 0, "expansions": 0}
+    the_task = load_spec(task or guess_task([t for t in tests if isinstance(t, dict)])).task
+    counts = {"tests": 0, "cases": 0, "seeds": 0, "perturbations": 0}
     described: dict[str, dict[str, Any]] = {}
     out.mkdir(parents=True, exist_ok=True)
     with JsonlWriter(out / "cases.jsonl") as writer:
@@ -218,7 +272,7 @@ def convert_checklist(
             where = f"{source}: test [{t}] {test.get('name', '?')!r}" if isinstance(test, dict) else ""
             if not isinstance(test, dict):
                 raise InputError(f"{source}: test [{t}] is not an object")
-            cases = test_cases(test, where, max_per_test)
+            cases = test_cases(test, where, max_per_test, the_task)
             capability = slug(test["name"])
             if capability in described:
                 raise InputError(f"{where}: capability id {capability!r} is already used by another test")
@@ -226,22 +280,23 @@ def convert_checklist(
                 "name": test["name"],
                 "type": test["type"],
                 "checklist_capability": test.get("capability"),
-                "lc": lc_of(test["name"]),
+                "lc": lc_of(test["name"]) if the_task.name == "sentiment" else None,
                 "cases": len(cases),
             }
             writer.write_all(case.to_json() for case in cases)
             counts["tests"] += 1
             counts["cases"] += len(cases)
             counts["seeds"] += sum(case.kind == SEED for case in cases)
-            counts["expansions"] += sum(case.kind == EXPANSION for case in cases)
+            counts["perturbations"] += sum(case.kind == PERTURBATION for case in cases)
     atomic_write_json(
         out / "manifest.json",
         {
             "kind": "suite",
             "source": "checklist",
+            "task": the_task.to_json(),
             "checklist": {"file": source.name, "sha256": file_sha256(source), "max_per_test": max_per_test},
             "tests": described,
-            "lc_map": {lc: slug(name) for lc, name in LC_MAP.items()},
+            "lc_map": {lc: slug(name) for lc, name in LC_MAP.items()} if the_task.name == "sentiment" else {},
             "counts": counts,
             "environment": environment(),
             "files": {"cases": "cases.jsonl"},

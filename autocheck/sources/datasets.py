@@ -12,9 +12,18 @@
   ``sst-ptb:<split>:<line>``.
 * a ``.tsv`` whose header is ``sentence<TAB>label`` (GLUE SST-2): labels 0 negative, 1 positive; ids
   ``sst2:<file stem>:<row>``. GLUE's ``test.tsv`` has no labels and is refused.
+* HateXplain's ``dataset.json`` (posts with ``post_tokens`` and three ``annotators``): text = the tokens
+  joined, label = the annotators' majority, ``hatespeech`` → ``hateful``, ``offensive``/``normal`` →
+  ``non-hateful`` (as ALiCT's hate-speech code reads it); posts without a majority are skipped
+  ("undecided"). Ids ``hatexplain:<post_id>``.
+* HateCheck's ``test_suite_cases.csv`` (columns ``test_case``, ``label_gold``, ``functionality``): ids
+  ``hatecheck:<case_id>``; the other columns (functionality, target_ident, ...) are kept as metadata.
 * any other ``.csv``/``.tsv``/``.jsonl`` — ``text_column`` (default ``text`` or ``sentence``) and
   ``label_column`` (default ``label``); labels are the column's strings, translated by ``label_map`` when
-  given (unmapped labels are skipped). Ids ``<file stem>:<row>``.
+  given (unmapped labels are skipped); a list of answers (question answering) is kept as a tuple. Ids
+  ``<file stem>:<row>``. For a task with several input fields (``inputs``), each field is read from the
+  column of the same name unless ``input_columns`` maps it (``{"premise": "sentence1"}``). The row's other
+  columns are kept as the example's metadata (search can select on them).
 * a folder saved with ``datasets.Dataset.save_to_disk`` or anything else that is not a path — a Hugging Face
   dataset (``datasets.load_from_disk`` / ``datasets.load_dataset``). Class-label columns give their names,
   float labels (the original HF ``sst``) go through ``sst_label``. Ids ``<id>:<split>:<row>``.
@@ -30,8 +39,9 @@ import csv
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -123,6 +133,9 @@ def normalize_text(text: str) -> str:
 # ---------------------------------------------------------------------------------------------- rows
 
 
+UNLABELLED = object()  # the label of a row read without a label column
+
+
 def _example(
     stats: DatasetStats,
     source: str,
@@ -130,27 +143,39 @@ def _example(
     text: Any,
     label: Any,
     label_map: dict[str, str] | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> Example | None:
-    """One row -> an Example, or None with the reason counted."""
+    """One row -> an Example, or None with the reason counted. ``text`` is one text or a dict of fields."""
     stats.read += 1
-    if any(isinstance(v, str) and re.search("[\udc80-\udcff]", v) for v in (text, label)):
+    fields = text if isinstance(text, dict) else {"text": text}
+    values = [*fields.values(), *(label if isinstance(label, list | tuple) else [label])]
+    if any(isinstance(v, str) and re.search("[\udc80-\udcff]", v) for v in values):
         stats.skip("undecodable")
         return None
-    if label is None or str(label).strip() == "":
-        stats.skip("missing label")
-        return None
-    label = str(label).strip()
-    if label_map is not None:
-        if label not in label_map:
-            stats.skip("unknown label")
+    if label is UNLABELLED:
+        label = ""
+    elif isinstance(label, list | tuple):  # the acceptable answers of a question
+        label = tuple(str(a).strip() for a in label if str(a).strip())
+        if not label:
+            stats.skip("missing label")
             return None
-        label = label_map[label]
-    text = normalize_text(text) if isinstance(text, str) else ""
-    if not text:
+    else:
+        if label is None or str(label).strip() == "":
+            stats.skip("missing label")
+            return None
+        label = str(label).strip()
+        if label_map is not None:
+            if label not in label_map:
+                stats.skip("unknown label")
+                return None
+            label = label_map[label]
+    inputs = {name: normalize_text(v) if isinstance(v, str) else "" for name, v in fields.items()}
+    if not all(inputs.values()):
         stats.skip("empty text")
         return None
     stats.kept += 1
-    return Example(id=example_id, text=text, label=label, source=source)
+    extra = {k: str(v) for k, v in (meta or {}).items() if v not in (None, "")}
+    return Example(id=example_id, inputs=inputs, label=label, source=source, meta=extra)
 
 
 def _open_text(path: Path) -> Any:
@@ -274,6 +299,36 @@ def _sst_trees(path: Path, stats: DatasetStats) -> Iterator[Example]:
 # ---------------------------------------------------------------------------------------------- generic files
 
 
+@dataclass(frozen=True)
+class Columns:
+    """Where a row's fields are: the task's input fields and the columns that hold them, and the label."""
+
+    inputs: tuple[str, ...] = ("text",)
+    text_column: str | None = None  # a one-field task's text column
+    input_columns: dict[str, str] = field(default_factory=dict)  # input field -> column (several fields)
+    label_column: str | None = None
+    label_map: dict[str, str] | None = None
+    labelled: bool = True  # False: rows need no label (perturbations for INV/DIR tests)
+
+    def fields(self, columns: list[str], where: Path) -> dict[str, str]:
+        """Input field -> column of this file."""
+        if len(self.inputs) == 1:
+            return {self.inputs[0]: _pick(columns, self.text_column, ("text", "sentence"), where, "text")}
+        found = {name: self.input_columns.get(name, name) for name in self.inputs}
+        missing = [c for c in found.values() if c not in columns]
+        if missing:
+            raise InputError(
+                f"{where}: no column {missing[0]!r} for the input fields {list(self.inputs)} "
+                f"(columns: {', '.join(columns)}); map them with --input-column FIELD=COLUMN"
+            )
+        return found
+
+    def label(self, columns: list[str], where: Path) -> str | None:
+        if not self.labelled and self.label_column is None and not {"label", "answers"} & set(columns):
+            return None
+        return _pick(columns, self.label_column, ("label", "answers"), where, "label")
+
+
 def _pick(columns: list[str], wanted: str | None, defaults: tuple[str, ...], path: Path, what: str) -> str:
     if wanted is not None:
         return wanted  # checked by _rows / the JSONL reader
@@ -291,33 +346,46 @@ def _header(path: Path, delimiter: str) -> list[str]:
         return next(csv.reader(f, delimiter=delimiter), [])
 
 
-def _table_file(
-    path: Path,
-    text_column: str | None,
-    label_column: str | None,
-    label_map: dict[str, str] | None,
-    stats: DatasetStats,
-) -> Iterator[Example]:
+HATECHECK_COLUMNS = {"test_case", "label_gold", "functionality"}
+
+
+def _table_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
     columns = _header(path, delimiter)
-    source, prefix = path.stem, path.stem
-    if delimiter == "\t" and columns == ["sentence", "label"] and label_map is None:  # GLUE SST-2
-        source, prefix, label_map = "sst2", f"sst2:{path.stem}", SST2_LABELS
-    text_col = _pick(columns, text_column, ("text", "sentence"), path, "text")
-    label_col = _pick(columns, label_column, ("label",), path, "label")
-    for lineno, row in _rows(path, delimiter, (text_col, label_col)):
-        if ex := _example(stats, source, f"{prefix}:{lineno}", row[text_col], row[label_col], label_map):
+    source, prefix, id_column = path.stem, path.stem, None
+    if delimiter == "\t" and columns == ["sentence", "label"] and spec.label_map is None:  # GLUE SST-2
+        source, prefix = "sst2", f"sst2:{path.stem}"
+        spec = replace(spec, label_map=SST2_LABELS)
+    if HATECHECK_COLUMNS <= set(columns) and spec.text_column is None and spec.label_column is None:
+        source, prefix, id_column = "hatecheck", "hatecheck", "case_id"
+        spec = replace(spec, text_column="test_case", label_column="label_gold")
+    fields = spec.fields(columns, path)
+    label_col = spec.label(columns, path)
+    used = {*fields.values(), label_col}
+    required = (*fields.values(), *([label_col] if label_col else []))
+    for lineno, row in _rows(path, delimiter, required):
+        inputs = {name: row[column] for name, column in fields.items()}
+        key = row.get(id_column) if id_column else None
+        meta = {k: v for k, v in row.items() if k not in used and k}
+        label = _answers(row[label_col]) if label_col else UNLABELLED
+        if ex := _example(stats, source, f"{prefix}:{key or lineno}", inputs, label, spec.label_map, meta):
             yield ex
 
 
-def _jsonl_file(
-    path: Path,
-    text_column: str | None,
-    label_column: str | None,
-    label_map: dict[str, str] | None,
-    stats: DatasetStats,
-) -> Iterator[Example]:
-    text_col = label_col = ""
+def _answers(value: Any) -> Any:
+    """A label cell holding a JSON list (question answering's acceptable answers) -> the list."""
+    if isinstance(value, str) and value.startswith("["):
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            return value
+        return parsed if isinstance(parsed, list) else value
+    return value
+
+
+def _jsonl_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
+    fields: dict[str, str] = {}
+    label_col = ""
     with _open_text(path) as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
@@ -330,37 +398,59 @@ def _jsonl_file(
                 stats.read += 1
                 stats.skip("malformed row")
                 continue
-            if not text_col:  # the first object decides the columns
+            if not fields:  # the first object decides the columns
                 where = Path(f"{path}:{lineno}")
-                text_col = _pick(list(obj), text_column, ("text", "sentence"), where, "text")
-                label_col = _pick(list(obj), label_column, ("label",), where, "label")
-                for column in (text_col, label_col):
+                fields = spec.fields(list(obj), where)
+                label_col = spec.label(list(obj), where) or ""
+                for column in (*fields.values(), *([label_col] if label_col else [])):
                     if column not in obj:
                         raise InputError(f"{where}: no field {column!r} (fields: {', '.join(obj)})")
-            ex = _example(
-                stats, path.stem, f"{path.stem}:{lineno}", obj.get(text_col), obj.get(label_col), label_map
-            )
+            inputs = {name: obj.get(column) for name, column in fields.items()}
+            used = {*fields.values(), label_col}
+            meta = {k: v for k, v in obj.items() if k not in used and isinstance(v, str | int | float)}
+            label = obj.get(label_col) if label_col else UNLABELLED
+            ex = _example(stats, path.stem, f"{path.stem}:{lineno}", inputs, label, spec.label_map, meta)
             if ex:
                 yield ex
+
+
+HATEXPLAIN_LABELS = {"hatespeech": "hateful", "offensive": "non-hateful", "normal": "non-hateful"}
+
+
+def _hatexplain(path: Path, stats: DatasetStats) -> Iterator[Example]:
+    from ..store import load_json
+
+    posts = load_json(path, "HateXplain dataset")
+    if not isinstance(posts, dict):
+        raise InputError(f"{path}: expected HateXplain's dataset.json (an object of posts)")
+    for post_id, post in posts.items():
+        try:
+            text = " ".join(post["post_tokens"])
+            votes = Counter(a["label"] for a in post["annotators"])  # majority first, as HateXplain
+        except (KeyError, TypeError):
+            raise InputError(
+                f"{path}: post {post_id!r}: needs 'post_tokens' and 'annotators' with 'label'"
+            ) from None
+        (label, top), *rest = votes.most_common(2) or [("", 0)]
+        if not top or (rest and rest[0][1] == top):
+            stats.read += 1
+            stats.skip("undecided")
+            continue
+        label = HATEXPLAIN_LABELS.get(label, label)
+        if ex := _example(stats, "hatexplain", f"hatexplain:{post_id}", text, label):
+            yield ex
 
 
 # ---------------------------------------------------------------------------------------------- Hugging Face
 
 
-def _hf_rows(
-    name: str,
-    dataset: Any,
-    split: str,
-    text_column: str | None,
-    label_column: str | None,
-    label_map: dict[str, str] | None,
-    stats: DatasetStats,
-) -> Iterator[Example]:
+def _hf_rows(name: str, dataset: Any, split: str, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
     columns = list(dataset.column_names)
     where = Path(f"{name}[{split}]")
-    text_col = _pick(columns, text_column, ("text", "sentence"), where, "text")
-    label_col = _pick(columns, label_column, ("label",), where, "label")
-    for column in (text_col, label_col):
+    fields = spec.fields(columns, where)
+    label_col = spec.label(columns, where)
+    label_map = spec.label_map
+    for column in (*fields.values(), label_col):
         if column not in columns:
             raise InputError(f"{where}: no column {column!r} (columns: {', '.join(columns)})")
     feature = dataset.features[label_col]
@@ -372,21 +462,19 @@ def _hf_rows(
             return value
         if names is not None and isinstance(value, int) and 0 <= value < len(names):
             return names[value]
+        if isinstance(value, dict) and "text" in value:  # SQuAD's answers: {"text": [...], ...}
+            return value["text"]
         return sst_label(float(value)) if is_float else value
 
     for i, row in enumerate(dataset):
         label = label_of(row[label_col])
-        if ex := _example(stats, name, f"{name}:{split}:{i}", row[text_col], label, label_map):
+        inputs = {field_name: row[column] for field_name, column in fields.items()}
+        if ex := _example(stats, name, f"{name}:{split}:{i}", inputs, label, label_map):
             yield ex
 
 
 def _huggingface(
-    source: str,
-    split: str | None,
-    text_column: str | None,
-    label_column: str | None,
-    label_map: dict[str, str] | None,
-    stats: DatasetStats,
+    source: str, split: str | None, spec: Columns, stats: DatasetStats
 ) -> Callable[[], Iterator[Example]]:
     """Load now (so a missing dataset fails at once); the returned function streams its examples."""
     import datasets
@@ -408,9 +496,7 @@ def _huggingface(
             raise InputError(f"{source}: no split {split!r} (splits: {', '.join(loaded)})")
     name = Path(source).name if local else source
     return lambda: (
-        ex
-        for part, dataset in parts.items()
-        for ex in _hf_rows(name, dataset, part, text_column, label_column, label_map, stats)
+        ex for part, dataset in parts.items() for ex in _hf_rows(name, dataset, part, spec, stats)
     )
 
 
@@ -423,23 +509,19 @@ def _tree_files(folder: Path) -> list[Path]:
 
 
 def _resolve(
-    source: str,
-    split: str | None,
-    text_column: str | None,
-    label_column: str | None,
-    label_map: dict[str, str] | None,
-    stats: DatasetStats,
+    source: str, split: str | None, spec: Columns, stats: DatasetStats
 ) -> Callable[[], Iterator[Example]]:
     path = Path(source)
+    sst = spec.inputs == ("text",)  # the SST formats hold one text
     if path.is_dir():
-        if (path / "datasetSentences.txt").is_file():
+        if sst and (path / "datasetSentences.txt").is_file():
             _check_sst_original(path, split)
             return lambda: _sst_original(path, split, stats)
         tables = [path / f"SSTB_{s}.csv" for s in SPLITS if split in (None, s)]
-        if all(t.is_file() for t in tables):
+        if sst and all(t.is_file() for t in tables):
             return lambda: (ex for t in tables for ex in _sst_table(t, None, stats))
         trees = [t for t in _tree_files(path) if split in (None, t.stem)]
-        if trees:
+        if sst and trees:
             return lambda: (ex for t in trees for ex in _sst_trees(t, stats))
         if not any(path.glob("*.json")):
             raise InputError(
@@ -447,18 +529,23 @@ def _resolve(
             )
     elif path.is_file():
         suffix = path.suffix.lower()
-        if re.fullmatch(r"SSTB_\w+\.csv", path.name):
+        if sst and re.fullmatch(r"SSTB_\w+\.csv", path.name):
             return lambda: _sst_table(path, split, stats)
-        if suffix == ".txt" and path.read_text(encoding="utf-8", errors="replace")[:1] == "(":
+        if sst and suffix == ".txt" and path.read_text(encoding="utf-8", errors="replace")[:1] == "(":
             return lambda: _sst_trees(path, stats)
         if suffix in (".csv", ".tsv"):
-            return lambda: _table_file(path, text_column, label_column, label_map, stats)
+            return lambda: _table_file(path, spec, stats)
         if suffix == ".jsonl":
-            return lambda: _jsonl_file(path, text_column, label_column, label_map, stats)
-        raise InputError(f"{path}: unknown dataset file type (expected .csv, .tsv, .jsonl or SST trees .txt)")
+            return lambda: _jsonl_file(path, spec, stats)
+        if suffix == ".json" and sst:
+            return lambda: _hatexplain(path, stats)
+        raise InputError(
+            f"{path}: unknown dataset file type "
+            "(expected .csv, .tsv, .jsonl, HateXplain .json or SST trees .txt)"
+        )
     elif path.suffix or source.startswith((".", "/", "~")) or source.count("/") > 1:
         raise InputError(f"{source}: no such file or folder")
-    return _huggingface(source, split, text_column, label_column, label_map, stats)
+    return _huggingface(source, split, spec, stats)
 
 
 def load_examples(
@@ -469,15 +556,21 @@ def load_examples(
     label_map: dict[str, str] | None = None,
     split: str | None = None,
     stats: DatasetStats | None = None,
+    inputs: Sequence[str] = ("text",),
+    input_columns: dict[str, str] | None = None,
+    labelled: bool = True,
 ) -> Iterator[Example]:
-    """Stream the labelled examples of ``source`` (see the module docs for what is recognised).
+    """Stream the labelled examples of ``source`` (see the module docs for what is recognised), with the
+    input fields ``inputs`` (the task's); ``labelled=False`` also reads files without a label column
+    (their examples' label is "").
 
     The source is resolved now (a missing path is an error here); files are read while iterating.
     """
     split = _split_name(split)
     stats = stats if stats is not None else DatasetStats()
     label_map = {str(k): v for k, v in label_map.items()} if label_map is not None else None
-    produce = _resolve(str(source), split, text_column, label_column, label_map, stats)
+    spec = Columns(tuple(inputs), text_column, dict(input_columns or {}), label_column, label_map, labelled)
+    produce = _resolve(str(source), split, spec, stats)
 
     def stream() -> Iterator[Example]:
         yield from produce()

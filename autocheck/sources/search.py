@@ -21,9 +21,11 @@ from .lexicon import NEGATIONS, Lexicon
 
 @dataclass(slots=True)
 class AnalyzedExample:
-    """An example tokenised once for every capability's search; POS-tagged in context on first need."""
+    """One input field of an example, tokenised once for every capability's search; POS-tagged in
+    context on first need."""
 
     example: Example
+    field: str  # the input field analysed
     tokens: tuple[str, ...]  # PTB tokens
     sentences: tuple[tuple[int, int], ...]  # token ranges of the sentences, the tagger's context
     words: frozenset[str]  # lower-cased tokens
@@ -37,15 +39,18 @@ def token_length(words: Sequence[str]) -> int:
     return len(words) - (1 if words and words[-1] == "." else 0)
 
 
-def analyze(examples: Iterable[Example]) -> list[AnalyzedExample]:
-    """Tokenise the examples. Tagging waits until a word-class predicate needs it (``tag``): only the
-    few sentences that pass a capability's cheap predicates (label, length, ...) are ever tagged."""
+def analyze(examples: Iterable[Example], field: str | None = None) -> list[AnalyzedExample]:
+    """Tokenise one input field of the examples (default: each example's first). Tagging waits until a
+    word-class predicate needs it (``tag``): only the few texts that pass a capability's cheap predicates
+    (label, length, ...) are ever tagged."""
     analyzed = []
     for example in examples:
-        t = tokenize(example.text)
+        name = field or next(iter(example.inputs))
+        t = tokenize(example.inputs[name])
         words = frozenset(w.lower() for w in t.words)
         negated = not NEGATIONS.isdisjoint(words)
-        analyzed.append(AnalyzedExample(example, t.words, t.sentences, words, token_length(t.words), negated))
+        length = token_length(t.words)
+        analyzed.append(AnalyzedExample(example, name, t.words, t.sentences, words, length, negated))
     return analyzed
 
 
@@ -72,13 +77,14 @@ def _classes(a: AnalyzedExample, lexicon: Lexicon, memo: dict[tuple[str, str], s
     return found
 
 
-def _cheap_holds(group: Predicates, a: AnalyzedExample) -> bool:
+def _cheap_holds(group: Predicates, a: AnalyzedExample, check_meta: bool = True) -> bool:
     """The predicates that need no tagging or lexicon (literal word tests included)."""
     return (
         (group.labels is None or a.example.label in group.labels)
         and (group.length is None or a.length in group.length)
         and (group.negated is None or a.negated == group.negated)
-        and (group.pattern is None or group.pattern.search(a.example.text) is not None)
+        and (not check_meta or all(a.example.meta.get(column) in values for column, values in group.meta))
+        and (group.pattern is None or group.pattern.search(a.example.inputs[a.field]) is not None)
         and _words_hold(group, a.words, set(), literal_only=True)
     )
 
@@ -103,15 +109,26 @@ def natural_key(example: Example) -> tuple:
 
 
 def search(
-    analyzed: Sequence[AnalyzedExample], capability: Capability, lexicon: Lexicon | None = None
+    analyzed: Sequence[AnalyzedExample],
+    capability: Capability,
+    lexicon: Lexicon | None = None,
+    *,
+    check_meta: bool = True,
 ) -> list[Example]:
-    """The examples satisfying any of the capability's search groups, each once, in id order."""
+    """The examples satisfying any of the capability's search groups, each once, in id order.
+
+    ``analyzed`` is one field of the examples; a group that reads another field analyses it here.
+    ``check_meta=False`` leaves the dataset-column predicates out (they hold of the source row)."""
     _check_lexicon(capability, lexicon)
     found: dict[str, Example] = {}
     pending: list[tuple[AnalyzedExample, Predicates]] = []
-    for a in analyzed:
+    by_field = {analyzed[0].field: analyzed} if analyzed else {}
+    for name in {group.field for group in capability.search} - by_field.keys():
+        by_field[name] = analyze((a.example for a in analyzed), name) if analyzed else []
+    for i in range(len(analyzed)):
         for group in capability.search:
-            if not _cheap_holds(group, a):
+            a = by_field[group.field][i]
+            if not _cheap_holds(group, a, check_meta):
                 continue
             if not group.uses_lexicon:
                 found[a.example.id] = a.example
@@ -131,9 +148,10 @@ def satisfies(capability: Capability, text: str, label: Label, lexicon: Lexicon 
     The expansion stage calls this on the seed's own text after insertion (``transform.seed_text``), so
     an inserted word that breaks the capability (a sentiment word in LC1, a length over the bound, a
     negation in LC4) is rejected. Fix of notes §10.8: the original re-checked only the label, which
-    cannot fail.
+    cannot fail. Dataset-column predicates (``meta``) describe the seed's row, which an insertion keeps.
     """
-    return bool(search(analyze([Example(id="", text=text, label=label, source="")]), capability, lexicon))
+    example = Example(id="", inputs=text, label=label, source="")
+    return bool(search(analyze([example]), capability, lexicon, check_meta=False))
 
 
 def select(examples: Sequence[Example], max_seeds: int | None, seed: int, key: str) -> list[Example]:

@@ -158,7 +158,7 @@ class _Transformer:
 
 
 def _identity(capability: Capability) -> Template:
-    labels = frozenset(label for label, _ in capability.expected)
+    labels = frozenset(label for label, _ in capability.expected)  # none (INV/DIR): every label
     return Template(id="identity", format="{seed}", labels=labels, fields=(SEED_FIELD,))
 
 
@@ -178,6 +178,10 @@ def transform(
     ``max_variants`` (default: the spec's) caps the variants per seed, sampled with the run's ``seed``.
     """
     spec = capability.transform
+    if spec is None and seeds and len(seeds[0].inputs) > 1:  # a multi-field example is its own case
+        for example in seeds:
+            yield _case(capability, example, None, (), compat)
+        return
     templates = spec.templates if spec else (_identity(capability),)
     cap = max_variants or (spec.max_variants if spec else None)
     state = _Transformer(capability, pool, seed, compat)
@@ -186,7 +190,7 @@ def transform(
         variants: list[tuple[Template, tuple[_Choice, ...]]] = []
         reasons = [f"label {example.label} has no template"]
         for template in templates:
-            if example.label not in template.labels:
+            if template.labels and example.label not in template.labels:
                 continue
             choices = state.choices(template, example)
             if isinstance(choices, str):
@@ -207,10 +211,25 @@ def transform(
 def _case(
     capability: Capability,
     example: Example,
-    template: Template,
+    template: Template | None,
     choices: tuple[_Choice, ...],
     compat: bool = False,
 ) -> TestCase:
+    """The case of one template variant, or of the example itself (``template`` None: several fields)."""
+    expected = capability.expected_for(example.label, compat)
+    if expected is None and capability.test_type == "MFT" and isinstance(example.label, tuple):
+        expected = example.label  # question answering: the example's acceptable answers
+    if template is None:
+        return TestCase(
+            id=f"{capability.id}-{content_hash(example.source, example.id)}",
+            capability=capability.id,
+            kind=SEED,
+            inputs=example.inputs,
+            expected=expected,
+            test_type=capability.test_type,
+            label=example.label,
+            provenance={"dataset": example.source, "example_id": example.id},
+        )
     pieces: Segments = []
     values = iter(choices)
     for literal, name, _, _ in string.Formatter().parse(template.format):
@@ -236,8 +255,8 @@ def _case(
         id=f"{capability.id}-{content_hash(example.source, example.id, template.id, *keys)}",
         capability=capability.id,
         kind=SEED,
-        text=text,
-        expected=capability.expected_for(example.label, compat),
+        inputs={next(iter(example.inputs)): text},
+        expected=expected,
         test_type=capability.test_type,
         label=example.label,
         editable=tuple(editable),

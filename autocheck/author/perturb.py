@@ -1,0 +1,749 @@
+"""Perturbations of existing cases for INV and DIR tests (CheckList's ``Perturb``).
+
+Each perturbation is one plain function over a case's input fields::
+
+    f(inputs: Mapping[str, str], rng: numpy.random.Generator, **options) -> list[Perturbed]
+
+returning no version (the perturbation does not apply) or some. Options common to all:
+
+- ``fields``: the input fields to perturb (default: all of them, in their order). A perturbation that
+  maps words to words (names, locations, numbers) applies one mapping to every field, so a name changed
+  in ``question1`` is changed the same way in ``question2``; pass ``fields=["question2"]`` to change one.
+- ``n``: how many different versions a random perturbation returns at most (default 1).
+
+``Perturbed.change`` records what changed: ``{"perturbation": name, "edits": [{"field", "start", "end",
+"from", "to"}, ...]}`` (character offsets into the original field), plus a few perturbation-specific keys.
+Edits are made at token boundaries found by ``autocheck.tagging.tokenize`` (Treebank tokens with character
+offsets) and spliced into the original string, so text outside an edit is byte-identical. Every function
+is deterministic given the ``rng``: the same seed gives the same versions.
+
+The registry ``PERTURBATIONS`` maps names to functions; ``perturb(name, inputs, rng, **options)`` checks
+the name and the options and calls it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import string
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ..store import InputError
+from ..tagging import pos_tag_sents, tokenize
+from . import words as W
+from .lexicons import load_lexicon
+
+
+@dataclass(frozen=True, slots=True)
+class Perturbed:
+    inputs: dict[str, str]  # all fields, with the changed ones changed
+    change: dict[str, Any]  # what changed
+
+
+# ---------------------------------------------------------------- helpers
+
+Edit = tuple[str, int, int, str]  # field, start, end, replacement
+
+
+def _select(inputs: Mapping[str, str], fields: Sequence[str] | str | None) -> list[str]:
+    if fields is None:
+        return list(inputs)
+    if isinstance(fields, str):
+        fields = [fields]
+    missing = [f for f in fields if f not in inputs]
+    if missing:
+        raise InputError(f"fields {missing} are not input fields of this case (it has {sorted(inputs)})")
+    return list(fields)
+
+
+def _apply(inputs: Mapping[str, str], name: str, edits: Iterable[Edit], **extra: Any) -> Perturbed | None:
+    """The perturbed case for ``edits`` (non-overlapping spans per field), or None when nothing changes."""
+    by_field: dict[str, list[tuple[int, int, str]]] = {}
+    for field, start, end, new in edits:
+        if inputs[field][start:end] != new:
+            by_field.setdefault(field, []).append((start, end, new))
+    if not by_field:
+        return None
+    out = dict(inputs)
+    records = []
+    for field in inputs:  # fields in the case's order, spans left to right
+        spans = sorted(by_field.get(field, ()))
+        if not spans:
+            continue
+        text, pieces, pos = inputs[field], [], 0
+        for start, end, new in spans:
+            pieces += [text[pos:start], new]
+            pos = end
+            records.append({"field": field, "start": start, "end": end, "from": text[start:end], "to": new})
+        out[field] = "".join(pieces) + text[pos:]
+    return Perturbed(out, {"perturbation": name, "edits": records, **extra})
+
+
+def _distinct(versions: Iterable[Perturbed | None]) -> list[Perturbed]:
+    seen, out = set(), []
+    for v in versions:
+        if v is not None:
+            key = tuple(sorted(v.inputs.items()))
+            if key not in seen:
+                seen.add(key)
+                out.append(v)
+    return out
+
+
+def _sample_versions(make: Callable[[], Perturbed | None], n: int) -> list[Perturbed]:
+    """Up to ``n`` distinct versions from a random maker (a bounded number of tries)."""
+    _check_n(n)
+    out: list[Perturbed] = []
+    seen = set()
+    for _ in range(10 * n):
+        v = make()
+        if v is None:
+            continue
+        key = tuple(sorted(v.inputs.items()))
+        if key not in seen:
+            seen.add(key)
+            out.append(v)
+            if len(out) == n:
+                break
+    return out
+
+
+def _check_n(n: int) -> None:
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise InputError(f"option n must be a positive integer, got {n!r}")
+
+
+def _choice(rng: np.random.Generator, options: Sequence[Any]) -> Any:
+    return options[int(rng.integers(len(options)))]
+
+
+@dataclass(frozen=True, slots=True)
+class _Tagged:
+    words: tuple[str, ...]
+    offsets: tuple[tuple[int, int], ...]
+    tags: tuple[str, ...]
+    sentence_starts: frozenset[int]
+
+
+def _tag(text: str) -> _Tagged:
+    tokens = tokenize(text)
+    tags = pos_tag_sents([tokens.words[a:b] for a, b in tokens.sentences])
+    flat = tuple(t for sent in tags for t in sent)
+    return _Tagged(tokens.words, tokens.offsets, flat, frozenset(a for a, _ in tokens.sentences))
+
+
+# ---------------------------------------------------------------- typos
+
+
+def typos(
+    inputs: Mapping[str, str],
+    rng: np.random.Generator,
+    *,
+    fields: Sequence[str] | None = None,
+    n: int = 1,
+    n_typos: int = 1,
+) -> list[Perturbed]:
+    """Swap ``n_typos`` pairs of adjacent letters inside words (different letters, so the text changes),
+    in every selected field. [] when a field has no such pair."""
+    if not isinstance(n_typos, int) or n_typos < 1:
+        raise InputError(f"option n_typos must be a positive integer, got {n_typos!r}")
+    selected = _select(inputs, fields)
+    candidates = {}
+    for field in selected:
+        text = inputs[field]
+        pairs = [
+            i
+            for i in range(len(text) - 1)
+            if text[i].isalpha() and text[i + 1].isalpha() and text[i] != text[i + 1]
+        ]
+        if len(pairs) < n_typos:
+            return []
+        candidates[field] = pairs
+
+    def make() -> Perturbed | None:
+        edits = []
+        for field in selected:
+            text, chosen = inputs[field], []
+            pool = list(candidates[field])
+            while len(chosen) < n_typos and pool:
+                i = pool[int(rng.integers(len(pool)))]
+                chosen.append(i)
+                pool = [j for j in pool if abs(j - i) > 1]  # swaps never overlap
+            if len(chosen) < n_typos:
+                return None
+            edits += [(field, i, i + 2, text[i + 1] + text[i]) for i in chosen]
+        return _apply(inputs, "typos", edits)
+
+    return _sample_versions(make, n)
+
+
+# ---------------------------------------------------------------- contractions
+
+_APOS = "'’"
+# Irregular negative contractions the rule below cannot derive (the stem is not the auxiliary).
+_IRREGULAR = ("won't", "can't", "shan't")
+# Regular-looking forms that are not standard English, left out of contracting.
+_NONSTANDARD = frozenset(("amn't", "shalln't", "daren't", "this's", "which's", "so's", "he've"))
+# 's/'re/'m/'ll/'d/'ve cannot contract a stranded auxiliary: "I know who he is." stays.
+_STRANDED = re.compile(r"\s*(?:[.!?,;:)\"”]|$)")
+# An inverted negative question does not expand: "isn't it?" is not "is not it?".
+_INVERTED = re.compile(r"\s+(?:I|you|he|she|it|we|they|there|that|this)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _contraction_tables() -> tuple[dict[str, str], dict[str, str]]:
+    """(contraction -> expansion, expansion -> contraction), lower case, from the ``contractions`` package.
+
+    Kept: single contractions of a word and a suffix whose expansion starts with that word ("isn't" ->
+    "is not", "what's" -> "what is", "let's" -> "let us"), and the irregular won't/can't/shan't. Left
+    out: slang ("gonna"), forms with two apostrophes ("I'd've"), "ain't" (no single expansion), and words
+    like "o'clock" or "y'all".
+    """
+    import contractions
+
+    expand: dict[str, str] = {}
+    for key, value in contractions.contractions_dict.items():
+        k = key.lower().replace("’", "'")
+        v = value.lower()
+        m = re.fullmatch(r"([a-z]+?)(n't|'[a-z]+)", k)
+        if not m or k.count("'") != 1:
+            continue
+        regular = " " in v and v.split()[0] == m.group(1)
+        if regular or k in _IRREGULAR:
+            expand[k] = v
+    contract: dict[str, str] = {}
+    for k, v in sorted(expand.items()):
+        if k not in _NONSTANDARD and v not in contract:
+            contract[v] = k
+    return expand, contract
+
+
+def _case_like(original: str, new: str) -> str:
+    if original.isupper() and len(original) > 1:
+        return new.upper()
+    return new[:1].upper() + new[1:] if original[:1].isupper() else new
+
+
+def _expansion_edits(field: str, text: str) -> list[Edit]:
+    expand, _ = _contraction_tables()
+    edits = []
+    # "don't", and the tokenized "do n't" / "it 's" of treebank-style datasets (SST)
+    apos = "[" + _APOS + "]"
+    for m in re.finditer(r"(?<![\w'’])[A-Za-z]+ ?(?:n" + apos + "t|" + apos + r"[A-Za-z]+)(?![\w'’])", text):
+        key = m.group().lower().replace("’", "'").replace(" ", "")
+        if key in expand and not (key.endswith("n't") and _INVERTED.match(text, m.end())):
+            edits.append((field, m.start(), m.end(), _case_like(m.group(), expand[key])))
+    return edits
+
+
+@lru_cache(maxsize=1)
+def _contraction_pattern() -> re.Pattern:
+    _, contract = _contraction_tables()
+    alternatives = sorted((re.escape(k).replace(r"\ ", r"\s+") for k in contract), key=lambda s: (-len(s), s))
+    return re.compile(r"(?<![\w'’])(?:" + "|".join(alternatives) + r")(?![\w'’])", re.IGNORECASE)
+
+
+def _contraction_edits(field: str, text: str) -> list[Edit]:
+    _, contract = _contraction_tables()
+    edits = []
+    for m in _contraction_pattern().finditer(text):
+        phrase = " ".join(m.group().split()).lower()
+        short = contract[phrase]
+        if not short.endswith("n't") and _STRANDED.match(text, m.end()):
+            continue
+        edits.append((field, m.start(), m.end(), _case_like(m.group(), short)))
+    return edits
+
+
+def contractions(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None
+) -> list[Perturbed]:
+    """Both directions, as CheckList: one version with every contractible phrase contracted ("is not" ->
+    "isn't", "what is" -> "what's") and one with every contraction expanded; those that change the text."""
+    selected = _select(inputs, fields)
+    contracted = _apply(
+        inputs,
+        "contractions",
+        [e for f in selected for e in _contraction_edits(f, inputs[f])],
+        direction="contract",
+    )
+    expanded = _apply(
+        inputs,
+        "contractions",
+        [e for f in selected for e in _expansion_edits(f, inputs[f])],
+        direction="expand",
+    )
+    return _distinct([contracted, expanded])
+
+
+def expand_contractions(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None
+) -> list[Perturbed]:
+    """Every contraction expanded ("isn't" -> "is not", "I'm" -> "I am"); [] when there is none."""
+    selected = _select(inputs, fields)
+    return _distinct(
+        [_apply(inputs, "expand_contractions", [e for f in selected for e in _expansion_edits(f, inputs[f])])]
+    )
+
+
+# ---------------------------------------------------------------- names and locations
+
+_PROPER = ("NNP", "NNPS")
+_TITLES = frozenset("Mr Mrs Ms Miss Dr Prof Mr. Mrs. Ms. Dr. Prof.".split())
+
+
+@lru_cache(maxsize=1)
+def _names() -> tuple[dict[str, str], dict[str, list[str]], frozenset[str], list[str]]:
+    """(first name -> gender, gender -> first names, last names, last names as a list)."""
+    gender = {e.value: str(e.attrs["gender"]) for e in load_lexicon("first_name")}
+    by_gender: dict[str, list[str]] = {}
+    for name, g in gender.items():
+        by_gender.setdefault(g, []).append(name)
+    last = [e.value for e in load_lexicon("last_name")]
+    return gender, by_gender, frozenset(last), last
+
+
+def _find_names(text: str) -> list[tuple[int, int, str, str]]:
+    """(start, end, name, kind) for person names: tokens tagged as proper nouns that are in the first-name
+    lexicon (kind = its gender) or the last-name lexicon (kind "last"). A token in both is a first name
+    unless it follows a first name or a title ("John James", "Mr. James")."""
+    gender, _, last, _ = _names()
+    tagged = _tag(text)
+    found: list[tuple[int, int, str, str]] = []
+    for i, (word, (start, end), tag) in enumerate(zip(tagged.words, tagged.offsets, tagged.tags)):
+        if tag not in _PROPER:
+            continue
+        after_first = bool(found) and found[-1][1] == tagged.offsets[i - 1][1] and found[-1][3] != "last"
+        after_title = i > 0 and tagged.words[i - 1] in _TITLES
+        if word in last and (after_first or after_title or word not in gender):
+            found.append((start, end, word, "last"))
+        elif word in gender:
+            found.append((start, end, word, gender[word]))
+    return found
+
+
+def change_names(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None, n: int = 1
+) -> list[Perturbed]:
+    """Replace person names: each first name by another of the same gender, each last name by another last
+    name, the same name the same way in every selected field. Names are found by lexicon membership of
+    capitalised tokens that the tagger calls proper nouns, so lower-cased text (SST) has none. [] when no
+    name is found."""
+    _, by_gender, _, last_list = _names()
+    selected = _select(inputs, fields)
+    found = {f: _find_names(inputs[f]) for f in selected}
+    originals = sorted({(name, kind) for spans in found.values() for _, _, name, kind in spans})
+    if not originals:
+        return []
+    present = {name for name, _ in originals}
+
+    def make() -> Perturbed | None:
+        mapping: dict[str, str] = {}
+        for name, kind in originals:
+            pool = last_list if kind == "last" else by_gender[kind]
+            taken = present | set(mapping.values())
+            for _ in range(20):
+                new = _choice(rng, pool)
+                if new not in taken:
+                    mapping[name] = new
+                    break
+            else:
+                return None
+        edits = [(f, s, e, mapping[name]) for f in selected for s, e, name, _ in found[f]]
+        return _apply(inputs, "change_names", edits, mapping=mapping)
+
+    return _sample_versions(make, n)
+
+
+@lru_cache(maxsize=1)
+def _places() -> tuple[dict[str, str], list[str], list[str], re.Pattern]:
+    """(place -> "city"/"country", cities, countries, a pattern matching any of them). Places that are
+    also person names in the name lexicons ("Chad", "Georgia") are left out: they are too often people."""
+    people = {e.value for name in ("first_name", "last_name") for e in load_lexicon(name)}
+    cities = [e.value for e in load_lexicon("city") if e.value not in people]
+    countries = [e.value for e in load_lexicon("country") if e.value not in people]
+    kind = {**{c: "city" for c in cities}, **{c: "country" for c in countries}}
+    alternatives = sorted((re.escape(p) for p in kind), key=lambda s: (-len(s), s))
+    pattern = re.compile(r"(?<![\w-])(?:" + "|".join(alternatives) + r")(?![\w-])")
+    return kind, cities, countries, pattern
+
+
+def _find_places(text: str) -> list[tuple[int, int, str, str]]:
+    kind, _, _, pattern = _places()
+    matches = list(pattern.finditer(text))
+    if not matches:
+        return []
+    tagged = _tag(text)
+    proper = [span for span, tag in zip(tagged.offsets, tagged.tags) if tag in _PROPER]
+    out = []
+    for m in matches:  # every token of the match must be tagged as a proper noun ("Turkey" is food too)
+        inside = [s for s in tagged.offsets if s[0] >= m.start() and s[1] <= m.end()]
+        if inside and all(s in proper for s in inside):
+            out.append((m.start(), m.end(), m.group(), kind[m.group()]))
+    return out
+
+
+def change_location(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None, n: int = 1
+) -> list[Perturbed]:
+    """Replace cities by other cities and countries by other countries (from the shipped lexicons), the
+    same place the same way in every selected field. [] when no place is found."""
+    _, cities, countries, _ = _places()
+    selected = _select(inputs, fields)
+    found = {f: _find_places(inputs[f]) for f in selected}
+    originals = sorted({(name, kind) for spans in found.values() for _, _, name, kind in spans})
+    if not originals:
+        return []
+    present = {name for name, _ in originals}
+
+    def make() -> Perturbed | None:
+        mapping: dict[str, str] = {}
+        for name, kind in originals:
+            pool = cities if kind == "city" else countries
+            taken = present | set(mapping.values())
+            for _ in range(20):
+                new = _choice(rng, pool)
+                if new not in taken:
+                    mapping[name] = new
+                    break
+            else:
+                return None
+        edits = [(f, s, e, mapping[name]) for f in selected for s, e, name, _ in found[f]]
+        return _apply(inputs, "change_location", edits, mapping=mapping)
+
+    return _sample_versions(make, n)
+
+
+# ---------------------------------------------------------------- numbers
+
+_INTEGER = re.compile(r"(?<![\w.,])\d+(?![\w]|[.,]\d)")
+
+
+def _new_number(value: int, digits: int, rng: np.random.Generator) -> int:
+    spread = max(1, round(0.2 * value))
+    low, high = max(0, value - spread), value + spread
+    if digits == 4:  # a year stays a 4-digit number
+        low, high = max(low, 1000), min(high, 9999)
+    choices = [v for v in range(low, high + 1) if v != value]
+    return int(choices[int(rng.integers(len(choices)))])
+
+
+def change_number(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None, n: int = 1
+) -> list[Perturbed]:
+    """Change every integer by a random amount within ±20% (at least ±1), never to the same value and
+    never below 0; 4-digit numbers (years) stay 4-digit. The same number changes the same way in every
+    selected field. Decimals, numbers with leading zeros and numbers glued to letters ("5pm") are kept.
+    [] when there is no integer."""
+    selected = _select(inputs, fields)
+    found = {
+        f: [m for m in _INTEGER.finditer(inputs[f]) if m.group() == "0" or not m.group().startswith("0")]
+        for f in selected
+    }
+    originals = sorted({m.group() for ms in found.values() for m in ms}, key=lambda s: (int(s), s))
+    if not originals:
+        return []
+
+    def make() -> Perturbed | None:
+        mapping = {s: str(_new_number(int(s), len(s), rng)) for s in originals}
+        edits = [(f, m.start(), m.end(), mapping[m.group()]) for f in selected for m in found[f]]
+        return _apply(inputs, "change_number", edits, mapping=mapping)
+
+    return _sample_versions(make, n)
+
+
+# ---------------------------------------------------------------- punctuation, URLs, phrases
+
+_FINAL_PUNCT = re.compile(r"[.!?;:,]+(?=\s*$)")
+
+
+def punctuation(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None
+) -> list[Perturbed]:
+    """As CheckList: the text without its final punctuation, and the text ending in a single period
+    ("Good movie!" -> "Good movie", "Good movie."; "Good movie" -> "Good movie."); the versions that
+    differ from the original."""
+    selected = _select(inputs, fields)
+    strip, period = [], []
+    for f in selected:
+        text = inputs[f]
+        m = _FINAL_PUNCT.search(text)
+        if m:
+            strip.append((f, m.start(), m.end(), ""))
+            period.append((f, m.start(), m.end(), "."))
+        else:
+            end = len(text.rstrip())
+            if end:
+                period.append((f, end, end, "."))
+    return _distinct(
+        [
+            _apply(inputs, "punctuation", strip, kind="remove"),
+            _apply(inputs, "punctuation", period, kind="period"),
+        ]
+    )
+
+
+_ALNUM = string.ascii_letters + string.digits
+
+
+def add_url_handle(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None, n: int = 1
+) -> list[Perturbed]:
+    """Append a random URL (``https://t.co/`` + 10 letters/digits) or @handle (10 letters/digits) after a
+    space, as CheckList's robustness tests do, to every selected field."""
+    selected = _select(inputs, fields)
+
+    def make() -> Perturbed | None:
+        kind = "url" if rng.integers(2) == 0 else "handle"
+        token = "".join(_ALNUM[int(i)] for i in rng.integers(len(_ALNUM), size=10))
+        added = f"https://t.co/{token}" if kind == "url" else f"@{token}"
+        edits = [(f, len(inputs[f]), len(inputs[f]), _joiner(inputs[f]) + added) for f in selected]
+        return _apply(inputs, "add_url_handle", edits, kind=kind)
+
+    return _sample_versions(make, n)
+
+
+def _joiner(text: str) -> str:
+    return "" if not text or text[-1].isspace() else " "
+
+
+def append_phrase(
+    inputs: Mapping[str, str],
+    rng: np.random.Generator,
+    *,
+    phrases: Sequence[str],
+    fields: Sequence[str] | None = None,
+    n: int | None = None,
+) -> list[Perturbed]:
+    """Append a phrase after a space (DIR tests: "You are lame." must not make sentiment more positive):
+    one version per phrase in order, or ``n`` phrases drawn without replacement."""
+    if isinstance(phrases, str) or not phrases or not all(isinstance(p, str) and p.strip() for p in phrases):
+        raise InputError("option phrases must be a non-empty list of non-empty strings")
+    selected = _select(inputs, fields)
+    chosen = list(phrases)
+    if n is not None:
+        _check_n(n)
+        chosen = [chosen[int(i)] for i in rng.choice(len(chosen), size=min(n, len(chosen)), replace=False)]
+    return _distinct(
+        _apply(
+            inputs,
+            "append_phrase",
+            [(f, len(inputs[f]), len(inputs[f]), _joiner(inputs[f]) + p) for f in selected],
+            phrase=p,
+        )
+        for p in chosen
+    )
+
+
+def swap_fields(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] = ("question1", "question2")
+) -> list[Perturbed]:
+    """Exchange two fields (symmetry of pair tasks: QQP's "q1, q2" vs "q2, q1"); [] when they are equal."""
+    if isinstance(fields, str) or len(fields) != 2:
+        raise InputError(f"swap_fields needs exactly two fields, got {fields!r}")
+    a, b = _select(inputs, fields)
+    if inputs[a] == inputs[b]:
+        return []
+    out = dict(inputs)
+    out[a], out[b] = inputs[b], inputs[a]
+    return [Perturbed(out, {"perturbation": "swap_fields", "fields": [a, b], "edits": []})]
+
+
+# ---------------------------------------------------------------- negation
+
+_BE = frozenset("is are was were am 's 're 'm".split())
+_MODALS = frozenset("can could will would shall should may might must ca wo sha".split())
+_HAVE = frozenset("has have had 've 'd".split())
+_DO = frozenset("do does did".split())
+_NEG = frozenset(("not", "n't"))
+_SKIP = ("RB", "RBR", "RBS")  # adverbs between an auxiliary and its verb ("has really gone")
+_FULL = {"ca": "can", "wo": "will", "sha": "shall"}
+
+
+def _next_content(tagged: _Tagged, i: int) -> int | None:
+    j = i + 1
+    while j < len(tagged.words) and tagged.tags[j] in _SKIP and tagged.words[j].lower() not in _NEG:
+        j += 1
+    return j if j < len(tagged.words) else None
+
+
+def _negated_after(tagged: _Tagged, i: int) -> bool:
+    """Whether "not"/"n't"/"never" comes within the next four tokens of token ``i``, before any
+    punctuation ("will most likely not find"; the tagger may call "most" a verb, so tags are not used)."""
+    for j in range(i + 1, min(i + 5, len(tagged.words))):
+        if tagged.words[j].lower() in _NEG | {"never"}:
+            return True
+        if tagged.tags[j] in (".", ":", ","):
+            return False
+    return False
+
+
+def _is_aux(tagged: _Tagged, i: int) -> bool:
+    word = tagged.words[i].lower()
+    if word in _BE:
+        return tagged.tags[i].startswith("VB")  # "'s" tagged POS is a possessive
+    if word in _MODALS:
+        return tagged.tags[i] == "MD"
+    if word in _HAVE or word in _DO:
+        j = _next_content(tagged, i)
+        want = ("VBN",) if word in _HAVE else ("VB",)
+        return j is not None and tagged.tags[j] in want
+    return False
+
+
+def add_negation(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None
+) -> list[Perturbed]:
+    """Negate the first verb of each selected field where the grammar allows (CheckList's add_negation):
+
+    - an auxiliary or copula (is/are/was/were/am/'s, can/will/should/..., have + participle,
+      do + verb) gets "not" after it: "John is happy." -> "John is not happy.";
+    - a simple present or past main verb gets do-support: "She likes it." -> "She does not like it.",
+      "They went home." -> "They did not go home.", "I like it." -> "I do not like it.".
+
+    Not applicable ([]): no verb, an already negated first verb, or a question that starts with its
+    auxiliary ("Is it good?"). A field where no rule applies is left as it is; [] when none applies.
+    """
+    selected = _select(inputs, fields)
+    edits: list[Edit] = []
+    for f in selected:
+        tagged = _tag(inputs[f])
+        for i, tag in enumerate(tagged.tags):
+            word = tagged.words[i]
+            if _is_aux(tagged, i):
+                if i in tagged.sentence_starts or _negated_after(tagged, i):
+                    break  # a question ("Is it good?") or already negated ("will most likely not find")
+                start, end = tagged.offsets[i]
+                if word.lower() == "can" and end - start == 3:  # "can" + "not" is written "cannot"
+                    edits.append((f, end, end, "not"))
+                else:
+                    edits.append((f, end, end, " not"))
+                break
+            if tag in ("VBZ", "VBD", "VBP"):  # a main verb in the simple present or past: do-support
+                # adverbs right before the verb go after "not": "really likes" -> "does not really like"
+                first = i
+                while first > 0 and tagged.tags[first - 1] in _SKIP and first not in tagged.sentence_starts:
+                    first -= 1
+                if any(w.lower() in _NEG | {"never"} for w in tagged.words[first:i]):
+                    break  # "He never lies."
+                aux = {"VBZ": "does", "VBD": "did", "VBP": "do"}[tag]
+                start, end = tagged.offsets[i]
+                base = W.base_form(word)
+                if first == i:
+                    edits.append((f, start, end, _case_like(word, aux) + " not " + base.lower()))
+                else:
+                    a_start = tagged.offsets[first][0]
+                    edits += [(f, a_start, a_start, aux + " not "), (f, start, end, base)]
+                break
+            if tag.startswith("VB") or tag == "MD":
+                break  # a verb no rule covers (a participle, an infinitive): leave this field
+    return _distinct([_apply(inputs, "add_negation", edits)])
+
+
+def remove_negation(
+    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None
+) -> list[Perturbed]:
+    """Remove the first negation of each selected field that follows an auxiliary (the reverse of
+    ``add_negation``): "is not" -> "is", "isn't" -> "is", "can't" -> "can", "won't" -> "will", and
+    do-support undone: "does not like" / "doesn't like" -> "likes", "did not go" -> "went", "do not
+    like" -> "like". [] when no field has such a negation ("not bad" alone is not one)."""
+    selected = _select(inputs, fields)
+    edits: list[Edit] = []
+    for f in selected:
+        text = inputs[f]
+        tagged = _tag(text)
+        for i in range(1, len(tagged.words)):
+            neg = tagged.words[i].lower()
+            if neg not in _NEG:
+                continue
+            aux_word = tagged.words[i - 1]
+            aux = aux_word.lower()
+            if aux not in _BE | _MODALS | _HAVE | _DO:
+                break
+            a_start, a_end = tagged.offsets[i - 1]
+            n_start, n_end = tagged.offsets[i]
+            if aux in _DO:
+                j = _next_content(tagged, i)
+                if j is not None and _is_verb(tagged, j):
+                    verb = tagged.words[j]
+                    form = {"does": W.third_person, "did": W.past, "do": lambda v: v}[aux](verb.lower())
+                    v_start, v_end = tagged.offsets[j]
+                    lead = _case_like(aux_word, "")  # keep sentence-initial capitals on what comes next
+                    middle = text[n_end:v_start].lstrip()  # adverbs between ("does not really like")
+                    new = middle + form
+                    if aux_word[:1].isupper():
+                        new = new[:1].upper() + new[1:]
+                    edits.append((f, a_start, v_end, lead + new))
+                    break
+            if neg == "n't":
+                edits.append((f, a_start, n_end, _case_like(aux_word, _FULL.get(aux, aux))))
+            else:
+                # "is not" -> "is"; "cannot" -> "can" (one word, no space to remove)
+                start = a_end if text[a_end:n_start].strip() == "" else n_start
+                edits.append((f, start, n_end, ""))
+            break
+    return _distinct([_apply(inputs, "remove_negation", edits)])
+
+
+def _is_verb(tagged: _Tagged, j: int) -> bool:
+    from lemminflect import getAllLemmas
+
+    return tagged.tags[j].startswith("VB") or "VERB" in getAllLemmas(tagged.words[j].lower())
+
+
+# ---------------------------------------------------------------- registry
+
+PERTURBATIONS: dict[str, Callable[..., list[Perturbed]]] = {
+    "typos": typos,
+    "contractions": contractions,
+    "expand_contractions": expand_contractions,
+    "change_names": change_names,
+    "change_location": change_location,
+    "change_number": change_number,
+    "punctuation": punctuation,
+    "add_url_handle": add_url_handle,
+    "add_negation": add_negation,
+    "remove_negation": remove_negation,
+    "append_phrase": append_phrase,
+    "swap_fields": swap_fields,
+}
+
+
+def options_of(name: str) -> list[str]:
+    """The options a perturbation takes (its keyword-only parameters)."""
+    sig = inspect.signature(PERTURBATIONS[name])
+    return [p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+
+
+def perturb(
+    name: str, inputs: Mapping[str, str], rng: np.random.Generator, **options: Any
+) -> list[Perturbed]:
+    """Run the perturbation ``name`` on one case's inputs; InputError for an unknown name or option."""
+    if name not in PERTURBATIONS:
+        raise InputError(f"unknown perturbation '{name}'; known: {', '.join(sorted(PERTURBATIONS))}")
+    known = options_of(name)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise InputError(
+            f"perturbation '{name}' has no option {', '.join(map(repr, unknown))}; "
+            f"its options: {', '.join(known)}"
+        )
+    sig = inspect.signature(PERTURBATIONS[name])
+    missing = [
+        p.name
+        for p in sig.parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+        and p.default is inspect.Parameter.empty
+        and p.name not in options
+    ]
+    if missing:
+        raise InputError(f"perturbation '{name}' needs option {', '.join(map(repr, missing))}")
+    bad = [k for k, v in inputs.items() if not isinstance(k, str) or not isinstance(v, str)]
+    if bad:
+        raise InputError(f"perturbation '{name}': input fields must map names to strings (bad: {bad})")
+    return PERTURBATIONS[name](inputs, rng, **options)

@@ -1,0 +1,485 @@
+"""Remote models: a model behind autocheck's HTTP protocol, and an OpenAI-compatible chat model.
+
+HTTP protocol (``--model http://HOST:PORT/PATH`` or ``https://...``)
+--------------------------------------------------------------------
+
+autocheck sends each batch of inputs (``--batch-size``, default 32) as one request::
+
+    POST /PATH
+    Content-Type: application/json
+
+    {"task": "nli",
+     "inputs": [{"premise": "A man sleeps.", "hypothesis": "A man is awake."}, ...]}
+
+one object per input, its keys the task's input fields (``text`` for sentiment; ``premise`` and
+``hypothesis``, ``question1`` and ``question2``, ``context`` and ``question``: see the task's spec). The
+endpoint answers ``200`` with one prediction per input, in input order::
+
+    {"predictions": [
+        {"label": "contradiction", "probs": {"entailment": 0.05, "neutral": 0.15, "contradiction": 0.8}},
+        {"label": "ENTAILMENT"},
+        {"answer": "Denver Broncos", "score": 0.93},
+        {"error": "input too long"}
+    ]}
+
+- a classifier answers ``label`` and optionally ``probs`` (class name -> probability; without it the label
+  gets probability 1). Class names are the task's labels or their aliases, in any case (``ENTAILMENT``,
+  ``LABEL_1`` where the spec's ``label_order`` says what it is); a two-class model of a three-label task is
+  read by the task's ``binary`` rule (sentiment: CheckList's neutral band);
+- a span (question answering) model answers ``answer``, a text, and optionally ``score`` (default 1);
+- ``{"error": "..."}`` says the model could not answer that input: recorded as an error of its cases.
+
+Anything else (a status other than 2xx, a reply that is not JSON, the wrong number of predictions, a class
+name the task does not know) is an error of the inputs concerned, with a one-line reason naming the
+endpoint; the run goes on with the other batches. Connection failures, timeouts (``--timeout`` seconds
+without a reply), ``429`` and ``5xx`` are retried (``--retries``) after exponential back-off (1 s, 2 s,
+4 s, ... with jitter; ``Retry-After`` is honoured); other ``4xx`` are not; redirects are not followed.
+``--concurrency N`` keeps up to N requests in flight. Replies are parsed as JSON and nothing else.
+
+An endpoint that needs a key gets ``Authorization: Bearer KEY`` when the user names where the key is:
+``--api-key-env VAR`` or ``--api-key-file PATH``; otherwise no key is sent (a chat model's key is not sent
+to whatever endpoint a user points at).
+
+Chat models (``--model openai:MODEL`` or ``openai:MODEL@BASE_URL``)
+------------------------------------------------------------------
+
+One ``POST BASE_URL/chat/completions`` per input (base: ``$OPENAI_BASE_URL``, else
+``https://api.openai.com/v1``) with ``{"model": MODEL, "messages": [{"role": "user", "content": PROMPT}],
+"temperature": 0}``, where PROMPT is the task spec's ``prompt`` with ``{field}`` replaced by the input's
+fields and ``{labels}`` by the task's labels (``negative, neutral, positive``). The reply
+(``choices[0].message.content``) is read zero-shot: a classification reply must name exactly one of the
+task's labels (or their aliases) as a whole word, in any case; a reply naming none or several is
+*invalid*: the case fails and the reply is recorded. A span task's answer is the reply without
+surrounding quotes and a final period.
+
+The key is read from ``$OPENAI_API_KEY`` (``--api-key-env``) or ``--api-key-file``, never from the command
+line, and sent only as ``Authorization: Bearer``: it is not part of a model's name or identity, and is
+masked in any text an endpoint sends back. TLS certificates are verified unless ``--insecure``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import math
+import os
+import random
+import re
+import ssl
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ..resources import ResourceMissing
+from ..store import InputError, content_hash
+from ..tasks import Task
+from .base import Failed, Input, Invalid, Model
+
+log = logging.getLogger(__name__)
+
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+MAX_REPLY_BYTES = 64 << 20
+MAX_DELAY = 60.0  # seconds: the longest back-off, Retry-After included
+READER = "1"  # version of the chat reply reading (cached answers depend on it)
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class RemoteOptions:
+    """How remote models are called (``autocheck run``'s remote options)."""
+
+    timeout: float = 30.0  # seconds without a reply before a request is abandoned
+    retries: int = 3  # retries of a failed request (connection, timeout, 429, 5xx)
+    concurrency: int = 1  # requests in flight
+    backoff: float = 1.0  # first back-off delay in seconds, doubled on every retry
+    api_key_env: str | None = None  # None: OPENAI_API_KEY for chat models, no key for HTTP endpoints
+    api_key_file: Path | None = None
+    verify_tls: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.timeout > 0 or self.retries < 0 or self.concurrency < 1 or self.backoff < 0:
+            raise InputError(
+                f"remote options: need --timeout > 0, --retries >= 0, --concurrency >= 1 and back-off >= 0; "
+                f"got {self.timeout}, {self.retries}, {self.concurrency}, {self.backoff}"
+            )
+
+
+def load_remote(spec: str, task: Task, *, batch_size: int = 32, **options: Any) -> Model:
+    """An ``HTTPModel`` (``http://``, ``https://``) or a ``ChatModel`` (``openai:``) of ``task``."""
+    unknown = set(options) - set(RemoteOptions.__dataclass_fields__)
+    if unknown:
+        raise TypeError(f"load_remote: unknown options {sorted(unknown)}")
+    opts = RemoteOptions(**options)
+    if spec.startswith("openai:"):
+        return ChatModel(spec, task, opts, batch_size=batch_size)
+    return HTTPModel(spec, task, opts, batch_size=batch_size)
+
+
+# ------------------------------------------------------------------------------------------ secrets, URLs
+
+
+def read_key(options: RemoteOptions, *, required: bool) -> str | None:
+    """The API key from ``api_key_file`` or the variable ``api_key_env``; errors name where, never what."""
+    if options.api_key_file is not None:
+        path = Path(options.api_key_file).expanduser()
+        try:
+            key = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise ResourceMissing(f"API key file {path}: cannot read it ({type(e).__name__})") from None
+        where = f"API key file {path}"
+    else:
+        name = options.api_key_env or DEFAULT_KEY_ENV
+        key = os.environ.get(name, "").strip()
+        where = f"environment variable {name}"
+        if not key and required:
+            raise ResourceMissing(
+                f"no API key: set the {where} (or name another: --api-key-env VAR, --api-key-file PATH)"
+            )
+    if not key:
+        if required:
+            raise ResourceMissing(f"{where} is empty")
+        return None
+    if not re.fullmatch(r"[\x21-\x7e]+", key):
+        raise InputError(f"the API key in the {where} has spaces or non-ASCII characters")
+    return key
+
+
+def shown_url(url: str) -> str:
+    """``url`` as it may be shown and recorded: query values masked. Credentials in a URL are refused."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(f"not an http(s) URL with a host: {parts.scheme}://{parts.netloc}{parts.path}")
+    if parts.username is not None or parts.password is not None:
+        raise InputError(
+            f"{parts.scheme}://{parts.hostname}{parts.path}: credentials in a URL are refused; "
+            "put the key in an environment variable (--api-key-env) or a file (--api-key-file)"
+        )
+    query = "&".join(f"{k}=***" for k, _ in urllib.parse.parse_qsl(parts.query, keep_blank_values=True))
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, query, ""))
+
+
+def _query_digest(url: str) -> str:
+    query = urllib.parse.urlsplit(url).query
+    return f" query:{content_hash(query)}" if query else ""
+
+
+# ------------------------------------------------------------------------------------------- transport
+
+
+class _Failure(Exception):
+    """A request that got no usable reply; ``reason`` is one line naming the endpoint."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:  # a 3xx reaches the caller as is
+        return None
+
+
+class _Endpoint:
+    """POSTs JSON to one URL with timeouts, retries and back-off; TLS verified unless told otherwise."""
+
+    def __init__(self, url: str, options: RemoteOptions, key: str | None):
+        self.url, self.shown, self.options = url, shown_url(url), options
+        self._key = key
+        self._refused: str | None = None  # set by 401/403 or a bad certificate: no request can succeed
+        context = ssl.create_default_context()
+        if not options.verify_tls:
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+            if url.startswith("https:"):
+                log.warning("%s: TLS certificate not verified (--insecure)", self.shown)
+        if key and url.startswith("http:"):
+            host = urllib.parse.urlsplit(url).hostname
+            if host not in ("localhost", "127.0.0.1", "::1"):
+                log.warning("%s: the API key is sent without encryption (http, not https)", self.shown)
+        self._opener = urllib.request.build_opener(_NoRedirect, urllib.request.HTTPSHandler(context=context))
+
+    def mask(self, text: str) -> str:
+        """``text`` with the key masked (an endpoint may echo it)."""
+        return text.replace(self._key, "***") if self._key else text
+
+    def scrub(self, text: Any, limit: int = 300) -> str:
+        """One line of at most ``limit`` characters, the key masked."""
+        text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+        text = self.mask(" ".join(text.split()))
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    def post(self, payload: Any, salt: str) -> Any:
+        """The JSON reply to ``payload``; ``_Failure`` when there is none after the retries. ``salt`` picks
+        the jitter of the back-off schedule (deterministic per request)."""
+        if self._refused:
+            raise _Failure(self._refused)
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        attempts = self.options.retries + 1
+        for attempt in range(attempts):
+            retry_after = None
+            try:
+                status, body, retry_after = self._send(data)
+            except _Retry as e:
+                reason = e.args[0]
+            else:
+                if 200 <= status < 300:
+                    try:
+                        return json.loads(body)
+                    except (ValueError, UnicodeDecodeError):
+                        raise _Failure(f"{self.shown}: reply is not JSON: {self.scrub(body[:80])}") from None
+                reason = f"HTTP {status} {self.scrub(body, 200)}".rstrip()
+                if status in (401, 403):
+                    self._refused = f"{self.shown}: {reason} (check the API key)"
+                    raise _Failure(self._refused)
+                if status != 429 and status < 500:
+                    raise _Failure(f"{self.shown}: {reason}")
+            if attempt + 1 < attempts:
+                delay = self._delay(attempt, salt, retry_after)
+                log.debug("%s: %s; retry %d of %d", self.shown, reason, attempt + 1, attempts - 1)
+                time.sleep(delay)
+        raise _Failure(f"{self.shown}: {reason} (after {attempts} attempt{'s' * (attempts > 1)})")
+
+    def _delay(self, attempt: int, salt: str, retry_after: float | None) -> float:
+        jitter = 0.5 + random.Random(f"{salt}:{attempt}").random()  # 0.5x to 1.5x, fixed per request
+        delay = self.options.backoff * 2**attempt * jitter
+        if retry_after is not None:
+            delay = max(delay, retry_after)
+        return min(delay, MAX_DELAY)
+
+    def _send(self, data: bytes) -> tuple[int, bytes, float | None]:
+        """(status, body, Retry-After seconds); ``_Retry`` for a failure worth retrying."""
+        request = urllib.request.Request(self.url, data=data, method="POST")
+        request.add_header("Content-Type", "application/json")
+        request.add_header("Accept", "application/json")
+        if self._key:
+            request.add_unredirected_header("Authorization", f"Bearer {self._key}")
+        try:
+            try:
+                with self._opener.open(request, timeout=self.options.timeout) as response:
+                    return response.status, self._read(response), None
+            except urllib.error.HTTPError as e:  # a status other than 2xx, with its body
+                with e:
+                    body = self._read(e)
+                    return e.code, body, _seconds(e.headers.get("Retry-After") if e.headers else None)
+        except urllib.error.URLError as e:
+            self._network_error(e.reason)
+        except (OSError, http.client.HTTPException) as e:
+            self._network_error(e)
+        raise AssertionError("unreachable")
+
+    def _read(self, response: Any) -> bytes:
+        body = response.read(MAX_REPLY_BYTES + 1)
+        if len(body) > MAX_REPLY_BYTES:
+            raise _Failure(f"{self.shown}: reply larger than {MAX_REPLY_BYTES >> 20} MiB")
+        return body
+
+    def _network_error(self, error: Any) -> None:
+        if isinstance(error, ssl.SSLCertVerificationError):
+            self._refused = (
+                f"{self.shown}: TLS certificate not accepted ({self.scrub(error.verify_message or error)}); "
+                "add its CA to the system's trust store (or SSL_CERT_FILE), or turn verification off with "
+                "--insecure"
+            )
+            raise _Failure(self._refused)
+        if isinstance(error, TimeoutError):
+            raise _Retry(f"no reply within {self.options.timeout:g} s")
+        if isinstance(error, http.client.RemoteDisconnected):
+            raise _Retry("connection closed without a reply")
+        if isinstance(error, http.client.IncompleteRead):
+            raise _Retry("reply cut short")
+        if isinstance(error, ConnectionRefusedError):
+            raise _Retry("connection refused")
+        raise _Retry(f"{type(error).__name__}: {self.scrub(error, 200)}")
+
+
+class _Retry(Exception):
+    """A failure of one attempt that another attempt may not have."""
+
+
+def _seconds(value: str | None) -> float | None:
+    try:
+        return max(0.0, float(value)) if value else None
+    except ValueError:
+        return None  # an HTTP date: the back-off schedule is used instead
+
+
+def _map(fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
+    """``[fn(x) for x in items]``, up to ``workers`` at a time, in order."""
+    if workers <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(min(workers, len(items)), thread_name_prefix="autocheck-remote") as pool:
+        return list(pool.map(fn, items))
+
+
+# ------------------------------------------------------------------------------------------ HTTP models
+
+
+class HTTPModel(Model):
+    """A model behind autocheck's JSON protocol (see the module docs): one request per ``batch_size``
+    inputs, ``concurrency`` requests at a time. Its labels are the task's (probabilities in that order)."""
+
+    def __init__(self, url: str, task: Task, options: RemoteOptions, *, batch_size: int = 32):
+        self.name = shown_url(url)
+        self.identity = f"http:{self.name}{_query_digest(url)}"
+        self.task = task
+        self.labels = () if task.is_span else task.labels
+        self.options = options
+        self.request_size = batch_size
+        named = options.api_key_file is not None or options.api_key_env is not None
+        self._endpoint = _Endpoint(url, options, read_key(options, required=True) if named else None)
+
+    # ``Model.predict`` hands ``batch_size`` inputs at a time to ``_predict``: enough for ``concurrency``
+    # requests of ``request_size`` (the user's --batch-size) each.
+    @property  # type: ignore[override]
+    def batch_size(self) -> int:
+        return self.request_size * self.options.concurrency
+
+    @batch_size.setter
+    def batch_size(self, value: int) -> None:
+        if value < 1:
+            raise InputError(f"{self.name}: batch size must be at least 1, got {value}")
+        self.request_size = value
+
+    def _predict(self, batch: list[Input]) -> list[Any]:
+        size = self.request_size
+        chunks = [batch[i : i + size] for i in range(0, len(batch), size)]
+        return [a for answers in _map(self._ask, chunks, self.options.concurrency) for a in answers]
+
+    def _ask(self, chunk: list[Input]) -> list[Any]:
+        payload = {"task": self.task.name, "inputs": [dict(zip(self.task.inputs, item)) for item in chunk]}
+        try:
+            reply = self._endpoint.post(payload, salt=content_hash(*chunk[0]))
+            predictions = reply.get("predictions") if isinstance(reply, dict) else None
+            if not isinstance(predictions, list):
+                raise _Failure(f"{self.name}: reply has no 'predictions' list")
+            if len(predictions) != len(chunk):
+                raise _Failure(f"{self.name}: {len(predictions)} predictions for {len(chunk)} inputs")
+        except _Failure as e:
+            log.warning("%s", e.reason)
+            return [Failed(e.reason)] * len(chunk)
+        return [self._answer(p) for p in predictions]
+
+    def _answer(self, prediction: Any) -> Any:
+        """One prediction of the reply: probabilities over the task's labels, ``(answer, score)``, or
+        ``Failed`` with the reason."""
+        if not isinstance(prediction, dict):
+            return Failed(f"{self.name}: a prediction is not a JSON object")
+        if "error" in prediction:
+            return Failed(f"{self.name}: {self._endpoint.scrub(prediction['error'])}")
+        try:
+            if self.task.is_span:
+                answer, score = prediction.get("answer"), prediction.get("score", 1.0)
+                if not isinstance(answer, str) or not _is_number(score):
+                    raise InputError("a prediction needs 'answer' (a text) and a numeric 'score'")
+                return (answer, float(score))
+            probs = prediction.get("probs")
+            if probs is None:
+                if not isinstance(prediction.get("label"), str):
+                    raise InputError("a prediction has neither 'label' nor 'probs'")
+                names, values = [prediction["label"]], [1.0]
+            elif isinstance(probs, dict) and probs and all(_is_number(v) and v >= 0 for v in probs.values()):
+                names, values = list(probs), [float(v) for v in probs.values()]
+            else:
+                raise InputError("'probs' must map class names to probabilities >= 0")
+            labels = self.task.model_labels(names, "reply")
+            return self.task.read(labels, np.array([values]))[0][0].tolist()
+        except InputError as e:
+            return Failed(f"{self.name}: {self._endpoint.scrub(e)}")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# ------------------------------------------------------------------------------------------ chat models
+
+
+class ChatModel(Model):
+    """An OpenAI-compatible chat model asked with the task's prompt, one request per input."""
+
+    def __init__(self, spec: str, task: Task, options: RemoteOptions, *, batch_size: int = 32):
+        model, _, base = spec[len("openai:") :].partition("@")
+        if not model:
+            raise InputError("openai:MODEL[@BASE_URL]: the model name is missing")
+        if not task.prompt:
+            fields = ", ".join("{" + f + "}" for f in task.inputs)
+            raise InputError(
+                f'the {task.name} task has no prompt for chat models: add "prompt" to its spec, a text '
+                f"with {fields} and {{labels}} where the input and the task's labels go"
+            )
+        explicit = bool(base)
+        base = base or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        shown = shown_url(base)
+        parts = urllib.parse.urlsplit(base)  # a query (Azure's api-version) stays after the path
+        url = parts._replace(path=parts.path.rstrip("/") + "/chat/completions").geturl()
+        self.name = f"openai:{model}" + (f"@{shown}" if explicit else "")
+        labels = ", ".join(task.labels)
+        self.identity = (
+            f"openai:{model}@{shown}{_query_digest(base)} temperature:0 reader:{READER} "
+            f"prompt:{content_hash(task.prompt, labels)}"
+        )
+        self.task = task
+        self.labels = () if task.is_span else task.labels
+        self.batch_size = batch_size
+        self.model, self.options = model, options
+        self._labels_text = labels
+        self._endpoint = _Endpoint(url, options, read_key(options, required=True))
+        # every label name and alias, the longest first ("non-hateful" before "hateful"), as a whole word
+        names = sorted((name for name, _ in task.aliases), key=len, reverse=True)
+        words = "|".join(map(re.escape, names)) or r"(?!)"
+        self._pattern = re.compile(rf"(?<![\w-])(?:{words})(?![\w-])", re.IGNORECASE)
+
+    def prompt(self, item: Input) -> str:
+        """The task's prompt for one input (placeholders filled in one pass: texts are never re-read)."""
+        values = dict(zip(self.task.inputs, item), labels=self._labels_text)
+        return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), self.task.prompt or "")
+
+    def _predict(self, batch: list[Input]) -> list[Any]:
+        return _map(self._ask, batch, self.options.concurrency)
+
+    def _ask(self, item: Input) -> Any:
+        payload = {
+            "model": self.model,
+            "messages": [{"role": "user", "content": self.prompt(item)}],
+            "temperature": 0,
+        }
+        try:
+            reply = self._endpoint.post(payload, salt=content_hash(*item))
+            try:
+                message = reply["choices"][0]["message"]
+                content = message.get("content")
+            except (KeyError, IndexError, TypeError, AttributeError):
+                raise _Failure(f"{self.name}: reply is not a chat completion (choices[0].message)") from None
+        except _Failure as e:
+            log.warning("%s", e.reason)
+            return Failed(e.reason)
+        if not isinstance(content, str):
+            refusal = message.get("refusal")
+            return Invalid(self._endpoint.mask(refusal) if isinstance(refusal, str) else "")
+        return self.read_reply(self._endpoint.mask(content))
+
+    def read_reply(self, reply: str) -> Any:
+        """A classification reply naming exactly one label (one-hot), or a span answer; else ``Invalid``."""
+        if self.task.is_span:
+            answer, previous = reply, None
+            while answer != previous:
+                previous = answer
+                answer = answer.strip().rstrip(".").strip("\"'`“”‘’")
+            return (answer, 1.0) if answer else Invalid(reply)
+        aliases = dict(self.task.aliases)
+        named = {aliases.get(m.group(0).lower()) for m in self._pattern.finditer(reply)} - {None}
+        if len(named) != 1:
+            return Invalid(reply)
+        (label,) = named
+        return [float(label == x) for x in self.labels]

@@ -1,0 +1,374 @@
+"""Perturbations for INV/DIR tests: literal outputs on hand-written sentences, determinism, and the
+cases where a perturbation does not apply."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from autocheck.author.lexicons import load_lexicon
+from autocheck.author.perturb import PERTURBATIONS, Perturbed, perturb
+from autocheck.resources import find_nltk
+from autocheck.store import InputError
+
+
+@pytest.fixture(scope="module")
+def tagger():
+    """Perturbations that tag parts of speech need NLTK's tagger and tokenizer data."""
+    if find_nltk("taggers/averaged_perceptron_tagger_eng") is None:
+        pytest.skip("NLTK tagger data not found (set NLTK_DATA; see tests/conftest.py)")
+
+
+def rng(seed: int = 0) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def texts(name: str, text: str, seed: int = 0, **options) -> list[str]:
+    return [p.inputs["text"] for p in perturb(name, {"text": text}, rng(seed), **options)]
+
+
+# ---------------------------------------------------------------- registry
+
+
+def test_registry_has_checklists_perturbations():
+    assert set(PERTURBATIONS) == {
+        "typos",
+        "contractions",
+        "expand_contractions",
+        "change_names",
+        "change_location",
+        "change_number",
+        "punctuation",
+        "add_url_handle",
+        "add_negation",
+        "remove_negation",
+        "append_phrase",
+        "swap_fields",
+    }
+
+
+def test_unknown_perturbation_lists_the_known_ones():
+    with pytest.raises(InputError) as err:
+        perturb("typo", {"text": "x"}, rng())
+    assert "'typo'" in str(err.value) and "typos" in str(err.value) and "swap_fields" in str(err.value)
+
+
+def test_unknown_option_names_the_options():
+    with pytest.raises(InputError) as err:
+        perturb("typos", {"text": "hello"}, rng(), n_typo=2)
+    assert "'n_typo'" in str(err.value) and "n_typos" in str(err.value)
+
+
+def test_missing_required_option_and_bad_field():
+    with pytest.raises(InputError, match="phrases"):
+        perturb("append_phrase", {"text": "Nice."}, rng())
+    with pytest.raises(InputError, match="not input fields"):
+        perturb("typos", {"text": "hello"}, rng(), fields=["premise"])
+    with pytest.raises(InputError, match="positive integer"):
+        perturb("typos", {"text": "hello"}, rng(), n=0)
+
+
+# ---------------------------------------------------------------- typos
+
+
+def _swapped_pairs(a: str, b: str) -> list[int]:
+    diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    assert len(a) == len(b)
+    return diff
+
+
+def test_typos_swap_exactly_one_adjacent_pair_inside_a_word():
+    text = "The movie was great"
+    for seed in range(20):
+        (out,) = texts("typos", text, seed)
+        diff = _swapped_pairs(text, out)
+        assert len(diff) == 2 and diff[1] == diff[0] + 1
+        i = diff[0]
+        assert out[i] == text[i + 1] and out[i + 1] == text[i] and text[i : i + 2].isalpha()
+
+
+def test_typos_n_versions_and_n_typos():
+    outs = texts("typos", "Hello world", n=3)
+    assert len(outs) == 3 == len(set(outs))
+    (two,) = texts("typos", "Hello world", n_typos=2)
+    assert len(_swapped_pairs("Hello world", two)) == 4
+    change = perturb("typos", {"text": "Hello world"}, rng(), n_typos=2)[0].change
+    assert change["perturbation"] == "typos" and len(change["edits"]) == 2
+
+
+def test_typos_deterministic_given_the_seed():
+    assert texts("typos", "Deterministic outputs please", 7, n=4) == texts(
+        "typos", "Deterministic outputs please", 7, n=4
+    )
+    assert texts("typos", "Deterministic outputs please", 7, n=4) != texts(
+        "typos", "Deterministic outputs please", 8, n=4
+    )
+
+
+def test_typos_not_applicable():
+    assert texts("typos", "a b c") == []
+    assert texts("typos", "aaa 11") == []
+
+
+def test_typos_only_in_the_chosen_field():
+    case = {"question1": "How do I learn Python?", "question2": "What is the best way to learn Python?"}
+    (p,) = perturb("typos", case, rng(), fields=["question2"])
+    assert p.inputs["question1"] == case["question1"] and p.inputs["question2"] != case["question2"]
+    assert {e["field"] for e in p.change["edits"]} == {"question2"}
+
+
+# ---------------------------------------------------------------- contractions
+
+
+def test_contractions_both_directions():
+    assert texts("contractions", "What is that? I don't know.") == [
+        "What's that? I don't know.",
+        "What is that? I do not know.",
+    ]
+    assert texts("contractions", "It is not good.") == ["It's not good."]
+    assert texts("contractions", "She isn't here and I'm late.") == ["She is not here and I am late."]
+
+
+def test_contractions_keep_case_and_stranded_auxiliaries():
+    assert texts("contractions", "He is not sure what it is.") == ["He's not sure what it is."]
+    assert texts("expand_contractions", "Isn't it? I won't. You can't.") == [
+        "Isn't it? I will not. You cannot."
+    ]
+    assert texts("expand_contractions", "I’m here") == ["I am here"]
+
+
+def test_expand_contractions_and_not_applicable():
+    assert texts("expand_contractions", "They're sure it's fine.") == ["They are sure it is fine."]
+    assert texts("expand_contractions", "Nothing to expand here.") == []
+    assert texts("contractions", "Nothing at all.") == []
+    p = perturb("contractions", {"text": "I do not know."}, rng())[0]
+    assert p.change["direction"] == "contract" and p.change["edits"][0]["from"] == "do not"
+
+
+# ---------------------------------------------------------------- names and places
+
+
+def test_change_names_keeps_gender_and_replaces_consistently(tagger):
+    male = {e.value for e in load_lexicon("male")}
+    female = {e.value for e in load_lexicon("female")}
+    last = {e.value for e in load_lexicon("last_name")}
+    text = "John Smith met Mary, and John smiled."
+    outs = perturb("change_names", {"text": text}, rng(), n=5)
+    assert len(outs) == 5
+    for p in outs:
+        m = re.fullmatch(r"(\w+) ([\w']+) met (\w+), and (\w+) smiled\.", p.inputs["text"])
+        assert m, p.inputs["text"]
+        john, smith, mary, john2 = m.groups()
+        assert john in male and john != "John" and john2 == john
+        assert mary in female and mary != "Mary"
+        assert smith in last and smith != "Smith"
+        assert p.change["mapping"] == {"John": john, "Smith": smith, "Mary": mary}
+
+
+def test_change_names_same_name_same_way_in_both_questions(tagger):
+    case = {"question1": "Is Michael taller than Sarah?", "question2": "Who is taller, Michael or Sarah?"}
+    (p,) = perturb("change_names", case, rng(3))
+    new_m, new_s = p.change["mapping"]["Michael"], p.change["mapping"]["Sarah"]
+    assert p.inputs == {
+        "question1": f"Is {new_m} taller than {new_s}?",
+        "question2": f"Who is taller, {new_m} or {new_s}?",
+    }
+
+
+def test_change_names_not_applicable(tagger):
+    assert texts("change_names", "The movie was great.") == []
+    assert texts("change_names", "Will you come?") == []
+
+
+def test_change_location(tagger):
+    cities = {e.value for e in load_lexicon("city")}
+    countries = {e.value for e in load_lexicon("country")}
+    outs = perturb("change_location", {"text": "I moved from Paris to Japan last year."}, rng(), n=3)
+    assert len(outs) == 3
+    for p in outs:
+        new_city, new_country = p.change["mapping"]["Paris"], p.change["mapping"]["Japan"]
+        assert new_city in cities and new_city != "Paris"
+        assert new_country in countries and new_country != "Japan"
+        assert p.inputs["text"] == f"I moved from {new_city} to {new_country} last year."
+    assert texts("change_location", "I moved to a new flat.") == []
+
+
+def test_change_location_multiword_names(tagger):
+    (p,) = perturb("change_location", {"text": "She lives in New York City now."}, rng())
+    assert p.change["edits"][0]["from"] == "New York City"
+
+
+# ---------------------------------------------------------------- numbers
+
+
+def test_change_number_within_twenty_percent_never_the_same():
+    for seed in range(30):
+        (p,) = perturb("change_number", {"text": "I bought 50 apples and 10 pears."}, rng(seed))
+        m = re.fullmatch(r"I bought (\d+) apples and (\d+) pears\.", p.inputs["text"])
+        a, b = int(m.group(1)), int(m.group(2))
+        assert a != 50 and 40 <= a <= 60 and b != 10 and 8 <= b <= 12
+
+
+def test_change_number_years_stay_four_digits_and_small_numbers_move():
+    for seed in range(30):
+        (out,) = texts("change_number", "Born in 1001, she had 1 cat.", seed)
+        year, cat = map(int, re.findall(r"\d+", out))
+        assert 1000 <= year <= 1201 and year != 1001 and cat in (0, 2)
+
+
+def test_change_number_skips_decimals_and_not_applicable():
+    (out,) = texts("change_number", "It costs 3.5 dollars, 5pm, 007 or 20.")
+    assert (
+        out.startswith("It costs 3.5 dollars, 5pm, 007 or ")
+        and out != "It costs 3.5 dollars, 5pm, 007 or 20."
+    )
+    assert texts("change_number", "No numbers here.") == []
+
+
+# ---------------------------------------------------------------- punctuation, URLs, phrases, swap
+
+
+def test_punctuation():
+    assert texts("punctuation", "Good movie!") == ["Good movie", "Good movie."]
+    assert texts("punctuation", "Good movie") == ["Good movie."]
+    assert texts("punctuation", "Good movie.") == ["Good movie"]
+    assert texts("punctuation", "") == []
+
+
+def test_add_url_handle():
+    outs = texts("add_url_handle", "Great flight", n=6)
+    assert len(outs) == 6
+    for out in outs:
+        assert re.fullmatch(r"Great flight (https://t\.co/[A-Za-z0-9]{10}|@[A-Za-z0-9]{10})", out)
+    assert any("https://" in o for o in outs) and any("@" in o for o in outs)
+    assert texts("add_url_handle", "Great flight", 4, n=3) == texts("add_url_handle", "Great flight", 4, n=3)
+
+
+def test_append_phrase():
+    phrases = ["You are lame.", "I hate you."]
+    assert texts("append_phrase", "Good movie.", phrases=phrases) == [
+        "Good movie. You are lame.",
+        "Good movie. I hate you.",
+    ]
+    (one,) = texts("append_phrase", "Good movie.", phrases=phrases, n=1)
+    assert one in ("Good movie. You are lame.", "Good movie. I hate you.")
+    p = perturb("append_phrase", {"text": "Ok"}, rng(), phrases=["Bad."])[0]
+    assert p.change == {
+        "perturbation": "append_phrase",
+        "phrase": "Bad.",
+        "edits": [{"field": "text", "start": 2, "end": 2, "from": "", "to": " Bad."}],
+    }
+
+
+def test_swap_fields():
+    case = {"question1": "How old is John?", "question2": "What is John's age?", "id": "7"}
+    (p,) = perturb("swap_fields", case, rng())
+    assert p.inputs == {"question1": "What is John's age?", "question2": "How old is John?", "id": "7"}
+    assert perturb("swap_fields", {"question1": "same", "question2": "same"}, rng()) == []
+    (q,) = perturb(
+        "swap_fields", {"premise": "a", "hypothesis": "b"}, rng(), fields=["premise", "hypothesis"]
+    )
+    assert q.inputs == {"premise": "b", "hypothesis": "a"}
+    with pytest.raises(InputError):
+        perturb("swap_fields", {"premise": "a", "hypothesis": "b"}, rng())
+
+
+# ---------------------------------------------------------------- negation
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("John is happy.", "John is not happy."),
+        ("She likes it.", "She does not like it."),
+        ("They went home.", "They did not go home."),
+        ("I like it.", "I do not like it."),
+        ("He can swim.", "He cannot swim."),
+        ("We have eaten.", "We have not eaten."),
+        ("She has a car.", "She does not have a car."),
+        ("He's happy.", "He's not happy."),
+        ("The food was really good.", "The food was not really good."),
+    ],
+)
+def test_add_negation(tagger, text, expected):
+    assert texts("add_negation", text) == [expected]
+
+
+@pytest.mark.parametrize(
+    "text", ["Is it good?", "John is not happy.", "It isn't good.", "He never lies.", "Great food!"]
+)
+def test_add_negation_not_applicable(tagger, text):
+    assert texts("add_negation", text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("John is not happy.", "John is happy."),
+        ("She does not like it.", "She likes it."),
+        ("She doesn't like it.", "She likes it."),
+        ("They did not go home.", "They went home."),
+        ("I do not like it.", "I like it."),
+        ("He didn't really enjoy it.", "He really enjoyed it."),
+        ("I can't go.", "I can go."),
+        ("I won't go.", "I will go."),
+        ("I cannot go.", "I can go."),
+        ("He isn't here.", "He is here."),
+    ],
+)
+def test_remove_negation(tagger, text, expected):
+    assert texts("remove_negation", text) == [expected]
+
+
+@pytest.mark.parametrize("text", ["Not bad at all.", "Good, not bad.", "John is happy.", "Fine."])
+def test_remove_negation_not_applicable(tagger, text):
+    assert texts("remove_negation", text) == []
+
+
+def test_negation_round_trip(tagger):
+    for text in ["John is happy.", "She likes it.", "They went home."]:
+        (neg,) = texts("add_negation", text)
+        assert texts("remove_negation", neg) == [text]
+
+
+def test_untouched_text_is_byte_identical(tagger):
+    text = "  She  likes it…  really, “truly”.  "
+    (out,) = texts("add_negation", text)
+    assert out == "  She  does not like it…  really, “truly”.  "
+
+
+def test_every_perturbation_returns_perturbed_records_with_the_change(tagger):
+    case = {"text": "John is 30 and lives in Paris. He isn't sure."}
+    options = {"append_phrase": {"phrases": ["Nice."]}, "swap_fields": None}
+    for name in PERTURBATIONS:
+        if options.get(name, {}) is None:
+            continue
+        out = perturb(name, case, rng(), **options.get(name, {}))
+        assert out, name
+        for p in out:
+            assert isinstance(p, Perturbed) and p.change["perturbation"] == name
+            assert p.inputs != case and set(p.inputs) == set(case)
+            for e in p.change["edits"]:
+                assert case[e["field"]][e["start"] : e["end"]] == e["from"]
+        again = perturb(name, case, rng(), **options.get(name, {}))
+        assert [p.inputs for p in again] == [p.inputs for p in out], name
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("add_negation", "He really likes it.", ["He does not really like it."]),
+        ("add_negation", "fans will most likely not find it .", []),
+        (
+            "expand_contractions",
+            "it 's good but i do n't know ; kissinger 's .",
+            ["it is good but i do not know ; kissinger 's ."],
+        ),
+        ("remove_negation", "i do n't like it .", ["i like it ."]),
+    ],
+)
+def test_adverbs_and_treebank_tokenized_text(tagger, name, text, expected):
+    """SST-style text is tokenized ("do n't", "it 's"); adverbs stay next to their verb."""
+    assert texts(name, text) == expected
