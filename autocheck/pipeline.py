@@ -287,6 +287,7 @@ class _Expander:
             is_treebank = Path(config.grammar).is_dir()
             self.grammar = build_grammar(config.grammar) if is_treebank else load_grammar(config.grammar)
             self.differentiator = Differentiator(self.grammar)  # its candidate memo serves every seed
+            self.context = _function_pairs(config.grammar, is_treebank)
             self.parser = Parser(config.parser)
             self.mlm = MaskedLM.from_pretrained(config.mlm)
         self.fluency = None
@@ -348,6 +349,7 @@ class _Expander:
                     top_n=self.config.top_n,
                     stats=stats,
                     fluency=self.fluency,
+                    context=self.context,
                 )
                 for expansion in expansions:
                     by_seed[expansion.seed_id].append(expansion)
@@ -362,9 +364,25 @@ class _Expander:
     def describe(self) -> dict[str, Any]:
         return {
             "grammar": self.grammar.provenance,
+            "function_pairs": self.context.provenance if self.context else None,
             "parser": self.parser.identity,
             "mlm": self.mlm.describe(),
         }
+
+
+def _function_pairs(grammar: str, is_treebank: bool):
+    """The context check's word pairs: built from a treebank directory, shipped with a named grammar
+    (``grammars/<name>.function_pairs.json``), or None (no check) for a grammar file without them."""
+    from .expand.context import build_function_pairs, load_function_pairs
+
+    if is_treebank:
+        return build_function_pairs(grammar)
+    path = Path(grammar)
+    beside = path.with_suffix(".function_pairs.json") if path.suffix else None
+    if beside is not None and not beside.exists():
+        log.info("%s: no function-word pairs beside the grammar; the context check is off", grammar)
+        return None
+    return load_function_pairs(beside or grammar)
 
 
 def _fresh_state() -> dict[str, Any]:

@@ -30,8 +30,11 @@ Validation (the original's checks with their bugs fixed, see reference notes sec
    proper noun: it fails any other tag, and for an ``NNP``/``NNPS`` mask it is capitalised before tagging;
    any other fill of a proper-noun mask must be capitalised to pass (a lower-case word is not a name, and
    capitalising an arbitrary word would only make the tagger call it one);
-6. requirement: the filled text must still meet the seed's capability requirement;
-7. fluency (when a ``fluency.Fluency`` is given): the filled text's pseudo-log-likelihood per token must
+6. context (when ``context.FunctionPairs`` are given): an inserted preposition, "to", conjunction or
+   determiner next to another function word must make a word pair the reference treebank has ("out of"
+   yes, "in of" and "and but" no): the grammar's productions are context-free, the sentence is not;
+7. requirement: the filled text must still meet the seed's capability requirement;
+8. fluency (when a ``fluency.Fluency`` is given): the filled text's pseudo-log-likelihood per token must
    not fall more than its threshold below the seed's.
 
 Casing (fix *casing*, for uncased masked LMs): fills are re-cased for their position before any check
@@ -77,6 +80,7 @@ from ..tagging import (
     proper_noun,
     tokenize,
 )
+from .context import FunctionPairs
 from .fluency import Fluency
 
 log = logging.getLogger(__name__)
@@ -87,7 +91,7 @@ WORD_TAGS = frozenset(
     "CC CD DT EX FW IN JJ JJR JJS LS MD NN NNS NNP NNPS PDT POS PRP PRP$ RB RBR RBS RP SYM TO UH "
     "VB VBD VBG VBN VBP VBZ WDT WP WP$ WRB".split()
 )
-REASONS = ("duplicate", "polarity", "doubled", "pos", "requirement", "fluency")
+REASONS = ("duplicate", "polarity", "doubled", "pos", "context", "requirement", "fluency")
 _WORD = re.compile(r"[A-Za-z]+")
 _WORD_START = ("Ġ", "▁")  # byte-level BPE (RoBERTa, GPT-2) and SentencePiece word-initial markers
 _TEMPLATES_PER_CHUNK = 256
@@ -384,6 +388,7 @@ def fill(
     batch_size: int = 64,
     stats: FillStats | None = None,
     fluency: Fluency | None = None,
+    context: FunctionPairs | None = None,
 ) -> Iterator[TestCase]:
     """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
 
@@ -408,6 +413,7 @@ def fill(
         yield from validate(
             usable, suggestions, cases_by_id, lexicon, requirement,
             fills_per_mask=fills_per_mask, stats=stats, kept_texts=kept_texts, fluency=fluency,
+            context=context,
         )  # fmt: skip
 
 
@@ -442,6 +448,7 @@ def validate(
     stats: FillStats | None = None,
     kept_texts: dict[str, set[str]] | None = None,
     fluency: Fluency | None = None,
+    context: FunctionPairs | None = None,
 ) -> list[TestCase]:
     """The valid fills of each template (``suggestions[i]`` for ``templates[i]``, best first) as cases.
 
@@ -470,7 +477,7 @@ def validate(
             for i in pending
             for words, score in suggestions[i][examined[i] : examined[i] + window]
         ]
-        verdicts = _checks(wave, templates, seeds, lexicon, requirement, kept_texts, seed_tags)
+        verdicts = _checks(wave, templates, seeds, lexicon, requirement, kept_texts, seed_tags, context)
         scores: dict[int, float] = {}
         if fluency is not None:
             room = {i: wanted - len(kept[i]) for i in pending}
@@ -548,6 +555,7 @@ def _checks(
     requirement: Requirement,
     kept_texts: dict[str, set[str]],
     seed_tags: dict[str, list],
+    context: FunctionPairs | None = None,
 ) -> list[str | None]:
     """For each candidate, the first check it fails (None: it passes all but fluency). Only candidates
     still passing are tagged, in one batch, and only those passing the tags meet the requirement check."""
@@ -574,6 +582,11 @@ def _checks(
             for w, tag in zip(c.words, template.tags)
         ):
             verdicts[n] = "pos"
+        elif context is not None and not all(
+            context.allows(tag, left, word.lower(), right)
+            for (left, word, right), tag in zip(_neighbours(template, c.words), template.tags)
+        ):
+            verdicts[n] = "context"
         elif not requirement(seeds[c.template], c.text):
             verdicts[n] = "requirement"
     return verdicts
@@ -635,15 +648,23 @@ def _sentence_initial(parse: Parse, index: int, starts: set[int]) -> bool:
     return parse.tokens[index - 1] in _QUOTES and opens(parse.text, parse.offsets[index - 1][1])
 
 
+def _neighbours(template: MaskedTemplate, words: Sequence[str]) -> list[tuple[str | None, str, str | None]]:
+    """Each inserted word, lower-cased, with the lower-cased tokens left and right of it in the filled
+    text (None at an edge)."""
+    filled = [token.lower() for token in template.parse.tokens]
+    positions = []
+    for n, ((index, _), word) in enumerate(zip(template.masks, words)):
+        filled.insert(index + n, word.lower())
+        positions.append(index + n)
+    return [
+        (filled[p - 1] if p > 0 else None, filled[p], filled[p + 1] if p + 1 < len(filled) else None)
+        for p in positions
+    ]
+
+
 def _doubled(template: MaskedTemplate, words: Sequence[str]) -> bool:
     """Fix *doubled words*: whether an inserted word repeats the word next to it ("kind kind")."""
-    filled = [(token.lower(), False) for token in template.parse.tokens]
-    for n, ((index, _), word) in enumerate(zip(template.masks, words)):
-        filled.insert(index + n, (word.lower(), True))
-    return any(
-        inserted and any(0 <= j < len(filled) and filled[j][0] == word for j in (p - 1, p + 1))
-        for p, (word, inserted) in enumerate(filled)
-    )
+    return any(word in (left, right) for left, word, right in _neighbours(template, words))
 
 
 def _candidate(
