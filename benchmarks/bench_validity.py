@@ -241,6 +241,11 @@ def report_labels(scorer, path: Path, default: float) -> None:
         f"\nhand labels ({path.name}): {len(rows)} expansions: "
         + ", ".join(f"{k} {labels[k]}" for k in ("natural", "odd", "ungrammatical"))
     )
+    rejected = context_rejections(rows)
+    print(
+        "  the context check (function-word pairs) rejects: "
+        + ", ".join(f"{k} {sum(r and row['label'] == k for r, row in zip(rejected, rows))}" for k in labels)
+    )
     for good_labels, name in (
         (("natural", "odd"), "grammatical (natural or odd)"),
         (("natural",), "natural"),
@@ -258,6 +263,32 @@ def report_labels(scorer, path: Path, default: float) -> None:
             mark = "  <- default" if t == default else ""
             shown = "off" if t is None else f"{t:g}"
             print(f"    {shown:>10}{sum(keep) / len(keep):>8.0%}{precision:>11.0%}{recall:>8.0%}{mark}")
+
+
+def context_rejections(rows: list[dict]) -> list[bool]:
+    """Whether the context check would reject each labelled expansion (inserted words found by aligning
+    its tokens with its seed's, tagged in context)."""
+    from autocheck.expand.context import load_function_pairs
+    from autocheck.tagging import pos_tag_sents, tokenize
+
+    pairs = load_function_pairs("ptb_sample")
+    out = []
+    for row in rows:
+        tokens = tokenize(row["text"]).words
+        words = [w.lower() for w in tokens]
+        tags = pos_tag_sents([tokens])[0]
+        seed = [w.lower() for w in tokenize(row["seed"]).words]
+        inserted, j = [], 0
+        for i, word in enumerate(words):
+            if j < len(seed) and word == seed[j]:
+                j += 1
+            else:
+                inserted.append(i)
+        neighbours = [
+            (words[i - 1] if i else None, words[i + 1] if i + 1 < len(words) else None) for i in inserted
+        ]
+        out.append(not all(pairs.allows(tags[i], a, words[i], b) for i, (a, b) in zip(inserted, neighbours)))
+    return out
 
 
 if __name__ == "__main__":
