@@ -31,6 +31,15 @@ def _fills(value: str) -> int | None:
     return None if value == "all" else int(value)
 
 
+def _threshold(value: str) -> float | None:
+    if value.lower() == "off":
+        return None
+    threshold = float(value)
+    if not threshold >= 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative number or 'off', not {value!r}")
+    return threshold
+
+
 def _add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--task", help="task whose shipped spec to use (default: sentiment; or the --requirements file's)"
@@ -84,7 +93,12 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         default="nltk",
         help="reference grammar: 'nltk' (shipped PTB-sample PCFG), a grammar JSON, or a PTB .mrg directory",
     )
-    p.add_argument("--top-k", type=int, default=5, help="reference productions kept per seed production")
+    p.add_argument(
+        "--top-k",
+        type=int,
+        default=5,
+        help="candidate expansions kept per seed, ranked together (per seed production with --compat)",
+    )
     p.add_argument(
         "--fills-per-mask", type=_fills, default=1, help="validated fills kept per masked template, or 'all'"
     )
@@ -92,6 +106,13 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         "--beam-size", type=int, default=20, help="beam width for multi-mask fills (CheckList: 100)"
     )
     p.add_argument("--top-n", type=int, default=60, help="masked-LM suggestions considered per template")
+    p.add_argument(
+        "--fluency-threshold",
+        type=_threshold,
+        default=0.15,
+        help="keep an expansion whose masked-LM pseudo-log-likelihood per token is at most this far below "
+        "its seed's (default 0.15); 'off' keeps all",
+    )
     p.add_argument("--workers", type=int, default=1, help="CPU threads for model forward passes")
     p.add_argument("--no-expand", action="store_true", help="seeds only (the no-expansion ablation)")
 
@@ -125,6 +146,7 @@ def _config(args: argparse.Namespace, expand: bool):
         config.grammar = "ptb_sample" if args.treebank == "nltk" else args.treebank
         config.top_k, config.fills_per_mask = args.top_k, args.fills_per_mask
         config.beam_size, config.top_n = args.beam_size, args.top_n
+        config.fluency_threshold = args.fluency_threshold
     return config
 
 

@@ -68,10 +68,12 @@ class GenerateConfig:
     parser: str = "benepar_en3"
     mlm: str = "bert-base-uncased"
     grammar: str = "ptb_sample"
-    top_k: int = 5
+    top_k: int = 5  # candidate expansions kept per seed (Algorithm 1); per seed production with compat
     fills_per_mask: int | None = 1  # None keeps every valid fill (the older ALiCT runs); 1 is ALiCT HEAD
     beam_size: int = 20  # CheckList used 100; a multi-mask fill costs about beam_size single ones
     top_n: int = 60
+    # keep an expansion only if its PLL per token is at least its seed's minus this; None: no fluency check
+    fluency_threshold: float | None = 0.15  # expand.fluency.DEFAULT_THRESHOLD
     chunk_size: int = 64  # seed cases per parse/fill batch and per resume checkpoint
     max_cases: int = 100_000  # per template: a larger Cartesian product is an error (use nsamples)
 
@@ -305,8 +307,14 @@ class _Expander:
             is_treebank = Path(config.grammar).is_dir()
             self.grammar = build_grammar(config.grammar) if is_treebank else load_grammar(config.grammar)
             self.differentiator = Differentiator(self.grammar)  # its candidate memo serves every seed
+            self.context = _function_pairs(config.grammar, is_treebank)
             self.parser = Parser(config.parser)
             self.mlm = MaskedLM.from_pretrained(config.mlm)
+        self.fluency = None
+        if config.fluency_threshold is not None:
+            from .expand.fluency import Fluency, FluencyScorer
+
+            self.fluency = Fluency(FluencyScorer(self.mlm), config.fluency_threshold)
 
     def requirement(self, case: TestCase, new_text: str) -> bool:
         capability = self.capabilities[case.capability]
@@ -330,8 +338,15 @@ class _Expander:
                     rejected["unparsable seed"] += 1
                     continue
                 counts[case.capability].parsed += 1
+                if self.mlm.has_special_token(case.text):  # a literal [MASK] would be filled as a mask
+                    rejected["seed with a special token of the masked LM"] += 1
+                    continue
                 found = self.differentiator.differentiate(
-                    case.id, parse, top_k=self.config.top_k, editable=case.editable
+                    case.id,
+                    parse,
+                    top_k=self.config.top_k,
+                    editable=case.editable,
+                    per_production=self.config.compat,
                 )
                 counts[case.capability].masked_templates += len(found)
                 templates.extend(found)
@@ -353,6 +368,8 @@ class _Expander:
                     beam_size=self.config.beam_size,
                     top_n=self.config.top_n,
                     stats=stats,
+                    fluency=self.fluency,
+                    context=self.context,
                 )
                 for expansion in expansions:
                     by_seed[expansion.seed_id].append(expansion)
@@ -360,14 +377,32 @@ class _Expander:
             counts[capability].expansions += stats.kept
             rejected.update({f"fill: {reason}": n for reason, n in stats.rejected.items() if n})
         self.timer.seconds["fill: masked-LM forward"] = self.mlm.forward_seconds  # part of "fill"
+        if self.fluency is not None:
+            self.timer.seconds["fill: fluency forward"] = self.fluency.scorer.forward_seconds
         return by_seed
 
     def describe(self) -> dict[str, Any]:
         return {
             "grammar": self.grammar.provenance,
+            "function_pairs": self.context.provenance if self.context else None,
             "parser": self.parser.identity,
             "mlm": self.mlm.describe(),
         }
+
+
+def _function_pairs(grammar: str, is_treebank: bool):
+    """The context check's word pairs: built from a treebank directory, shipped with a named grammar
+    (``grammars/<name>.function_pairs.json``), or None (no check) for a grammar file without them."""
+    from .expand.context import build_function_pairs, load_function_pairs
+
+    if is_treebank:
+        return build_function_pairs(grammar)
+    path = Path(grammar)
+    beside = path.with_suffix(".function_pairs.json") if path.suffix else None
+    if beside is not None and not beside.exists():
+        log.info("%s: no function-word pairs beside the grammar; the context check is off", grammar)
+        return None
+    return load_function_pairs(beside or grammar)
 
 
 def _fresh_state() -> dict[str, Any]:
