@@ -44,7 +44,8 @@ def squad_normalize(text: str) -> str:
 
 
 def allowed(expected: Any) -> tuple[str, ...]:
-    return expected if isinstance(expected, tuple) else (expected,)
+    """A label, or a tuple/list of allowed labels, as a tuple."""
+    return tuple(expected) if isinstance(expected, tuple | list) else (expected,)
 
 
 def mft_outcome(task: Task, expected: Any, label: str) -> str:
@@ -115,10 +116,6 @@ def check_expected(task: Task, test_type: str, expected: Any) -> str | None:
     return "test_type must be MFT, INV or DIR"
 
 
-def _tuple(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
-
-
 def case_outcome(
     task: Task,
     test_type: str,
@@ -135,11 +132,4 @@ def case_outcome(
         return NA  # the original of an INV/DIR test is not a test by itself
     if test_type == "INV":
         return inv_outcome(task, orig_probs, orig_label, probs, label)
-    return dir_outcome(task, _as_dir(expected), orig_probs, orig_label, probs, label)
-
-
-def _as_dir(expected: dict[str, Any]) -> dict[str, Any]:
-    """DIR expectations written before targets could be lists."""
-    if "target" in expected:
-        return {**expected, "target": _tuple(expected["target"])}
-    return expected
+    return dir_outcome(task, expected, orig_probs, orig_label, probs, label)
