@@ -106,9 +106,7 @@ def check_expected(task: Task, test_type: str, expected: Any) -> str | None:
         if not isinstance(expected, dict):
             return "an object expected"
         if "target" in expected:
-            return (
-                None if set(allowed(_tuple(expected["target"]))) <= labels else "target must be task labels"
-            )
+            return None if set(allowed(expected["target"])) <= labels else "target must be task labels"
         used = {expected.get("label")} - {None} | set((expected.get("score") or {}).values())
         if expected.get("direction") not in ("up", "down") or not used <= labels:
             return "{'direction': 'up'|'down', 'label' or 'score', 'tolerance'} over task labels expected"
