@@ -194,6 +194,7 @@ def export_suite(
         "label_space": list(label_space),
         "inputs": list(task.inputs),
         "task": task.name,
+        "output": task.output,
         "set_label_rule": set_label_rule,
         "suite": str(suite_dir),
         "totals": {name: len(split_rows) for name, split_rows in by_split.items()},

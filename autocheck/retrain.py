@@ -133,6 +133,8 @@ def retrain(
     if out.exists() and any(out.iterdir()):
         raise InputError(f"{out}: directory is not empty; choose a new output directory")
     summary, splits = load_export(data_dir)
+    if summary.get("output") == "span":
+        raise InputError(f"{data_dir}: a question-answering export; retrain fine-tunes sequence classifiers")
     label_space = list(summary["label_space"])
     inputs = summary.get("inputs", ["text"])
     sst2 = read_sst2(eval_sst2) if eval_sst2 else None

@@ -14,7 +14,7 @@ from autocheck.models import load_model
 from autocheck.models.hf import HFModel, HFQuestionAnswering
 from autocheck.requirements import load_spec
 from autocheck.run import run_suite
-from autocheck.store import read_jsonl
+from autocheck.store import InputError, read_jsonl
 
 torch.set_num_threads(1)
 SUITES = ("nli", "qqp", "squad", "sentiment_checklist")
@@ -115,3 +115,21 @@ def test_squad_suite_runs_a_question_answering_model_and_a_callable(built, tmp_p
     assert caps["MC-fairness"]["failure_rate"] == 1.0  # always the first name: "P1 is not a PROF, P2 is."
     assert caps["MC-agent-object"]["failure_rate"] == 0.5  # right for the agent, wrong for the object
     assert caps["MC-typos"]["failure_rate"] == 0.0  # the question's typos do not matter to it
+
+
+def test_a_pair_task_exports_and_retrains(built, tmp_path):
+    from autocheck.export import export_suite
+    from autocheck.retrain import retrain
+
+    model = tiny_bert(tmp_path / "qqp-bert", "ForSequenceClassification", WORDS, {0: "LABEL_0", 1: "LABEL_1"})
+    summary = export_suite(built / "qqp", tmp_path / "export", seed=1)
+    assert summary["label_space"] == ["not_duplicate", "duplicate"] and summary["inputs"] == [
+        "question1",
+        "question2",
+    ]
+    results = retrain(model, tmp_path / "export", tmp_path / "retrained", max_steps=2, batch_size=4)
+    assert results["before"]["test_per_capability"] and results["after"]["test_accuracy"] >= 0
+    squad = export_suite(built / "squad", tmp_path / "squad-export")
+    assert squad["output"] == "span"
+    with pytest.raises(InputError, match="question-answering export"):
+        retrain(model, tmp_path / "squad-export", tmp_path / "nope")
