@@ -13,8 +13,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .run import CASES, FAIL, PREDICTIONS, RESULTS, natural_key
-from .store import InputError, atomic_write_text, load_json, read_jsonl
+from ..run import CASES, FAIL, PREDICTIONS, RESULTS, natural_key
+from ..store import InputError, atomic_write_text, load_json, read_jsonl
 
 log = logging.getLogger(__name__)
 
