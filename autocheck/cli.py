@@ -226,20 +226,48 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import format_table, load_results, write_html
+    from .report import format_table, load_results, summary_json, write_html
 
     checklist = load_results(args.checklist) if args.checklist else None
     results = load_results(args.results)
-    print(format_table(results, checklist))
+    if args.max_failures < 0:
+        raise InputError(f"--max-failures {args.max_failures}: expected 0 (all) or a positive number")
+    if args.json:
+        print(json.dumps(summary_json(results, checklist), indent=2, ensure_ascii=False))
+    else:
+        print(format_table(results, checklist))
+    say = (lambda text: print(text, file=sys.stderr)) if args.json else print
     if args.markdown:
         from .ci import markdown_summary
         from .store import atomic_write_text
 
         atomic_write_text(args.markdown, markdown_summary(results))
-        print(f"Markdown summary written to {args.markdown}")
+        say(f"Markdown summary written to {args.markdown}")
     if args.html:
-        write_html(args.results, args.html, checklist_dir=args.checklist)
-        print(f"HTML report written to {args.html}")
+        write_html(
+            args.results,
+            args.html,
+            checklist_dir=args.checklist,
+            max_failures=args.max_failures,
+            plots=not args.no_plots,
+        )
+        say(f"HTML report written to {args.html}" + ("" if args.no_plots else " (plots beside it as PNG)"))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .report.compare import compare_runs, format_comparison, write_comparison_html
+
+    if args.max_cases < 0:
+        raise InputError(f"--max-cases {args.max_cases}: expected 0 (all) or a positive number")
+    result = compare_runs(args.run_a, args.run_b)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(format_comparison(result))
+    if args.html:
+        write_comparison_html(result, args.html, max_cases=args.max_cases)
+        print(f"comparison written to {args.html}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -468,7 +496,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--checklist", type=Path, help="results of the CheckList suite, shown beside each mapped LC"
     )
     p.add_argument("--markdown", type=Path, help="write a Markdown summary (for a pull-request comment)")
+    p.add_argument(
+        "--json", action="store_true", help="print the machine-readable summary instead of the table"
+    )
+    p.add_argument(
+        "--max-failures",
+        type=int,
+        default=100,
+        help="failing cases listed in the page per capability and model (default 100; 0: all)",
+    )
+    p.add_argument("--no-plots", action="store_true", help="no plots in the page and no PNG files beside it")
     p.set_defaults(func=cmd_report)
+
+    p = commands.add_parser(
+        "compare", help="compare two runs of a suite: failure-rate changes and the cases that flipped"
+    )
+    p.add_argument("run_a", type=Path, help="results directory of the first run (before)")
+    p.add_argument("run_b", type=Path, help="results directory of the second run (after)")
+    p.add_argument("--html", type=Path, help="write the comparison as a self-contained HTML page")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON instead of a table")
+    p.add_argument(
+        "--max-cases",
+        type=int,
+        default=200,
+        help="flipped cases listed in the page per capability and direction (default 200; 0: all)",
+    )
+    p.set_defaults(func=cmd_compare)
 
     p = commands.add_parser(
         "checklist", help="convert a CheckList released suite (JSON) into a suite directory"

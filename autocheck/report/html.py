@@ -1,155 +1,123 @@
-"""Summaries of a run: a terminal table and one self-contained HTML page (inline CSS and SVG, no scripts).
+"""The HTML report: one self-contained page (inline CSS, SVG and a small script; no external assets) that
+reads without JavaScript. Every dataset text is HTML-escaped.
 
-A CheckList run (a suite made by ``checklist.convert_checklist``) is recognised from its manifest; its
-rows show the paper's LC each test maps to. Given an autocheck run and a CheckList run of the same
-models, each LC row also shows the failure rate of its mapped CheckList test (``Macros.LC_MAP``).
+What it shows: each capability's name, group, description, test type and expectation from the suite's
+manifest; a capability × model matrix of headline failure rates (with the mapped CheckList test beside
+each LC when a CheckList run is given); every count the results hold per model (seeds, expansions,
+perturbations, all cases, seed groups, errors, pass→fail and fail→pass, the seed-vs-expansion INV test);
+two plots (failure rate with its 95% interval, seed vs expansion rates) as inline SVG, also written as PNG
+files beside the page; and a table of the failing cases of every capability and model (up to
+``max_failures`` each, with a note of how many there are), which the script filters (capability, model,
+test type, kind, outcome, text) and sorts. Without JavaScript every row is shown and the filters are not.
 """
 
 from __future__ import annotations
 
 import html
 import logging
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from ..run import CASES, FAIL, PREDICTIONS, RESULTS, natural_key
-from ..store import InputError, atomic_write_text, load_json, read_jsonl
+from ..expect import ERROR, FAIL
+from ..run import CASES, PREDICTIONS
+from ..store import atomic_write_text, read_jsonl
+from .summary import (
+    binary_note,
+    capabilities,
+    capability_info,
+    headline,
+    interval,
+    is_checklist,
+    load_results,
+    mapped_checklist,
+    overall,
+    pct,
+    row_label,
+    short_name,
+)
 
 log = logging.getLogger(__name__)
 
-PARTS = ("seeds", "expansions", "all")
-
-
-def load_results(results_dir: str | Path) -> dict[str, Any]:
-    results = load_json(Path(results_dir) / RESULTS, "results file (written by 'autocheck run')")
-    if not isinstance(results, dict) or "models" not in results:
-        raise InputError(f"{Path(results_dir) / RESULTS}: field 'models' missing; not a results file")
-    return results
-
-
-def _manifest(results: dict[str, Any]) -> dict[str, Any]:
-    return (results.get("suite") or {}).get("manifest") or {}
-
-
-def is_checklist(results: dict[str, Any]) -> bool:
-    return _manifest(results).get("source") == "checklist"
-
-
-def short_name(model: str) -> str:
-    """A local model directory by its folder name; hub ids and other specs as they are."""
-    return Path(model).name if model.startswith(("/", ".", "~")) else model
-
-
-def _pct(rate: float | None) -> str:
-    return "–" if rate is None else f"{100 * rate:.1f}%"
-
-
-def _capabilities(results: dict[str, Any]) -> list[str]:
-    caps = {cap for model in results["models"].values() for cap in model["capabilities"]}
-    return sorted(caps, key=natural_key)
-
-
-def _row_label(results: dict[str, Any], cap: str) -> str:
-    """A CheckList test's full name and LC; an autocheck capability as is."""
-    test = _manifest(results).get("tests", {}).get(cap)
-    if not test:
-        return cap
-    return f"{test['name']} [{test['lc']}]" if test.get("lc") else test["name"]
-
-
-def _binary_note(results: dict[str, Any]) -> str:
-    binary = (results.get("task") or {}).get("binary")
-    if not binary:
-        return ""
-    low, high = binary["band"]
-    return (
-        f"{binary['neutral'].capitalize()} = P({binary['labels'][1]}) strictly between {low:.3g} and "
-        f"{high:.3g} for binary models."
-    )
-
-
-def describe(results: dict[str, Any], cap: str) -> str:
-    """A capability's group and description, from the suite's manifest ("" when it has none)."""
-    info = _manifest(results).get("capabilities", {}).get(cap) or {}
-    return " — ".join(x for x in (info.get("capability"), info.get("description")) if x)
-
-
-def _derived(c: dict[str, Any]) -> dict[str, Any]:
-    """The tally of a capability's derived cases: its expansions, or its perturbations (INV/DIR)."""
-    perturbations = c.get("perturbations") or {}
-    return perturbations if perturbations.get("cases") and not c["expansions"]["cases"] else c["expansions"]
-
-
-def mapped_checklist(
-    checklist: dict[str, Any] | None, cap: str, model: str
-) -> tuple[str, float | None] | None:
-    """(CheckList test name, its failure rate for ``model``) mapped to an LC capability, if the run has it."""
-    if not checklist:
-        return None
-    manifest = _manifest(checklist)
-    test_id = manifest.get("lc_map", {}).get(cap)
-    models = checklist["models"]
-    row = models.get(model) or (next(iter(models.values())) if len(models) == 1 else None)
-    if not test_id or row is None or test_id not in row["capabilities"]:
-        return None
-    return manifest["tests"][test_id]["name"], row["capabilities"][test_id]["failure_rate"]
-
-
-def format_table(results: dict[str, Any], checklist: dict[str, Any] | None = None) -> str:
-    """Capability × model failure rates (seeds / expansions / all), plain text.
-
-    ``checklist``: results of a CheckList run of the same models, shown next to each mapped LC.
-    """
-    models = list(results["models"])
-    header = ["capability", "type"]
-    for name in models:
-        header += [f"{short_name(name)} seeds", "derived", "all", "p→f"]
-        if checklist:
-            header.append("CheckList")
-    rows = [header]
-    for cap in _capabilities(results):
-        row = [_row_label(results, cap), ""]
-        for name in models:
-            c = results["models"][name]["capabilities"].get(cap)
-            if c is None:
-                row += ["", "", "", ""] + ([""] if checklist else [])
-                continue
-            row[1] = c["test_type"]
-            row += [_pct(c["seeds"]["failure_rate"]), _pct(_derived(c)["failure_rate"])]
-            row += [_pct(c["failure_rate"]), str(c["transitions"]["pass_to_fail"])]
-            if checklist:
-                mapped = mapped_checklist(checklist, cap, name)
-                row.append(_pct(mapped[1]) if mapped else "")
-        rows.append(row)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
-        for r in rows
-    ]
-    lines.insert(1, "-" * len(lines[0]))
-    note = (
-        "rates: failures / applicable cases; derived = expansions (or perturbations); "
-        "'all' = CheckList test-case rate (groups for INV/DIR)"
-    )
-    return "\n".join([*lines, note])
-
-
-# ---------------------------------------------------------------------------------------------------------
-# HTML
+DEFAULT_MAX_FAILURES = 100
 
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222;max-width:1200px}
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222;max-width:1400px}
 h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}h3{font-size:15px}
 table{border-collapse:collapse;font-size:13px;margin:8px 0}
 th,td{border:1px solid #ddd;padding:4px 8px;text-align:right;vertical-align:top}
 th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}
 td.hi{background:#fde2e1}td.mid{background:#fff4d6}td.lo{background:#e6f4ea}
-.examples td,.examples th{text-align:left}.ex{max-width:480px}
+.examples td,.examples th,.spec td,.spec th{text-align:left}.ex{max-width:420px}
 mark{background:#ffe066;padding:0 2px;border-radius:2px}
 .muted{color:#777;font-size:12px}.fail{color:#b00020;font-weight:600}
+[hidden]{display:none!important}
+.filters{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:end;margin:8px 0;padding:8px;background:#f8f8f8}
+.filters label{font-size:12px;display:flex;flex-direction:column}
+th button{all:unset;cursor:pointer;font-weight:600}th button::after{content:" \\2195";color:#999}
+th[aria-sort=ascending] button::after{content:" \\2191"}
+th[aria-sort=descending] button::after{content:" \\2193"}
+figure{margin:8px 0}figure svg{max-width:100%;height:auto}
 """
-COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1")
+
+# Filters rows of each table named by a form.filters (data-table); sorts every table.sortable by a column.
+# It only hides and reorders rows that the page already holds.
+SCRIPT = """
+(function () {
+  function cellKey(row, i) {
+    var cell = row.cells[i];
+    var text = cell ? (cell.getAttribute('data-sort') || cell.textContent) : '';
+    var num = parseFloat(text);
+    return isNaN(num) || !/^\\s*-?[0-9.]/.test(text) ? text.toLowerCase() : num;
+  }
+  document.querySelectorAll('form.filters').forEach(function (form) {
+    var table = document.getElementById(form.getAttribute('data-table'));
+    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+    var shown = form.querySelector('.shown');
+    function apply() {
+      var query = form.elements.q.value.trim().toLowerCase(), n = 0;
+      var selects = form.querySelectorAll('select');
+      rows.forEach(function (row) {
+        var keep = !query || row.textContent.toLowerCase().indexOf(query) >= 0;
+        selects.forEach(function (s) {
+          if (s.value && row.getAttribute('data-' + s.name) !== s.value) keep = false;
+        });
+        row.hidden = !keep;
+        n += keep ? 1 : 0;
+      });
+      shown.textContent = n + ' of ' + rows.length + ' rows shown';
+    }
+    form.addEventListener('input', apply);
+    form.addEventListener('change', apply);
+    form.addEventListener('submit', function (e) { e.preventDefault(); });
+    form.hidden = false;
+    apply();
+  });
+  document.querySelectorAll('table.sortable').forEach(function (table) {
+    var heads = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th, i) {
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = th.textContent;
+      th.textContent = '';
+      th.appendChild(button);
+      button.addEventListener('click', function () {
+        var ascending = th.getAttribute('aria-sort') !== 'ascending';
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = cellKey(a, i), y = cellKey(b, i);
+          if (typeof x !== typeof y) { x = String(x); y = String(y); }
+          return (x < y ? -1 : x > y ? 1 : 0) * (ascending ? 1 : -1);
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      });
+    });
+  });
+})();
+"""
 
 
 def _e(text: Any) -> str:
@@ -179,126 +147,7 @@ def highlighted(text: str, inserted: list[dict[str, Any]]) -> str:
     return "".join(out)
 
 
-def _matrix(results: dict[str, Any], checklist: dict[str, Any] | None) -> str:
-    models = list(results["models"])
-    head = "<tr><th rowspan=2>capability</th><th rowspan=2>type</th>"
-    head += (
-        "".join(f"<th colspan={4 + bool(checklist)} title='{_e(m)}'>{_e(short_name(m))}</th>" for m in models)
-        + "</tr><tr>"
-    )
-    head += "".join(
-        "<th>seeds</th><th>derived</th><th>all</th><th>pass→fail</th>"
-        + ("<th>CheckList</th>" if checklist else "")
-        for _ in models
-    )
-    rows = [head + "</tr>"]
-    for cap in _capabilities(results):
-        about = describe(results, cap)
-        title = f"<br><span class=muted>{_e(about)}</span>" if about else ""
-        cells = [f"<td>{_e(_row_label(results, cap))}{title}</td>"]
-        test_type = ""
-        for name in models:
-            c = results["models"][name]["capabilities"].get(cap)
-            if c is None:
-                cells.append("<td></td>" * (4 + bool(checklist)))
-                continue
-            test_type = c["test_type"]
-            for tally in (c["seeds"], _derived(c)):
-                cells.append(
-                    f"<td class='{_shade(tally['failure_rate'])}'>{_pct(tally['failure_rate'])}"
-                    f"<br><span class=muted>{tally['failures']}/{tally['applicable']}</span></td>"
-                )
-            cells.append(f"<td class='{_shade(c['failure_rate'])}'><b>{_pct(c['failure_rate'])}</b></td>")
-            cells.append(f"<td>{c['transitions']['pass_to_fail']}</td>")
-            if checklist:
-                mapped = mapped_checklist(checklist, cap, name)
-                cells.append(f"<td title='{_e(mapped[0])}'>{_pct(mapped[1])}</td>" if mapped else "<td></td>")
-        cells.insert(1, f"<td>{_e(test_type)}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return "<table class=matrix>" + "".join(rows) + "</table>"
-
-
-def _chart(results: dict[str, Any]) -> str:
-    """Horizontal bars: one group per capability, one bar per model (headline failure rate)."""
-    models = list(results["models"])
-    caps = _capabilities(results)
-    label_w, bar_w, bar_h, gap = 320, 520, 14, 10
-    group_h = bar_h * len(models) + gap
-    legend_h = 20 * len(models) + 10
-    height = group_h * len(caps) + legend_h + 30
-    width = label_w + bar_w + 70
-    parts = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img' "
-        f"aria-label='failure rate per capability'>",
-        "<style>text{font:12px system-ui,sans-serif;fill:#222}</style>",
-    ]
-    for i, name in enumerate(models):
-        y = 10 + 20 * i
-        parts.append(f"<rect x='{label_w}' y='{y}' width='12' height='12' fill='{COLORS[i % len(COLORS)]}'/>")
-        parts.append(f"<text x='{label_w + 18}' y='{y + 10}'>{_e(short_name(name))}</text>")
-    top = legend_h
-    for frac in (0, 0.25, 0.5, 0.75, 1):
-        x = label_w + frac * bar_w
-        parts.append(f"<line x1='{x}' x2='{x}' y1='{top}' y2='{height - 20}' stroke='#ddd'/>")
-        parts.append(f"<text x='{x - 10}' y='{height - 6}'>{int(frac * 100)}%</text>")
-    for g, cap in enumerate(caps):
-        y0 = top + g * group_h
-        label = _row_label(results, cap)
-        short = label if len(label) <= 48 else label[:46] + "…"
-        parts.append(
-            f"<text x='{label_w - 8}' y='{y0 + group_h / 2}' text-anchor='end'><title>{_e(label)}</title>"
-            f"{_e(short)}</text>"
-        )
-        for i, name in enumerate(models):
-            c = results["models"][name]["capabilities"].get(cap)
-            rate = c["failure_rate"] if c else None
-            y = y0 + i * bar_h
-            w = (rate or 0) * bar_w
-            parts.append(
-                f"<rect x='{label_w}' y='{y}' width='{w:.1f}' height='{bar_h - 2}' "
-                f"fill='{COLORS[i % len(COLORS)]}'><title>{_e(name)}: {_pct(rate)}</title></rect>"
-            )
-            parts.append(f"<text x='{label_w + w + 4:.1f}' y='{y + bar_h - 4}'>{_pct(rate)}</text>")
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def failing_examples(
-    results_dir: Path, results: dict[str, Any], per_capability: int
-) -> dict[Any, list[dict]]:
-    """Up to ``per_capability`` failing cases per (model, capability), with their seeds, from the run's files.
-
-    Streams predictions.jsonl (twice) and the suite's cases.jsonl (once); holds only the chosen examples.
-    """
-    predictions = results_dir / PREDICTIONS
-    cases_path = Path(results["suite"]["dir"]) / CASES
-    if not predictions.is_file() or not cases_path.is_file():
-        log.warning("no failing examples: %s or %s is missing", predictions, cases_path)
-        return {}
-    chosen: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for row in read_jsonl(predictions):
-        failed = row["outcome"] == FAIL or row.get("inv") == FAIL
-        key = (row["model"], row["capability"])
-        if failed and len(chosen[key]) < per_capability:
-            chosen[key].append(row)
-    wanted_seeds = {
-        (row["model"], row["seed"]) for rows in chosen.values() for row in rows if row.get("seed")
-    }
-    seed_rows = {}
-    for row in read_jsonl(predictions):
-        if (row["model"], row["case"]) in wanted_seeds:
-            seed_rows[(row["model"], row["case"])] = row
-    wanted_cases = {row["case"] for rows in chosen.values() for row in rows} | {c for _, c in wanted_seeds}
-    cases = {obj["id"]: obj for obj in read_jsonl(cases_path) if obj.get("id") in wanted_cases}
-    for (model, _), rows in chosen.items():
-        for row in rows:
-            row["case_record"] = cases.get(row["case"], {})
-            row["seed_row"] = seed_rows.get((model, row.get("seed")))
-            row["seed_record"] = cases.get(row.get("seed"), {})
-    return chosen
-
-
-def _why(case: dict[str, Any]) -> str:
+def why(case: dict[str, Any]) -> str:
     expected, test_type = case.get("expected"), case.get("test_type")
     if test_type == "INV":
         return "prediction changed (a label whose probability moved > 0.1, or another answer)"
@@ -312,6 +161,8 @@ def _why(case: dict[str, Any]) -> str:
         else:
             measure = f"P({expected.get('label') or 'the original label'})"
         return f"{measure} should go {expected.get('direction')} (tolerance {expected.get('tolerance')})"
+    if expected is None:
+        return ""
     return "expected " + (" or ".join(expected) if isinstance(expected, list) else str(expected))
 
 
@@ -337,43 +188,295 @@ def prediction_html(row: dict[str, Any] | None) -> str:
     return f"<span class=fail>{_e(row.get('label'))}</span><br><span class=muted>{_e(probs)}</span>"
 
 
-def _examples_html(results: dict[str, Any], chosen: dict[Any, list[dict]]) -> str:
-    if not chosen:
-        return "<p class=muted>No failing examples (or the run's files were not found).</p>"
+# ---------------------------------------------------------------------------------------------------------
+# Failing cases
+
+INV_FAIL = "INV vs seed"
+
+
+def failure_kind(row: dict[str, Any]) -> str | None:
+    """Why a prediction row belongs in the failing-cases table: "fail", "error", "INV vs seed", or None."""
+    if row.get("outcome") == FAIL:
+        return FAIL
+    if row.get("outcome") == ERROR:
+        return ERROR
+    if row.get("inv") == FAIL:
+        return INV_FAIL
+    return None
+
+
+def collect_failures(
+    results_dir: Path, results: dict[str, Any], limit: int | None
+) -> tuple[dict[tuple[str, str], list[dict]], Counter]:
+    """The failing cases of each (model, capability), the first ``limit`` of each (all when None), with
+    their case records and seeds; and how many each (model, capability) has in all.
+
+    Streams predictions.jsonl (twice) and the suite's cases.jsonl (once); holds only the chosen rows.
+    """
+    predictions = results_dir / PREDICTIONS
+    cases_path = Path((results.get("suite") or {}).get("dir", "")) / CASES
+    totals: Counter = Counter()
+    if not predictions.is_file() or not cases_path.is_file():
+        log.warning("no failing cases in the report: %s or %s is missing", predictions, cases_path)
+        return {}, totals
+    chosen: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for row in read_jsonl(predictions):
+        kind = failure_kind(row)
+        if kind is None:
+            continue
+        key = (row["model"], row["capability"])
+        totals[key] += 1
+        if limit is None or len(chosen[key]) < limit:
+            row["failure"] = kind
+            chosen[key].append(row)
+    wanted_seeds = {
+        (row["model"], row["seed"]) for rows in chosen.values() for row in rows if row.get("seed")
+    }
+    seed_rows = {}
+    for row in read_jsonl(predictions):
+        if (row["model"], row["case"]) in wanted_seeds:
+            seed_rows[(row["model"], row["case"])] = row
+    wanted_cases = {row["case"] for rows in chosen.values() for row in rows} | {c for _, c in wanted_seeds}
+    cases = {obj["id"]: obj for obj in read_jsonl(cases_path) if obj.get("id") in wanted_cases}
+    for (model, _), rows in chosen.items():
+        for row in rows:
+            row["case_record"] = cases.get(row["case"], {})
+            row["seed_row"] = seed_rows.get((model, row.get("seed")))
+            row["seed_record"] = cases.get(row.get("seed"), {})
+    return chosen, totals
+
+
+def filter_form(table_id: str, selects: dict[str, list[str]], placeholder: str) -> str:
+    """The filter controls of a table: hidden in the HTML, shown by the script (so a page without
+    JavaScript shows no dead controls)."""
+    parts = [f"<form class=filters data-table='{_e(table_id)}' hidden>"]
+    for name, values in selects.items():
+        options = "".join(f"<option value='{_e(v)}'>{_e(v)}</option>" for v in values)
+        parts.append(
+            f"<label>{_e(name)}<select name='{_e(name)}'><option value=''>(all)</option>{options}"
+            "</select></label>"
+        )
+    parts.append(
+        f"<label>text<input type=search name=q placeholder='{_e(placeholder)}' autocomplete=off></label>"
+        "<span class='shown muted'></span></form>"
+    )
+    return "".join(parts)
+
+
+def _failures_section(
+    results: dict[str, Any], chosen: dict[tuple[str, str], list[dict]], totals: Counter, limit: int | None
+) -> str:
+    if not totals:
+        return "<p class=muted>No failing cases (or the run's files were not found).</p>"
     task = results.get("task") or {}
     fields = task.get("inputs", ["text"])
     labels = task.get("labels", ["negative", "neutral", "positive"])
     answered = "answer" if task.get("output") == "span" else f"predicted ({' / '.join(labels)})"
-    out = []
-    for cap in _capabilities(results):
-        blocks = []
-        for model in results["models"]:
-            rows = chosen.get((model, cap))
-            if not rows:
-                continue
-            trs = []
-            for row in rows:
-                case = row["case_record"]
-                why = _why(case) if row["outcome"] == FAIL else "INV vs seed: " + _why({"test_type": "INV"})
-                seed = row["seed_record"]
-                seed_cell = (
-                    f"{case_html(seed, fields)}<br><span class=muted>predicted</span> "
-                    f"{prediction_html(row.get('seed_row'))}"
-                    if seed and row.get("seed_row")
-                    else "<span class=muted>(seed case)</span>"
-                )
-                trs.append(
-                    f"<tr><td class=ex>{case_html(case, fields)}</td><td class=ex>{seed_cell}</td>"
-                    f"<td>{prediction_html(row)}</td><td>{_e(why)}</td></tr>"
-                )
-            blocks.append(
-                f"<h3>{_e(short_name(model))}</h3><table class=examples>"
-                "<tr><th>case (inserted words marked)</th>"
-                f"<th>original</th><th>{_e(answered)}</th><th>failed</th></tr>{''.join(trs)}</table>"
+    order = {cap: i for i, cap in enumerate(capabilities(results))}
+    models = list(results["models"])
+    keys = sorted(
+        chosen, key=lambda k: (order.get(k[1], len(order)), models.index(k[0]) if k[0] in models else 0)
+    )
+    body, seen = [], defaultdict(set)
+    for model, cap in keys:
+        for row in chosen[(model, cap)]:
+            case = row["case_record"]
+            test_type = case.get("test_type") or results["models"][model]["capabilities"].get(cap, {}).get(
+                "test_type", ""
             )
-        if blocks:
-            out.append(f"<section><h2>{_e(_row_label(results, cap))}</h2>{''.join(blocks)}</section>")
+            kind, failure = row.get("kind", ""), row["failure"]
+            for name, value in (("capability", cap), ("model", short_name(model)), ("type", test_type)):
+                seen[name].add(value)
+            seen["kind"].add(kind)
+            seen["outcome"].add(failure)
+            reason = (
+                why(case) if failure == FAIL else why({"test_type": "INV"}) if failure == INV_FAIL else ""
+            )
+            seed = row["seed_record"]
+            seed_cell = (
+                f"{case_html(seed, fields)}<br><span class=muted>predicted</span> "
+                f"{prediction_html(row.get('seed_row'))}"
+                if seed and row.get("seed_row")
+                else "<span class=muted>(seed case)</span>"
+            )
+            attrs = (
+                f"data-capability='{_e(cap)}' data-model='{_e(short_name(model))}' "
+                f"data-type='{_e(test_type)}' "
+                f"data-kind='{_e(kind)}' data-outcome='{_e(failure)}'"
+            )
+            body.append(
+                f"<tr {attrs}><td>{_e(cap)}</td><td title='{_e(model)}'>{_e(short_name(model))}</td>"
+                f"<td>{_e(test_type)}</td><td>{_e(kind)}</td><td class=ex>{case_html(case, fields)}</td>"
+                f"<td class=ex>{seed_cell}</td><td>{prediction_html(row)}</td>"
+                f"<td>{_e(failure)}{': ' + _e(reason) if reason else ''}</td>"
+                f"<td class=muted>{_e(row['case'])}</td></tr>"
+            )
+    notes = [
+        f"<li>{_e(cap)} × {_e(short_name(model))}: showing {len(chosen[(model, cap)]):,} of {n:,} "
+        "failing cases</li>"
+        for (model, cap), n in sorted(totals.items(), key=lambda kv: (order.get(kv[0][1], 0), kv[0][0]))
+        if len(chosen.get((model, cap), ())) < n
+    ]
+    note = (
+        f"<p class=muted>At most {limit:,} rows per capability and model "
+        f"(<code>report --max-failures N</code>; 0 for all):</p>"
+        f"<ul class='muted truncated'>{''.join(notes)}</ul>"
+        if notes
+        else ""
+    )
+    order_of = {
+        "capability": sorted(seen["capability"], key=lambda c: order.get(c, len(order))),
+        "model": [short_name(m) for m in models if short_name(m) in seen["model"]],
+    }
+    selects = {
+        name: order_of.get(name) or sorted(seen[name])
+        for name in ("capability", "model", "type", "kind", "outcome")
+    }
+    head = "".join(
+        f"<th>{_e(h)}</th>"
+        for h in ("capability", "model", "type", "kind", "case (inserted words marked)", "original", answered,
+                  "outcome", "case id")
+    )  # fmt: skip
+    total = sum(totals.values())
+    return (
+        f"<p class=muted>{total:,} failing cases (own test failed, seed-vs-expansion INV failed, or no "
+        f"prediction: error); {len(body):,} listed. Sort by a column heading.</p>{note}"
+        + filter_form("failures", selects, "words in a case, an id, a label…")
+        + f"<table id=failures class='examples sortable'><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Tables
+
+
+def _spec_table(results: dict[str, Any]) -> str:
+    rows = []
+    for cap in capabilities(results):
+        info = capability_info(results, cap)
+        name = info["name"] if info["name"] != cap else ""
+        rows.append(
+            f"<tr><td id='cap-{_e(cap)}'><b>{_e(cap)}</b>{'<br>' + _e(name) if name else ''}</td>"
+            f"<td>{_e(info['group'])}</td><td>{_e(info['description'])}</td><td>{_e(info['test_type'])}</td>"
+            f"<td>{_e(info['expectation'])}</td></tr>"
+        )
+    return (
+        "<table class='spec sortable'><thead><tr><th>capability</th><th>group</th><th>description</th>"
+        f"<th>test type</th><th>expectation</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _ci_text(c: dict[str, Any]) -> str:
+    pair = interval(c)
+    return "" if pair is None else f"{100 * pair[0]:.1f}–{100 * pair[1]:.1f}%"
+
+
+def _matrix(results: dict[str, Any], checklist: dict[str, Any] | None) -> str:
+    models = list(results["models"])
+    span = 4 + bool(checklist)
+    head = "<thead><tr><th rowspan=2>capability</th><th rowspan=2>type</th>"
+    head += (
+        "".join(f"<th colspan={span} title='{_e(m)}'>{_e(short_name(m))}</th>" for m in models) + "</tr><tr>"
+    )
+    head += "".join(
+        "<th>failure rate (95% CI)</th><th>failed / applicable</th><th>pass→fail</th><th>fail→pass</th>"
+        + ("<th>CheckList</th>" if checklist else "")
+        for _ in models
+    )
+    rows = [head + "</tr></thead><tbody>"]
+    for cap in capabilities(results):
+        info = capability_info(results, cap)
+        about = " — ".join(x for x in (info["group"], info["description"]) if x)
+        title = f"<br><span class=muted>{_e(about)}</span>" if about else ""
+        cells = [f"<td>{_e(row_label(results, cap))}{title}</td>", f"<td>{_e(info['test_type'])}</td>"]
+        for name in models:
+            c = results["models"][name]["capabilities"].get(cap)
+            if c is None:
+                cells.append("<td></td>" * span)
+                continue
+            tally, transitions = headline(c), c.get("transitions", {})
+            cells.append(
+                f"<td class='{_shade(c['failure_rate'])}'><b>{pct(c['failure_rate'])}</b>"
+                f"<br><span class=muted>{_ci_text(c)}</span></td>"
+                f"<td>{tally['failures']}/{tally['applicable']}</td>"
+                f"<td>{transitions.get('pass_to_fail', 0)}</td><td>{transitions.get('fail_to_pass', 0)}</td>"
+            )
+            if checklist:
+                mapped = mapped_checklist(checklist, cap, name)
+                cells.append(f"<td title='{_e(mapped[0])}'>{pct(mapped[1])}</td>" if mapped else "<td></td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return "<table class=matrix>" + "".join(rows) + "</tbody></table>"
+
+
+def _tally_cell(t: dict[str, Any] | None) -> str:
+    if not t or not t.get("cases"):
+        return "<td class=muted>–</td>"
+    errors = f"<br><span class=fail>{t['errors']} errors</span>" if t.get("errors") else ""
+    rate = t["failure_rate"]
+    return (
+        f"<td class='{_shade(rate)}' data-sort='{rate if rate is not None else -1}'>{pct(rate)}"
+        f"<br><span class=muted>{t['failures']}/{t['applicable']} of {t['cases']}</span>"
+        f"{errors}</td>"
+    )
+
+
+def _counts_tables(results: dict[str, Any]) -> str:
+    out = []
+    head = (
+        "<thead><tr><th>capability</th><th>type</th><th>seeds</th><th>expansions</th><th>perturbations</th>"
+        "<th>all cases</th><th>seed groups</th><th>pass→fail</th><th>fail→pass</th><th>pass→pass</th>"
+        "<th>fail→fail</th><th>INV seed vs expansion (groups)</th><th>INV pairs failed</th></tr></thead>"
+    )
+    for name, model in results["models"].items():
+        rows = []
+        for cap in capabilities(results):
+            c = model["capabilities"].get(cap)
+            if c is None:
+                continue
+            tr, inv = c.get("transitions", {}), c.get("inv") or {}
+            inv_cell = (
+                f"<td>{pct(inv.get('failure_rate'))}"
+                f"<br><span class=muted>{inv['failures']}/{inv['groups']}</span></td>"
+                if inv.get("groups")
+                else "<td class=muted>–</td>"
+            )
+            rows.append(
+                f"<tr><td>{_e(cap)}</td><td>{_e(c['test_type'])}</td>"
+                + "".join(
+                    _tally_cell(c.get(t)) for t in ("seeds", "expansions", "perturbations", "all", "groups")
+                )
+                + "".join(
+                    f"<td>{tr.get(k, 0)}</td>"
+                    for k in ("pass_to_fail", "fail_to_pass", "pass_to_pass", "fail_to_fail")
+                )
+                + inv_cell
+                + (
+                    f"<td>{inv.get('pair_failures', 0)}/{inv.get('pairs', 0)}</td>"
+                    if inv.get("pairs")
+                    else "<td class=muted>–</td>"
+                )
+                + "</tr>"
+            )
+        total = overall(model)
+        errors = f"; {model['errors']} inputs without a prediction" if model.get("errors") else ""
+        out.append(
+            f"<h3 title='{_e(name)}'>{_e(short_name(name))}</h3>"
+            f"<p class=muted>overall {pct(total['failure_rate'])}"
+            f" ({total['failures']}/{total['applicable']} headline cases){_e(errors)}</p>"
+            f"<table class='counts sortable'>{head}<tbody>{''.join(rows)}</tbody></table>"
+        )
     return "".join(out)
+
+
+def page(title: str, body: list[str]) -> str:
+    return (
+        "<!DOCTYPE html><html lang=en><head><meta charset='utf-8'>"
+        "<meta name=viewport content='width=device-width,initial-scale=1'>"
+        f"<title>{_e(title)}</title><style>{CSS}</style></head><body>"
+        + "\n".join(body)
+        + f"\n<script>{SCRIPT}</script></body></html>\n"
+    )
 
 
 def write_html(
@@ -381,36 +484,59 @@ def write_html(
     html_path: str | Path,
     *,
     checklist_dir: str | Path | None = None,
-    examples_per_capability: int = 5,
+    max_failures: int | None = DEFAULT_MAX_FAILURES,
+    plots: bool = True,
 ) -> Path:
-    """One self-contained HTML file: the capability × model matrix, a failure-rate chart (inline SVG) and
-    failing examples per capability next to their seeds, inserted words highlighted. All dataset text is
-    HTML-escaped."""
+    """Write the report page to ``html_path`` (and, with ``plots``, its two PNG plots beside it:
+    ``<name>-failure-rates.png``, ``<name>-seed-vs-expansion.png``). ``max_failures``: failing cases
+    listed per capability and model (None or 0: all)."""
     results_dir, html_path = Path(results_dir), Path(html_path)
     results = load_results(results_dir)
     checklist = load_results(checklist_dir) if checklist_dir else None
+    limit = max_failures or None
     suite = results.get("suite", {})
     env = results.get("environment", {})
     title = "autocheck report" + (" — CheckList suite" if is_checklist(results) else "")
-    chosen = failing_examples(results_dir, results, examples_per_capability)
+    chosen, totals = collect_failures(results_dir, results, limit)
     body = [
         f"<h1>{_e(title)}</h1>",
         f"<p class=muted>suite {_e(suite.get('dir', ''))}: {suite.get('cases', 0)} cases, "
         f"{suite.get('inputs', suite.get('texts', 0))} distinct inputs; task "
         f"{_e((results.get('task') or {}).get('task', 'sentiment'))}; "
         f"models: {_e(', '.join(results['models']))}; python {_e(env.get('python', ''))}</p>",
-        "<h2>Failure rates</h2>",
-        "<p class=muted>failures / applicable cases; 'derived' = expansions or perturbations; 'all' is the "
-        f"CheckList test-case rate (seed groups for INV/DIR tests). {_e(_binary_note(results))}</p>",
+        "<noscript><p class=muted>JavaScript is off: every row is shown; filtering and sorting need it."
+        "</p></noscript>",
+        "<h2 id=capabilities>Capabilities</h2>",
+        _spec_table(results),
+        "<h2 id=rates>Failure rates</h2>",
+        "<p class=muted>failures / applicable cases: every case for MFT tests, seed groups (a seed with its "
+        "expansions or perturbations; fails when any member fails) for INV/DIR tests, with a 95% Wilson "
+        "interval. pass→fail / fail→pass: a seed and its expansion, each judged by its own test. "
+        f"{_e(binary_note(results))}</p>",
         _matrix(results, checklist),
-        "<h2>Chart</h2>",
-        _chart(results),
-        "<h2>Failing examples</h2>",
-        _examples_html(results, chosen),
     ]
-    page = (
-        "<!DOCTYPE html><html lang=en><head><meta charset='utf-8'>"
-        f"<title>{_e(title)}</title><style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n"
-    )
-    atomic_write_text(html_path, page)
+    if plots:
+        svgs = _plots(results, html_path)
+        body += [
+            "<h2 id=plots>Plots</h2>",
+            f"<figure>{svgs['failure_rates']}<figcaption class=muted>Failure rate per capability and model, "
+            "with its 95% Wilson interval.</figcaption></figure>",
+            f"<figure>{svgs['seed_vs_expansion']}<figcaption class=muted>Seed cases (solid) vs their "
+            "expansions or perturbations (hatched): failure rates side by side.</figcaption></figure>",
+        ]
+    body += [
+        "<h2 id=counts>Counts</h2>",
+        "<p class=muted>Each tally: failure rate, failures / applicable of all its cases; errors are cases "
+        "without a prediction (not applicable).</p>",
+        _counts_tables(results),
+        "<h2 id=failures-heading>Failing cases</h2>",
+        _failures_section(results, chosen, totals, limit),
+    ]
+    atomic_write_text(html_path, page(title, body))
     return html_path
+
+
+def _plots(results: dict[str, Any], html_path: Path) -> dict[str, str]:
+    from .plots import render
+
+    return render(results, html_path.with_suffix(""))
