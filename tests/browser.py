@@ -131,13 +131,13 @@ class Browser:
             self.call("Input.dispatchKeyEvent", type="keyDown", text=char, key=char, unmodifiedText=char)
             self.call("Input.dispatchKeyEvent", type="keyUp", key=char)
 
-    def screenshot(self, path: Path, full_page: bool = True, max_height: int = 6000) -> Path:
+    def screenshot(self, path: Path, full_page: bool = True, max_height: int = 6000, top: float = 0) -> Path:
         params: dict[str, Any] = {"format": "png"}
         if full_page:
             params["captureBeyondViewport"] = True
             size = self.call("Page.getLayoutMetrics")["cssContentSize"]
-            height = min(size["height"], max_height)
-            params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": height, "scale": 1}
+            height = min(size["height"] - top, max_height)
+            params["clip"] = {"x": 0, "y": top, "width": size["width"], "height": height, "scale": 1}
         path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot", **params)["data"]))
         return path
 

@@ -172,7 +172,10 @@ def test_filter_box_and_sorting_in_headless_chromium(browser, run_dir, tmp_path)
         "s.dispatchEvent(new Event('change', {bubbles: true}))"
     )
     assert browser.evaluate(VISIBLE_ROWS) == ["LC2 other s4.1"]
-    browser.screenshot(_artifacts(tmp_path) / "report-filtered.png", max_height=1800)
+    top = browser.evaluate(
+        "document.getElementById('failures-heading').getBoundingClientRect().top + scrollY"
+    )
+    browser.screenshot(_artifacts(tmp_path) / "report-filtered.png", max_height=700, top=top)
     browser.evaluate("document.querySelector('form.filters').reset()")
     browser.evaluate("document.querySelector('form.filters').dispatchEvent(new Event('input'))")
     assert len(browser.evaluate(VISIBLE_ROWS)) == 14

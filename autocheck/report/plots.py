@@ -70,7 +70,7 @@ def seed_vs_expansion_figure(results: dict[str, Any]):
                     continue
                 ys.append(i - 0.4 + step * (2 * m + part + 0.5))
                 rates.append(100 * tally["failure_rate"])
-            label = f"{short_name(name)}: {'seeds' if part == 0 else 'expansions'}"
+            label = f"{short_name(name)}: {'seeds' if part == 0 else 'expansions / perturbations'}"
             ax.barh(
                 ys,
                 rates,
