@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import select
 import shutil
 import subprocess
 import time
@@ -85,14 +86,18 @@ class Browser:
 
     def _read(self, deadline: float) -> dict[str, Any]:
         while b"\0" not in self._buffer:
-            if time.monotonic() > deadline:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self._from_child], [], [], remaining)[0]:
                 raise TimeoutError("no answer from Chromium")
             chunk = os.read(self._from_child, 1 << 16)
             if not chunk:
                 raise RuntimeError("Chromium closed the pipe")
             self._buffer += chunk
         message, self._buffer = self._buffer.split(b"\0", 1)
-        return json.loads(message)
+        reply = json.loads(message)
+        if reply.get("method") == "Page.javascriptDialogOpening":  # e.g. an unescaped <script>alert()
+            raise AssertionError(f"the page opened a JavaScript dialog: {reply['params'].get('message')!r}")
+        return reply
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         return self._send(method, self.session, **params)

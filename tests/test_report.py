@@ -39,11 +39,15 @@ def test_format_table_fits_100_columns_one_block_per_model(tmp_path):
     long_name = "/models/" + "a-very-long-model-directory-name" * 4
     suite = write_suite(tmp_path / "suite2")
     results = run_suite(suite, [toy(), other(), other(long_name)], tmp_path / "run3")
+    long_cap = "LC2-" + "with-a-very-long-capability-identifier" * 3
+    for model in results["models"].values():
+        model["capabilities"][long_cap] = model["capabilities"]["LC2"]
     table = format_table(results, checklist)
     lines = table.splitlines()
     assert max(map(len, lines)) <= 100
     assert sum(line.startswith("capability ") for line in lines) == 3  # one block per model
     assert lines[0].startswith("toy: ")
+    assert any(line.startswith("LC2-with-a-very-long") and "…" in line for line in lines)
     lc2 = next(line for line in lines if line.startswith("LC2"))
     # type, rate, interval, failed/applicable, seeds, derived, p→f, f→p, errors, CheckList
     assert lc2.split()[2:] == ["MFT", "66.7%", "30–90%", "4/6", "66.7%", "66.7%", "1", "1", "0"]
