@@ -327,6 +327,7 @@ def cmd_retrain(args: argparse.Namespace) -> int:
         eval_sst2=args.sst2_dev,
         lr=args.lr,
         max_steps=args.max_steps,
+        suite=args.suite,
     )
     print(results_table(results))
     return 0
@@ -566,6 +567,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sst2-dev", help="SST-2 dev.tsv for the before/after accuracy")
     p.add_argument("--lr", type=float, default=2e-5)
     p.add_argument("--max-steps", type=int, help="stop after N optimizer steps")
+    p.add_argument(
+        "--suite",
+        type=Path,
+        help="also run this suite before and after, and compare the runs (OUT/run-before, run-after, "
+        "compare.html)",
+    )
     p.set_defaults(func=cmd_retrain)
 
     p = commands.add_parser("metrics", help="diversity of a suite: Self-BLEU and production-rule coverage")
