@@ -3,10 +3,12 @@ also driven in a headless Chromium: filtering, sorting, and the page with JavaSc
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -221,3 +223,21 @@ def test_readme_screenshot_from_a_real_suite(browser, tmp_path):
         shutil.copy(tmp_path / f"report-{png}.png", out / f"report-nli-{png}.png")
     browser.open(page.as_uri())
     browser.screenshot(out / "report-nli.png", max_height=2400)
+
+
+def test_output_piped_into_a_reader_that_stops_is_not_an_error(run_dir, tmp_path, monkeypatch, capsys):
+    sink = open(tmp_path / "sink", "w")  # its descriptor stands in for the closed pipe
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self):
+            return sink.fileno()
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    try:
+        assert main(["report", str(run_dir), "--json"]) == 0  # `autocheck report --json | head -1`
+    finally:
+        sink.close()
+    assert "Traceback" not in capsys.readouterr().err
