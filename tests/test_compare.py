@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+from pathlib import Path
 
 import pytest
 from browser import Browser, find_chromium
@@ -130,5 +132,10 @@ def test_compare_page_filters_in_headless_chromium(runs, tmp_path):
             ".map(r => r.cells[7].textContent)"
         )
         assert visible == ["n1"]
+        out = Path(os.environ.get("AUTOCHECK_ARTIFACTS", tmp_path))  # docs/ for the README
+        out.mkdir(parents=True, exist_ok=True)
+        browser.evaluate("document.querySelector('form.filters').reset()")
+        browser.evaluate("document.querySelector('form.filters').dispatchEvent(new Event('input'))")
+        assert browser.screenshot(out / "compare.png", max_height=1200).stat().st_size > 10_000
     finally:
         browser.close()
