@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import __version__
 from .resources import ResourceMissing
-from .store import InputError, prepare_output_dir
+from .store import InputError, check_output_file, prepare_output_dir
 
 log = logging.getLogger("autocheck")
 
@@ -29,6 +29,15 @@ def _label_map(value: str) -> dict[str, str]:
 
 def _fills(value: str) -> int | None:
     return None if value == "all" else int(value)
+
+
+def _threshold(value: str) -> float | None:
+    if value.lower() == "off":
+        return None
+    threshold = float(value)
+    if not threshold >= 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative number or 'off', not {value!r}")
+    return threshold
 
 
 def _add_seed_options(p: argparse.ArgumentParser) -> None:
@@ -64,6 +73,9 @@ def _add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--label-column", help="label column of a CSV/TSV/JSONL/HF dataset")
     p.add_argument("--label-map", type=_label_map, help="raw label → label, e.g. 0=negative,1=positive")
     p.add_argument("--split", help="dataset split (train/dev/test; HF split name)")
+    p.add_argument(
+        "--encoding", help="text encoding of local dataset files (default: detected; see the manifest)"
+    )
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.add_argument("--chunk-size", type=int, default=64, help="seed cases per batch/checkpoint (default 64)")
@@ -81,7 +93,12 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         default="nltk",
         help="reference grammar: 'nltk' (shipped PTB-sample PCFG), a grammar JSON, or a PTB .mrg directory",
     )
-    p.add_argument("--top-k", type=int, default=5, help="reference productions kept per seed production")
+    p.add_argument(
+        "--top-k",
+        type=int,
+        default=5,
+        help="candidate expansions kept per seed, ranked together (per seed production with --compat)",
+    )
     p.add_argument(
         "--fills-per-mask", type=_fills, default=1, help="validated fills kept per masked template, or 'all'"
     )
@@ -89,6 +106,13 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         "--beam-size", type=int, default=20, help="beam width for multi-mask fills (CheckList: 100)"
     )
     p.add_argument("--top-n", type=int, default=60, help="masked-LM suggestions considered per template")
+    p.add_argument(
+        "--fluency-threshold",
+        type=_threshold,
+        default=0.15,
+        help="keep an expansion whose masked-LM pseudo-log-likelihood per token is at most this far below "
+        "its seed's (default 0.15); 'off' keeps all",
+    )
     p.add_argument("--workers", type=int, default=1, help="CPU threads for model forward passes")
     p.add_argument("--no-expand", action="store_true", help="seeds only (the no-expansion ablation)")
 
@@ -111,6 +135,7 @@ def _config(args: argparse.Namespace, expand: bool):
         label_column=args.label_column,
         label_map=args.label_map,
         split=args.split,
+        encoding=args.encoding,
         expand=expand,
         chunk_size=args.chunk_size,
         max_cases=args.max_cases,
@@ -121,6 +146,7 @@ def _config(args: argparse.Namespace, expand: bool):
         config.grammar = "ptb_sample" if args.treebank == "nltk" else args.treebank
         config.top_k, config.fills_per_mask = args.top_k, args.fills_per_mask
         config.beam_size, config.top_n = args.beam_size, args.top_n
+        config.fluency_threshold = args.fluency_threshold
     return config
 
 
@@ -138,9 +164,11 @@ def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
 
 
 def _progress(items, total, description):
-    from tqdm import tqdm
+    """A bar on a terminal, periodic log lines otherwise (CI logs, nohup)."""
+    from .progress import track
 
-    return tqdm(items, total=total, desc=description, unit="chunk", disable=None)
+    units = {"generate": "chunks", "search": "capabilities", "load dataset": "rows"}
+    return track(items, total, description, units.get(description, "it"))
 
 
 def _print_counts(summary) -> None:
@@ -169,6 +197,7 @@ def _print_counts(summary) -> None:
 def cmd_grammar_build(args: argparse.Namespace) -> int:
     from .expand.grammar import build_grammar
 
+    check_output_file(args.out, overwrite=args.overwrite)
     grammar = build_grammar(args.treebank)
     grammar.save(args.out)
     print(f"grammar written to {args.out}")
@@ -228,6 +257,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import format_table, load_results, summary_json, write_html
 
+    for target in (args.html, args.markdown):  # refuse before any work
+        if target:
+            check_output_file(target, overwrite=args.overwrite)
     checklist = load_results(args.checklist) if args.checklist else None
     results = load_results(args.results)
     if args.max_failures < 0:
@@ -260,6 +292,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if args.max_cases < 0:
         raise InputError(f"--max-cases {args.max_cases}: expected 0 (all) or a positive number")
+    if args.html:
+        check_output_file(args.html, overwrite=args.overwrite)  # refuse before any work
     result = compare_runs(args.run_a, args.run_b)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
@@ -317,6 +351,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_retrain(args: argparse.Namespace) -> int:
     from .retrain import results_table, retrain
 
+    prepare_output_dir(args.out, overwrite=args.overwrite)
     results = retrain(
         args.model,
         args.data,
@@ -398,10 +433,12 @@ def cmd_perturb(args: argparse.Namespace) -> int:
         input_columns=args.input_column,
         label_column=args.label_column,
         split=args.split,
+        encoding=args.encoding,
         expand=False,
         labelled=False,
     )
-    _print_counts(generate(config, args.out, overwrite=args.overwrite, progress=_progress))
+    summary = generate(config, args.out, resume=args.resume, overwrite=args.overwrite, progress=_progress)
+    _print_counts(summary)
     return 0
 
 
@@ -453,6 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = grammar.add_parser("build", help="build a PCFG from a treebank and save it as JSON")
     p.add_argument("--treebank", default="nltk", help="'nltk' (PTB sample) or a directory of .mrg files")
     p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     p.set_defaults(func=cmd_grammar_build)
 
     p = commands.add_parser("doctor", help="list every resource, where it was found or how to get it")
@@ -507,6 +545,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="failing cases listed in the page per capability and model (default 100; 0: all)",
     )
     p.add_argument("--no-plots", action="store_true", help="no plots in the page and no PNG files beside it")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --html or --markdown file")
     p.set_defaults(func=cmd_report)
 
     p = commands.add_parser(
@@ -522,6 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=200,
         help="flipped cases listed in the page per capability and direction (default 200; 0: all)",
     )
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --html file")
     p.set_defaults(func=cmd_compare)
 
     p = commands.add_parser(
@@ -573,6 +613,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also run this suite before and after, and compare the runs (OUT/run-before, run-after, "
         "compare.html)",
     )
+    p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.set_defaults(func=cmd_retrain)
 
     p = commands.add_parser("metrics", help="diversity of a suite: Self-BLEU and production-rule coverage")
@@ -612,6 +653,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input-column", type=_label_map, help="input field → column for tasks with several")
     p.add_argument("--label-column", help="label column, if any (kept in the cases)")
     p.add_argument("--split", help="dataset split")
+    p.add_argument("--encoding", help="text encoding of local dataset files (default: detected)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.set_defaults(func=cmd_perturb)
 
@@ -637,15 +680,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["AUTOCHECK_OFFLINE"] = os.environ["HF_HUB_OFFLINE"] = "1"
     try:
         return args.func(args)
-    except (InputError, ResourceMissing) as e:
+    except InputError as e:
+        print(f"autocheck: error: {e.cli}", file=sys.stderr)
+        return 2
+    except ResourceMissing as e:
         print(f"autocheck: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("autocheck: interrupted; continue with the same command and --resume", file=sys.stderr)
+        print(f"autocheck: interrupted; {_after_interrupt(args)}", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into a reader that stopped early (| head): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as e:  # the machine, not the input: a full disk, a permission, a vanished folder
+        where = f"{e.filename}: " if e.filename else ""
+        reason = e.strerror or str(e)
+        print(f"autocheck: error: {where}{reason}; then {_after_interrupt(args)}", file=sys.stderr)
+        return 1
+
+
+def _after_interrupt(args: argparse.Namespace) -> str:
+    """What to do next, naming only options the interrupted command has."""
+    if args.command == "demo":
+        return "run the same command again to continue where it stopped"
+    if hasattr(args, "resume"):
+        return "continue with the same command and --resume"
+    if hasattr(args, "overwrite"):
+        return "its output is incomplete; run the same command again with --overwrite"
+    return "run the same command again"
 
 
 if __name__ == "__main__":

@@ -95,7 +95,10 @@ def assign_splits(
 def _prepare(out_dir: Path, overwrite: bool) -> None:
     if out_dir.exists() and any(out_dir.iterdir()):
         if not overwrite:
-            raise InputError(f"{out_dir}: directory is not empty; pass overwrite=True to replace an export")
+            raise InputError.hint(
+                f"{out_dir}: directory is not empty; pass {{overwrite}} to replace an export",
+                overwrite="overwrite=True",
+            )
         if not (out_dir / SUMMARY).is_file():
             raise InputError(f"{out_dir}: not empty and not an earlier export; refusing to replace it")
         shutil.rmtree(out_dir)
@@ -241,9 +244,15 @@ def _write(
                 "soft_label": datasets.Sequence(datasets.Value("float64")),
             }
         )
+        # from_dict, not from_list: from_list([]) has no keys to match the features ("Keys mismatch")
         datasets.DatasetDict(
-            {name: datasets.Dataset.from_list(rows, features=features) for name, rows in by_split.items()}
-        ).save_to_disk(str(out))
+            {
+                name: datasets.Dataset.from_dict(
+                    {column: [row[column] for row in rows] for column in features}, features=features
+                )
+                for name, rows in by_split.items()
+            }
+        ).save_to_disk(str(out), num_shards={name: 1 for name in by_split})  # an empty split needs a shard
 
 
 def load_export(data_dir: str | Path) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:

@@ -63,14 +63,17 @@ class GenerateConfig:
     label_column: str | None = None
     label_map: dict[str, str] | None = None
     split: str | None = None
+    encoding: str | None = None  # of local dataset files; None: detected (the manifest says which)
     expand: bool = True
     parser: str = "benepar_en3"
     mlm: str = "bert-base-uncased"
     grammar: str = "ptb_sample"
-    top_k: int = 5
+    top_k: int = 5  # candidate expansions kept per seed (Algorithm 1); per seed production with compat
     fills_per_mask: int | None = 1  # None keeps every valid fill (the older ALiCT runs); 1 is ALiCT HEAD
     beam_size: int = 20  # CheckList used 100; a multi-mask fill costs about beam_size single ones
     top_n: int = 60
+    # keep an expansion only if its PLL per token is at least its seed's minus this; None: no fluency check
+    fluency_threshold: float | None = 0.15  # expand.fluency.DEFAULT_THRESHOLD
     chunk_size: int = 64  # seed cases per parse/fill batch and per resume checkpoint
     max_cases: int = 100_000  # per template: a larger Cartesian product is an error (use nsamples)
 
@@ -113,9 +116,13 @@ class _Timer:
         self.seconds[self._stage] += time.perf_counter() - self._start
 
 
-def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
+Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
+
+
+def seed_cases(config: GenerateConfig, timer: _Timer | None = None, progress: Progress | None = None):
     """Search, templates and perturbations: returns (spec, capabilities, lexicon, dataset stats,
     per-capability seed counts, and a lazy, deterministic stream of source cases over all capabilities)."""
+    report = progress or (lambda items, total, description: items)
     from .author.perturbed import perturbed_cases
     from .author.templates import template_cases
     from .requirements import load_spec
@@ -133,7 +140,10 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
             skipped = [c.id for c in capabilities if c.needs_dataset]
             capabilities = [c for c in capabilities if not c.needs_dataset]
             if not capabilities:
-                raise InputError(f"{spec.path}: every selected capability searches a dataset: pass --dataset")
+                raise InputError.hint(
+                    f"{spec.path}: every selected capability searches a dataset: pass {{dataset}}",
+                    dataset="dataset=SOURCE",
+                )
             if skipped:
                 log.warning("no --dataset: skipping %s (they search a dataset)", ", ".join(skipped))
         uses_lexicon = any(g.uses_lexicon for c in capabilities for g in c.search)
@@ -144,16 +154,21 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
         examples = []
         if any(c.needs_dataset for c in capabilities):
             examples = list(
-                load_examples(
-                    config.dataset,
-                    text_column=config.text_column,
-                    label_column=config.label_column,
-                    label_map=config.label_map,
-                    split=config.split,
-                    stats=stats,
-                    inputs=spec.task.inputs,
-                    input_columns=config.input_columns,
-                    labelled=config.labelled,
+                report(
+                    load_examples(
+                        config.dataset,
+                        text_column=config.text_column,
+                        label_column=config.label_column,
+                        label_map=config.label_map,
+                        split=config.split,
+                        stats=stats,
+                        encoding=config.encoding,
+                        inputs=spec.task.inputs,
+                        input_columns=config.input_columns,
+                        labelled=config.labelled,
+                    ),
+                    None,
+                    "load dataset",
                 )
             )
             if not examples:
@@ -161,7 +176,7 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None):
     with timer("search"):
         analyzed = analyze(examples)
         selected = {}
-        for capability in capabilities:
+        for capability in report(capabilities, len(capabilities), "search"):
             if capability.needs_dataset:
                 found = search(analyzed, capability, lexicon)
                 selected[capability.id] = select(found, config.max_seeds, config.seed, capability.id)
@@ -208,13 +223,13 @@ def generate(
     *,
     resume: bool = False,
     overwrite: bool = False,
-    progress: Callable[[Iterable[Any], int | None, str], Iterable[Any]] | None = None,
+    progress: Progress | None = None,
 ) -> RunSummary:
     """Run the whole generation job into ``out`` (a suite directory) and return its summary."""
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
     state = _load_state(out, config) if resume else _fresh_state()
     timer = _Timer()
-    spec, capabilities, lexicon, stats, seed_counts, cases = seed_cases(config, timer)
+    spec, capabilities, lexicon, stats, seed_counts, cases = seed_cases(config, timer, progress)
     by_id = {capability.id: capability for capability in capabilities}
 
     counts = {cap_id: CapabilityCounts(seeds=n) for cap_id, n in seed_counts.items()}
@@ -230,13 +245,14 @@ def generate(
     if resume and cases_path.exists():
         with open(cases_path, "r+b") as f:  # drop what an interrupted chunk half-wrote
             f.truncate(state["offset"])
-    chunks: Iterable[list[TestCase]] = _chunks(cases, config.chunk_size)
     if progress is not None:
-        chunks = progress(chunks, None, "generate")
+        cases = list(cases)  # seed cases are few beside expansions; counting them gives the bar a total
+    first = state["chunks"]  # chunks finished before an interruption are not redone (nor counted again)
+    chunks: Iterable[list[TestCase]] = islice(_chunks(cases, config.chunk_size), first, None)
+    if progress is not None:  # the bar counts the chunks left, so its rate and ETA hold after --resume
+        chunks = progress(chunks, max(0, -(-len(cases) // config.chunk_size) - first), "generate")
     with JsonlWriter(cases_path, append=resume) as writer:
-        for index, chunk in enumerate(chunks):
-            if index < state["chunks"]:
-                continue  # finished before the interruption
+        for index, chunk in enumerate(chunks, start=first):
             for case in chunk:
                 if case.kind == SEED:
                     counts[case.capability].seed_cases += 1
@@ -254,10 +270,16 @@ def generate(
                 "rejected": dict(rejected),
             }
             atomic_write_json(out / STATE, state)
-            if hasattr(chunks, "set_postfix_str"):  # a tqdm bar: say where the run is
+            if hasattr(chunks, "set_postfix_str"):  # a bar or log lines: say where the run is
                 done = counts[chunk[-1].capability]
+                stages = ", ".join(  # where the time goes: parsing, differentiation, fill
+                    f"{stage} {timer.seconds[stage]:.0f}s"
+                    for stage in ("parse", "differentiate", "fill")
+                    if stage in timer.seconds
+                )
                 chunks.set_postfix_str(
                     f"{chunk[-1].capability}: {done.seed_cases} seed cases, {done.expansions} expansions"
+                    + (f"; {stages}" if stages else "")
                 )
 
     summary = RunSummary(out, counts, asdict(stats), dict(rejected), dict(timer.seconds))
@@ -285,8 +307,14 @@ class _Expander:
             is_treebank = Path(config.grammar).is_dir()
             self.grammar = build_grammar(config.grammar) if is_treebank else load_grammar(config.grammar)
             self.differentiator = Differentiator(self.grammar)  # its candidate memo serves every seed
+            self.context = _function_pairs(config.grammar, is_treebank)
             self.parser = Parser(config.parser)
             self.mlm = MaskedLM.from_pretrained(config.mlm)
+        self.fluency = None
+        if config.fluency_threshold is not None:
+            from .expand.fluency import Fluency, FluencyScorer
+
+            self.fluency = Fluency(FluencyScorer(self.mlm), config.fluency_threshold)
 
     def requirement(self, case: TestCase, new_text: str) -> bool:
         capability = self.capabilities[case.capability]
@@ -310,8 +338,15 @@ class _Expander:
                     rejected["unparsable seed"] += 1
                     continue
                 counts[case.capability].parsed += 1
+                if self.mlm.has_special_token(case.text):  # a literal [MASK] would be filled as a mask
+                    rejected["seed with a special token of the masked LM"] += 1
+                    continue
                 found = self.differentiator.differentiate(
-                    case.id, parse, top_k=self.config.top_k, editable=case.editable
+                    case.id,
+                    parse,
+                    top_k=self.config.top_k,
+                    editable=case.editable,
+                    per_production=self.config.compat,
                 )
                 counts[case.capability].masked_templates += len(found)
                 templates.extend(found)
@@ -333,6 +368,8 @@ class _Expander:
                     beam_size=self.config.beam_size,
                     top_n=self.config.top_n,
                     stats=stats,
+                    fluency=self.fluency,
+                    context=self.context,
                 )
                 for expansion in expansions:
                     by_seed[expansion.seed_id].append(expansion)
@@ -340,14 +377,32 @@ class _Expander:
             counts[capability].expansions += stats.kept
             rejected.update({f"fill: {reason}": n for reason, n in stats.rejected.items() if n})
         self.timer.seconds["fill: masked-LM forward"] = self.mlm.forward_seconds  # part of "fill"
+        if self.fluency is not None:
+            self.timer.seconds["fill: fluency forward"] = self.fluency.scorer.forward_seconds
         return by_seed
 
     def describe(self) -> dict[str, Any]:
         return {
             "grammar": self.grammar.provenance,
+            "function_pairs": self.context.provenance if self.context else None,
             "parser": self.parser.identity,
             "mlm": self.mlm.describe(),
         }
+
+
+def _function_pairs(grammar: str, is_treebank: bool):
+    """The context check's word pairs: built from a treebank directory, shipped with a named grammar
+    (``grammars/<name>.function_pairs.json``), or None (no check) for a grammar file without them."""
+    from .expand.context import build_function_pairs, load_function_pairs
+
+    if is_treebank:
+        return build_function_pairs(grammar)
+    path = Path(grammar)
+    beside = path.with_suffix(".function_pairs.json") if path.suffix else None
+    if beside is not None and not beside.exists():
+        log.info("%s: no function-word pairs beside the grammar; the context check is off", grammar)
+        return None
+    return load_function_pairs(beside or grammar)
 
 
 def _fresh_state() -> dict[str, Any]:
@@ -363,9 +418,10 @@ def _load_state(out: Path, config: GenerateConfig) -> dict[str, Any]:
         return _fresh_state()
     state = load_json(path, "resume state")
     if state.get("fingerprint") != config.fingerprint():
-        raise InputError(
+        raise InputError.hint(
             f"{path}: the run in this directory used other settings; resume it with the same options "
-            "or write to a new --out"
+            "or write to a new {out}",
+            out="out=DIR",
         )
     return state
 

@@ -16,7 +16,7 @@ task the acceptable answers). An expectation is either one label, a tuple of all
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -175,14 +175,33 @@ class Parse:
         )
 
 
+# Characters a following token is written against: opening brackets and currency signs ("(which",
+# "$5"); an opening double quote is decided by what precedes it (``opens``).
+OPENERS = frozenset("([{$£€¥`")
+
+
+def opens(text: str, at: int) -> bool:
+    """Whether the character before ``at`` opens what follows it: an opening bracket or currency sign, or
+    a straight double/single quote at the text's start or after a space or another opener."""
+    c = text[at - 1] if at > 0 else ""
+    if c in OPENERS:
+        return True
+    if c in "\"'":
+        return at == 1 or text[at - 2].isspace() or text[at - 2] in OPENERS
+    return False
+
+
 def insertable(parse: Parse, index: int) -> bool:
     """Whether a word can go in before token ``index``: not inside a written word such as ``didn't``
-    (tokens ``did`` + ``n't``) or ``film's``, where the clitic is attached to a letter or digit."""
+    (tokens ``did`` + ``n't``) or ``film's``, where the clitic is attached to a letter or digit, and not
+    between a currency sign and its amount (``$5``)."""
     if index <= 0 or index >= len(parse.offsets):
         return True
     at = parse.offsets[index][0]
     token = parse.tokens[index]
     attached = parse.offsets[index - 1][1] == at
+    if attached and parse.tokens[index - 1] in ("$", "£", "€", "¥", "#"):
+        return False
     return not (attached and parse.text[at - 1].isalnum() and (token[:1].isalnum() or token[:1] in "'’"))
 
 
@@ -208,17 +227,26 @@ class MaskedTemplate:
     def tags(self) -> tuple[str, ...]:
         return tuple(tag for _, tag in self.masks)
 
-    def render(self, words: tuple[str, ...] | list[str]) -> tuple[str, tuple[int, ...]]:
+    def render(
+        self, words: tuple[str, ...] | list[str], lower: Iterable[int] = ()
+    ) -> tuple[str, tuple[int, ...]]:
         """The seed text with ``words`` (one per mask) inserted at their token boundaries.
 
         Returns the new text and the character offset of each inserted word in it. The result is the seed
-        text plus exactly the inserted words and one space each: before a token that follows a space (or
-        at the start) the word goes in as ``"word "``; before a token attached to its left neighbour
-        (``.``, ``,``, ``n't``) or after the last token it goes in as ``" word"``.
+        text plus exactly the inserted words and one space each, the space on the side that keeps every
+        token apart as in the seed (fix *spacing*): the word goes in as ``"word "`` before a token that
+        follows a space, at the start, or right after an opener it belongs with (``(``, an opening ``"``:
+        ``"(word which"``); as ``" word"`` before a token attached to its left neighbour (``.``, ``,``,
+        ``n't``, a closing quote) and after the last token. ``lower`` are token indices whose first letter
+        is lower-cased (a sentence-initial capital that an insertion moved inside the sentence,
+        ``fill.recase``); the text keeps its length.
         """
         if len(words) != len(self.masks):
             raise ValueError(f"{self.id}: {len(self.masks)} masks but {len(words)} words")
         text, offsets = self.parse.text, self.parse.offsets
+        for index in lower:
+            a = offsets[index][0]
+            text = text[:a] + text[a].lower() + text[a + 1 :]
         pieces: list[str] = []
         starts: list[int] = []
         cursor = 0
@@ -230,7 +258,9 @@ class MaskedTemplate:
             pieces.append(text[cursor:at])
             length += at - cursor
             cursor = at
-            attached = index == len(offsets) or (at > 0 and not text[at - 1].isspace())
+            attached = index == len(offsets) or (
+                at > 0 and not text[at - 1].isspace() and not opens(text, at)
+            )
             piece = f" {word}" if attached else f"{word} "
             starts.append(length + (1 if attached else 0))
             pieces.append(piece)

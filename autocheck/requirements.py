@@ -254,12 +254,65 @@ def _validator():
     return jsonschema.Draft202012Validator(schema)
 
 
-def _validate(path: Path, data: Any) -> None:
-    from jsonschema.exceptions import best_match
+MAX_ERRORS = 20  # schema errors reported at once
+MAX_DEPTH = 64  # a specification is a few levels deep; far deeper is a mistake (and would exhaust the stack)
 
-    error = best_match(_validator().iter_errors(data))
-    if error is not None:
-        raise InputError(f"{path}: {error.json_path}: {error.message}")
+
+def _validate(path: Path, data: Any) -> None:
+    """Every fault of the file at once (up to ``MAX_ERRORS``), one per line, each with its JSON path."""
+    from jsonschema.exceptions import best_match, relevance
+
+    _check_depth(path, data)
+    faults: list[tuple[str, str]] = []
+    try:
+        for error in sorted(_validator().iter_errors(data), key=relevance):
+            error = best_match([error])  # the most specific reason under anyOf/oneOf
+            faults.append((error.json_path, error.message))
+    except RecursionError:
+        raise InputError(f"{path}: $: nested too deeply to validate") from None
+    faults.extend(_length_faults(data))
+    if faults:
+        faults = sorted(set(faults), key=lambda fault: _path_key(fault[0]))
+        lines = [f"{path}: {where}: {message}" for where, message in faults[:MAX_ERRORS]]
+        if len(faults) > MAX_ERRORS:
+            lines.append(f"{path}: ... and {len(faults) - MAX_ERRORS} more error(s)")
+        raise InputError("\n".join(lines))
+
+
+def _path_key(json_path: str) -> list[tuple[int, Any]]:
+    """Order JSON paths as the file reads: ``$.a[2]`` before ``$.a[10]``."""
+    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"[.\[\]]+", json_path) if p]
+
+
+def _check_depth(path: Path, data: Any) -> None:
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputError(f"{path}: $: nested more than {MAX_DEPTH} levels deep; not a specification")
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+
+
+def _length_faults(data: Any) -> list[tuple[str, str]]:
+    """Length ranges that no text can satisfy (``min`` > ``max``), wherever a ``length`` is given."""
+    faults = []
+    stack = [(data, "$")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, dict):
+            bounds = value.get("length")
+            if isinstance(bounds, dict):
+                low, high = bounds.get("min"), bounds.get("max")
+                if type(low) is int and type(high) is int and low > high:
+                    faults.append((f"{where}.length", f"min {low} is greater than max {high}"))
+            for key, child in value.items():
+                stack.append((child, f"{where}.{key}" if re.fullmatch(r"\w+", key) else f"{where}[{key!r}]"))
+        elif isinstance(value, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in enumerate(value))
+    return faults
 
 
 def _as_set(value: str | list[str]) -> frozenset[str]:

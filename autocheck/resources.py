@@ -12,7 +12,11 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = Path(__file__).resolve().parent
+PROJECT_ROOT = PACKAGE_DIR.parent
+# Top-level folders shipped with the project; a wheel carries them in autocheck/_project/ (see setup.py).
+SHIPPED = ("requirements", "grammars", "data")
+INSTALLED_DATA = PACKAGE_DIR / "_project"
 
 
 class ResourceMissing(RuntimeError):
@@ -25,7 +29,10 @@ def offline() -> bool:
 
 
 def project_file(relative: str) -> Path:
-    """A data file shipped with the project (requirements/, grammars/, data/)."""
+    """A data file shipped with the project (requirements/, grammars/, data/): the installed copy in an
+    installed wheel, else the source checkout's. Other paths are relative to the checkout root."""
+    if Path(relative).parts[:1] and Path(relative).parts[0] in SHIPPED and INSTALLED_DATA.is_dir():
+        return INSTALLED_DATA / relative
     return PROJECT_ROOT / relative
 
 

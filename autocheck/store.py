@@ -17,7 +17,34 @@ import numpy as np
 
 
 class InputError(ValueError):
-    """Bad user input; the message names the file and the line or field."""
+    """Bad user input; the message names the file and the line or field.
+
+    ``str(error)`` is the message for Python callers (options spelled as keywords, ``overwrite=True``);
+    ``error.cli`` is the same message for the command line (``--overwrite``), which the CLI prints.
+    """
+
+    def __init__(self, message: str, cli: str | None = None):
+        super().__init__(message)
+        self.cli = message if cli is None else cli
+
+    @classmethod
+    def hint(cls, template: str, **options: str | tuple[str, str]) -> InputError:
+        """An error whose ``template`` names options as ``{name}`` placeholders, each given as a keyword
+        argument spelling (``resume="resume=True"``, ``column="text_column=NAME"``): the API message says
+        ``resume=True``, the CLI one ``--resume`` (``--text-column NAME``). Where the flag is not the
+        keyword's spelling, give both: ``(api, cli)``."""
+        api, cli = template, template
+        for name, spelling in options.items():
+            keyword, flag = spelling if isinstance(spelling, tuple) else (spelling, cli_flag(spelling))
+            api, cli = api.replace(f"{{{name}}}", keyword), cli.replace(f"{{{name}}}", flag)
+        return cls(api, cli)
+
+
+def cli_flag(keyword: str) -> str:
+    """``overwrite=True`` -> ``--overwrite``; ``text_column=NAME`` -> ``--text-column NAME``."""
+    name, _, value = keyword.partition("=")
+    flag = "--" + name.replace("_", "-")
+    return flag if value in ("", "True") else f"{flag} {value}"
 
 
 def content_hash(*parts: str, length: int = 16) -> str:
@@ -97,12 +124,27 @@ class JsonlWriter:
         self.close()
 
 
+def _umask() -> int:
+    """The process umask, read without changing it where the OS allows (Linux), else set and restored."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write via a temporary file and rename, so readers never see a half-written file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; output gets the permissions open() would give
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
@@ -111,18 +153,46 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         raise
 
 
+def check_output_file(path: str | Path, *, overwrite: bool = False) -> Path:
+    """Refuse to replace an existing file (or to write over a directory) unless ``overwrite``."""
+    out = Path(path)
+    if out.is_dir():
+        raise InputError(f"{out}: is a directory; give a file name")
+    if out.exists() and not overwrite:
+        raise InputError.hint(
+            f"{out}: file exists; pass {{overwrite}} to replace it", overwrite="overwrite=True"
+        )
+    return out
+
+
 def atomic_write_json(path: str | Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=2) + "\n")
 
 
 def load_json(path: str | Path, what: str = "JSON file") -> Any:
+    """Parse a JSON file; a missing, unreadable, non-UTF-8, malformed or absurdly nested file is an
+    ``InputError`` naming the file (and line:column where JSON can say)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        with open(path, "rb") as f:
+            raw = f.read()
     except FileNotFoundError:
         raise InputError(f"{path}: {what} not found") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read the {what} ({e.strerror or e})") from None
+    try:
+        text = raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise InputError(
+            f"{path}:{line}: the {what} is not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}); "
+            "save it as UTF-8"
+        ) from None
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"{path}:{e.lineno}:{e.colno}: not valid JSON ({e.msg})") from None
+    except RecursionError:
+        raise InputError(f"{path}: the {what} is nested too deeply to read") from None
 
 
 def package_versions(names: Iterable[str]) -> dict[str, str | None]:
@@ -146,15 +216,29 @@ def environment() -> dict[str, Any]:
     }
 
 
-def prepare_output_dir(path: str | Path, *, resume: bool = False, overwrite: bool = False) -> Path:
-    """Create an output directory; refuse to reuse a non-empty one unless resuming or overwriting."""
+def prepare_output_dir(path: str | Path, *, resume: bool | None = None, overwrite: bool = False) -> Path:
+    """Create an output directory; refuse to reuse a non-empty one unless resuming or overwriting.
+
+    ``resume=None`` (the default) means the caller cannot resume, so the refusal does not offer it.
+    """
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a directory")
     if out.exists() and any(out.iterdir()) and not (resume or overwrite):
-        raise InputError(
-            f"{out}: directory is not empty; pass --resume to continue that run or --overwrite to replace it"
+        if resume is None:
+            raise InputError.hint(
+                f"{out}: directory is not empty; pass {{overwrite}} to replace its files",
+                overwrite="overwrite=True",
+            )
+        raise InputError.hint(
+            f"{out}: directory is not empty; "
+            "pass {resume} to continue that run or {overwrite} to replace it",
+            resume="resume=True",
+            overwrite="overwrite=True",
         )
+    if resume and out.is_dir():
+        for stale in out.glob(".*.tmp"):  # an atomic write killed before its rename (see atomic_write_text)
+            stale.unlink(missing_ok=True)
     if overwrite and not resume and out.exists():
         for child in out.iterdir():
             if child.is_file():

@@ -158,3 +158,19 @@ def _ptb_quotes(sentence: Sequence[str]) -> list[str]:
         else:
             out.append(word)
     return out
+
+
+PROPER_TAGS = ("NNP", "NNPS")
+
+
+def proper_noun(word: str) -> bool:
+    """Whether lower-case ``word`` is a proper noun written in lower case ("york", "jones"): the tagger's
+    dictionary of unambiguous words knows its capitalised form only as a proper noun and does not know the
+    lower-case form ("new" is an adjective, "may" a modal)."""
+    tagdict = _tagger().tagdict
+    return word.islower() and tagdict.get(word.capitalize()) in PROPER_TAGS and word not in tagdict
+
+
+def known_proper_noun(token: str) -> bool:
+    """Whether the tagger's dictionary of unambiguous words knows ``token`` as a proper noun ("Paris")."""
+    return _tagger().tagdict.get(token) in PROPER_TAGS

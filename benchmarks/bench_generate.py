@@ -61,6 +61,9 @@ def main() -> None:
     rss_after_chunk: list[float] = []
 
     def record_memory(chunks, total, description):  # generate's progress hook: RSS after each chunk
+        if description != "generate":  # the hook also sees loading and search
+            yield from chunks
+            return
         for chunk in chunks:
             yield chunk
             rss_after_chunk.append(current_rss_mib())

@@ -28,7 +28,7 @@ def main() -> None:
 
     timer = _Timer()
     start = time.perf_counter()
-    capabilities, _, stats, seeds, cases = seed_cases(
+    _, capabilities, _, stats, seeds, cases = seed_cases(
         GenerateConfig(dataset=args.sst, lexicon=args.lexicon), timer
     )
     with timer("transform"):

@@ -37,3 +37,33 @@ def require(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"missing resource: {path}")
     return path
+
+
+def tiny_bert(directory: Path, head: str, words: list[str], id2label: dict[int, str] | None = None) -> str:
+    """A tiny random BERT in ``directory``: ``head`` is ``ForMaskedLM``, ``ForSequenceClassification`` or
+    ``ForQuestionAnswering``; its WordPiece vocabulary is the special tokens and ``words``. Weights are
+    large enough (initializer range 0.5) that different inputs get visibly different outputs."""
+    import torch
+    import transformers
+
+    directory.mkdir(parents=True, exist_ok=True)
+    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
+    transformers.BertTokenizer(vocab={token: i for i, token in enumerate(tokens)}).save_pretrained(directory)
+    torch.manual_seed(0)
+    config = transformers.BertConfig(
+        vocab_size=len(tokens), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+        intermediate_size=32, max_position_embeddings=128, initializer_range=0.5,
+        **({"id2label": id2label} if id2label else {}),
+    )  # fmt: skip
+    getattr(transformers, f"Bert{head}")(config).save_pretrained(directory)
+    return str(directory)
+
+
+try:  # property tests: CI replays a fixed set of examples; a local run searches anew each time
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True)
+    if os.environ.get("CI"):
+        settings.load_profile("ci")
+except ImportError:
+    pass

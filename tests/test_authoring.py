@@ -7,6 +7,7 @@ import json
 
 import pytest
 import torch
+from conftest import tiny_bert
 
 from autocheck import expect
 from autocheck.author.suggest import suggest
@@ -24,20 +25,22 @@ VOCAB = ["the", "flight", "food", "was", "i", "really", "like", "love", "hate", 
 
 
 @pytest.fixture(scope="module")
-def tiny_mlm(tmp_path_factory):
-    """A tiny random masked LM with a whole-word vocabulary, built here."""
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+def tiny_mlm_dir(tmp_path_factory):
+    return tiny_bert(tmp_path_factory.mktemp("mlm"), "ForMaskedLM", VOCAB)
 
-    directory = tmp_path_factory.mktemp("mlm")
-    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *VOCAB]
-    BertTokenizer(vocab={token: i for i, token in enumerate(tokens)}).save_pretrained(directory)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=5 + len(VOCAB), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-        intermediate_size=32, max_position_embeddings=64, initializer_range=0.5,
-    )  # fmt: skip
-    BertForMaskedLM(config).save_pretrained(directory)
-    return MaskedLM.from_pretrained(directory, device="cpu")
+
+@pytest.fixture(scope="module")
+def tiny_mlm(tiny_mlm_dir):
+    return MaskedLM.from_pretrained(tiny_mlm_dir, device="cpu")
+
+
+def test_suggest_command_prints_a_ranked_table(tiny_mlm_dir, capsys):
+    args = ["suggest", "The food was {mask}.", "--mlm", str(tiny_mlm_dir), "-n", "4", "--lexicon", "none"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    rows = [line for line in printed.splitlines() if "The food was " in line and "{mask}" not in line]
+    assert len(rows) == 4 and rows[0].split("│")[1].strip() == "1"
+    assert main(["suggest", "No mask.", "--mlm", str(tiny_mlm_dir), "--lexicon", "none"]) == 2
 
 
 def test_suggestions_are_ranked_whole_words_with_pos_and_polarity(tiny_mlm, tmp_path):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import pickle as pickle_module
 
 import pytest
 import torch
@@ -71,7 +73,7 @@ def test_unknown_dir_test_and_bad_labels_are_clear_errors(tmp_path):
 def test_pickle_needs_explicit_trust(tmp_path):
     pickle = tmp_path / "sentiment_suite.pkl"
     pickle.write_bytes(b"not read")
-    with pytest.raises(InputError, match="trust-pickle"):
+    with pytest.raises(InputError, match="trust_pickle=True"):
         convert_checklist(pickle, tmp_path / "out")
     try:
         import checklist  # noqa: F401
@@ -101,3 +103,22 @@ def test_stand_in_model_on_the_checklist_suite(shared_data, tmp_path):
     assert rates["simple-negations-not-negative"] >= 0.5  # negation: the stand-in fails often
     assert rates["simple-negations-i-thought-x-was-positive-but-it-was-not-should-be-negative"] >= 0.5
     assert rates["single-positive-words"] <= 0.2 and rates["single-negative-words"] <= 0.2
+
+
+@pytest.mark.parametrize("name", ["sentiment_suite.json", "suite.bin", "suite.tests.json"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        pickle_module.dumps({"tests": ["a"]}, protocol=2),
+        pickle_module.dumps({"tests": ["a"]}, protocol=5),
+        gzip.compress(b"not read"),
+        b"\x00\x01binary\xff",
+    ],
+)
+def test_renamed_pickle_or_binary_is_refused_like_a_pickle(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=r"runs code when loaded; pass trust_pickle=True only") as info:
+        convert_checklist(path, tmp_path / "out")
+    assert str(info.value).startswith(f"{path}: content is ")
+    assert not (tmp_path / "out" / "cases.jsonl").exists()

@@ -46,11 +46,9 @@ def test_known_flips_and_rate_changes(runs):
     assert "flipped cases: 1 pass→fail, 1 fail→pass" in table
 
 
-def test_models_matched_by_name_and_refused_when_none_match(tmp_path, monkeypatch):
+def test_models_matched_by_name_and_refused_when_none_match(tmp_path):
     suite = write_suite(tmp_path / "suite")
     run_suite(suite, [toy(), other()], tmp_path / "a")
-    # A fresh prediction cache: a callable model whose every input is cached cannot tell its label count.
-    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "cache2"))
     run_suite(suite, [other(), toy()], tmp_path / "b")
     result = compare_runs(tmp_path / "a", tmp_path / "b")
     assert [(p["model_a"], p["model_b"]) for p in result["pairs"]] == [("other", "other"), ("toy", "toy")]
@@ -95,6 +93,10 @@ def test_compare_cli_json_html_and_bad_input(runs, tmp_path, capsys):
     rows = re.findall(r"<tr data-capability='([^']*)' data-flip='([^']*)'", page)
     assert sorted(rows) == [("LC2", "fail→pass"), ("LC4", "pass→fail")]
     assert "a <mark>truly</mark> lovely film" in page and page.count("<script") == 1
+    assert main(["compare", str(a), str(b), "--html", str(html)]) == 2  # an existing page is kept
+    assert "file exists" in capsys.readouterr().err
+    assert main(["compare", str(a), str(b), "--html", str(html), "--overwrite"]) == 0
+    capsys.readouterr()
     assert main(["compare", str(a), str(tmp_path / "nothing")]) == 2
     assert "not a results directory" in capsys.readouterr().err
     (b / "predictions.jsonl").write_text('{"model": "other"}\n')

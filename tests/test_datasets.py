@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -145,7 +147,7 @@ def test_sst_derived_bad_rows_are_counted(tmp_path):
         b",sentence_index,sentence,splitset_label,id,values\n"
         b"0,1,Good .,3,1,0.9\n"
         b"1,2,,3,2,0.5\n"
-        b"2,3,Bad .,3,3,n/a\n"
+        b"2,3,Bad caf\xc3\xa9 .,3,3,n/a\n"  # UTF-8 text, so the Latin-1 byte below is a bad row
         b"3,4,Caf\xe9 .,3,4,0.5\n"
     )
     examples, stats = load(path)
@@ -192,7 +194,9 @@ def test_sst2_tsv():
 
 def test_generic_csv_with_label_map_and_bad_rows(tmp_path):
     path = tmp_path / "reviews.csv"
-    path.write_bytes(b'review,stars\n"Great fun, isn\'t it?",5\nDull.,1\n,5\nNo stars,\nMeh.,3\nNa\xefve,5\n')
+    path.write_bytes(
+        b'review,stars\n"Great fun, isn\'t it?",5\nDull.,1\n,5\nNo stars,\nMeh \xc3\xa9.,3\nNa\xefve,5\n'
+    )
     examples, stats = load(
         path, text_column="review", label_column="stars", label_map={5: "positive", 1: "negative"}
     )
@@ -285,3 +289,91 @@ def test_shared_sst2_dev_and_trees(shared_data):
     table, _ = load(sst / "derived_sentence_labels", split="dev")
     assert len(trees) == 1101
     assert Counter(e.label for e in trees) == Counter(e.label for e in table)
+
+
+LATIN1_ROWS = [
+    ("Café crème, très bien.", "positive"),
+    ("Naïve and dull.", "negative"),
+    ("Déjà vu.", "neutral"),
+]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl"])
+def test_latin1_file_is_detected_and_every_row_kept(tmp_path, suffix):
+    path = tmp_path / f"reviews{suffix}"
+    if suffix == ".jsonl":
+        lines = [json.dumps({"text": t, "label": lab}, ensure_ascii=False) for t, lab in LATIN1_ROWS]
+    else:
+        sep = "\t" if suffix == ".tsv" else ","
+        lines = [f"text{sep}label"] + [
+            f'"{t}"{sep}{lab}' if sep == "," else f"{t}{sep}{lab}" for t, lab in LATIN1_ROWS
+        ]
+    path.write_bytes(("\n".join(lines) + "\n").encode("latin-1"))
+    examples, stats = load(path)
+    assert [e.text for e in examples] == [t for t, _ in LATIN1_ROWS]
+    assert stats.skipped == {} and stats.encodings == {str(path): "cp1252"}
+
+
+def test_encoding_can_be_given_and_is_recorded(tmp_path):
+    path = tmp_path / "reviews.csv"
+    path.write_bytes("text,label\nÉtonnant.,positive\n".encode("cp1252"))
+    stats = DatasetStats()
+    examples = list(load_examples(str(path), encoding="latin_1", stats=stats))
+    assert examples[0].text == "Étonnant." and stats.encoding == "iso8859-1"
+    assert stats.encodings == {str(path): "iso8859-1"}
+    with pytest.raises(InputError, match=r"encoding=NAME: unknown text encoding 'klingon'") as info:
+        load_examples(str(path), encoding="klingon")
+    assert info.value.cli.startswith("--encoding NAME: unknown")
+
+
+def test_utf8_and_bom_files_are_read_as_such(tmp_path):
+    path = tmp_path / "reviews.csv"
+    path.write_bytes(codecs.BOM_UTF8 + "text,label\nÉtonnant.,positive\n".encode())
+    examples, stats = load(path)
+    assert examples[0].text == "Étonnant." and stats.encodings[str(path)] == "utf-8-sig"
+    path.write_bytes("text,label\nÉtonnant.,positive\n".encode("utf-16"))
+    examples, stats = load(path)
+    assert examples[0].text == "Étonnant." and stats.encodings[str(path)] == "utf-16"
+    path.write_bytes("text,label\nÉtonnant.,positive\n".encode())
+    assert load(path)[1].encodings[str(path)] == "utf-8"
+
+
+def test_cyrillic_legacy_file_goes_to_the_detector(tmp_path):
+    rows = [
+        ("Отличный фильм, очень хороший и добрый.", "positive"),
+        ("Скучный и длинный фильм, не советую никому.", "negative"),
+        ("Обычная история о семье в маленьком городе.", "neutral"),
+        ("Актёры играют прекрасно, сюжет захватывает с первых минут.", "positive"),
+    ]
+    path = tmp_path / "reviews.csv"
+    path.write_bytes(("text,label\n" + "".join(f'"{t}",{lab}\n' for t, lab in rows)).encode("cp1251"))
+    examples, stats = load(path)
+    assert [e.text for e in examples] == [t for t, _ in rows]
+    assert stats.encodings[str(path)] == "cp1251"
+
+
+def test_manifest_records_the_encoding_used(shared_data, tmp_path):
+    from autocheck.cli import main
+
+    path = tmp_path / "reviews.csv"
+    rows = "text,label\n" + "".join(
+        f'"{t}",{lab}\n' for t, lab in LATIN1_ROWS + [("A bad film.", "negative")]
+    )
+    path.write_bytes(rows.encode("latin-1"))
+    lexicon = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet.txt"
+    for extra, used in (([], "cp1252"), (["--encoding", "latin-1"], "iso8859-1")):
+        out = tmp_path / f"suite-{used}"
+        assert (
+            main(["seeds", "--dataset", str(path), "--lexicon", str(lexicon), "--out", str(out), *extra]) == 0
+        )
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["dataset"]["encodings"] == {str(path): used}
+        assert manifest["dataset"]["skipped"] == {} and manifest["dataset"]["kept"] == 4
+
+
+def test_truncated_utf16_file_is_read_not_a_crash(tmp_path):
+    """Found by the fuzzer: a UTF-16 BOM and an odd number of bytes (surrogateescape needs ASCII codecs)."""
+    path = tmp_path / "reviews.tsv"
+    path.write_bytes("sentence\tlabel\nit is good .\t1\n".encode("utf-16") + b"A")
+    examples, stats = load(path)
+    assert [e.label for e in examples] == ["positive"] and stats.encodings[str(path)] == "utf-16"

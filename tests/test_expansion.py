@@ -116,6 +116,38 @@ def test_top_k_by_score_with_deterministic_ties():
     assert ("JJ", "CC", "JJ") not in longer and ("RBR", "JJ") in longer
 
 
+def test_top_k_is_per_seed_and_the_parent_term_decides_what_is_kept():
+    """Algorithm 1 ranks all of a seed's candidate expansions together by P(rule) x P(ancestors) x P(root):
+    the candidate with the most probable rule (ADJP -> RB JJ, 3/4) sits under an improbable VP -> VBD ADJP
+    (1/10), so with the parent term it falls out of the seed's top 2; ranked by P(rule) alone, or kept per
+    production (--compat), it stays."""
+    seed = parse_of("The film was good", FILM)
+    g = grammar(
+        {
+            "S": {("NP", "VP"): 3, ("NP", "VP", "RB"): 1},
+            "NP": {("DT", "NN"): 1, ("DT", "JJ", "NN"): 1},
+            "VP": {("VBD", "ADJP"): 1, ("VBD",): 9},
+            "ADJP": {("JJ",): 1, ("RB", "JJ"): 3},
+        }
+    )
+    differ = Differentiator(g)
+    by_rule_alone = sorted(
+        ((c.prob, lhs) for lhs, rhs in [("S", ("NP", "VP")), ("NP", ("DT", "NN")), ("ADJP", ("JJ",))]
+         for c in differ.candidates(lhs, rhs)),
+        reverse=True,
+    )  # fmt: skip
+    assert [lhs for _, lhs in by_rule_alone[:2]] == ["ADJP", "NP"]
+    top2 = differ.differentiate("c", seed, top_k=2)
+    assert [(t.lhs, t.score) for t in top2] == [
+        ("NP", pytest.approx(1 / 2 * 3 / 4)),
+        ("S", pytest.approx(1 / 4)),
+    ]
+    assert rendered(top2) == ["The [JJ] film was good", "The film was good [RB]"]
+    per_production = differ.differentiate("c", seed, top_k=2, per_production=True)
+    assert [t.lhs for t in per_production] == ["NP", "S", "ADJP"]
+    assert [t.lhs for t in differ.differentiate("c", seed, top_k=1)] == ["NP"]
+
+
 def test_top_k_counts_only_candidates_with_an_allowed_position():
     seed = parse_of("It didn't work.", "(S (NP (PRP It)) (VP (VBD did) (RB n't) (VP (VB work))) (. .))")
     g = grammar({"VP": {("VBD", "RB", "VP"): 1, ("VBD", "RB", "RB", "VP"): 1, ("MD", "VBD", "RB", "VP"): 1}})
@@ -163,7 +195,7 @@ def test_insertions_only_inside_editable_spans():
             "ADJP": {("JJ",): 1, ("RB", "JJ"): 1},
         }
     )
-    assert len(differentiate("c", seed, g)) == 7  # everything, with the whole text editable
+    assert len(differentiate("c", seed, g, top_k=10)) == 7  # everything, with the whole text editable
     start = text.index("the film")
     span = (start, start + len("the film was good"))
     templates = differentiate("c", seed, g, editable=(span,))
@@ -194,7 +226,7 @@ def test_tree_leaves_must_match_the_tokens():
 def test_multi_sentence_parse_uses_global_token_indices():
     seed = parse_of("Or both. The dog", "(FRAG (CC Or) (NP (DT both)) (. .))", "(NP (DT The) (NN dog))")
     g = grammar({"NP": {("DT",): 1, ("DT", "NNS"): 1, ("DT", "NN"): 2, ("DT", "JJ", "NN"): 1}})
-    assert sorted(rendered(differentiate("c", seed, g, top_k=1))) == [
+    assert sorted(rendered(differentiate("c", seed, g, top_k=1, per_production=True))) == [
         "Or both [NN]. The dog",
         "Or both. The [JJ] dog",
     ]

@@ -127,3 +127,16 @@ def test_refuses_to_overwrite(suite, tmp_path):
     summary = export_suite(suite, out, overwrite=True, split=(1, 0, 1))
     assert summary["totals"]["validation"] == 0
     assert json.loads((out / "export_summary.json").read_text())["split"] == [1, 0, 1]
+
+
+@pytest.mark.parametrize("fmt", ["hf", "jsonl", "csv"])
+@pytest.mark.parametrize("split", [(1, 0, 0), (1, 1, 0), (0, 0, 1)])
+def test_empty_splits_export_and_load_in_every_format(suite, tmp_path, fmt, split):
+    pytest.importorskip("datasets")
+    out = tmp_path / f"{fmt}-{''.join(map(str, split))}"
+    summary = export_suite(suite, out, format=fmt, split=split)
+    empty = [name for name, ratio in zip(SPLITS, split) if ratio == 0]
+    assert all(summary["totals"][name] == 0 for name in empty)
+    _, splits = load_export(out)
+    assert sum(map(len, splits.values())) == sum(summary["totals"].values()) > 0
+    assert all(splits[name] == [] for name in empty)

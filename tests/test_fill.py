@@ -382,3 +382,184 @@ def test_negations_are_never_neutral_insertions():
     out = validate([template(text, [(3, "RB")])], [fills], {"c1": seed(text)}, Lexicon(), always, stats=stats)
     assert [c.text for c in out] == ["the film is very good ."]
     assert stats.rejected["polarity"] == 1
+
+
+def _kept(text: str, masks, fills, **kwargs) -> tuple[list[TestCase], FillStats]:
+    stats = FillStats()
+    out = validate(
+        [template(text, masks)], [fills], {"c1": seed(text)}, Lexicon(), always, stats=stats, **kwargs
+    )
+    return out, stats
+
+
+def undo_recasing(case: TestCase) -> str:
+    """``without_inserted`` after the seed tokens that ``recase`` lowered are capitalised again."""
+    text = case.text
+    for at in case.provenance.get("lowered", ()):
+        text = text[:at] + text[at].upper() + text[at + 1 :]
+    return without_inserted(TestCase.from_json({**case.to_json(), "text": text}))
+
+
+def test_sentence_initial_insertion_is_recased():
+    """An uncased masked LM suggests "even"; at the start it is "Even" and the old capital goes lower-case."""
+    text = "This film works ."
+    (out,), _ = _kept(text, [(0, "RB")], [(("even",), -1.0)])
+    assert out.text == "Even this film works ."
+    assert out.provenance["inserted"][0]["word"] == "Even" and out.provenance["lowered"] == [5]
+    assert undo_recasing(out) == text
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("I liked this film .", "Even I liked this film ."),  # "I" stays
+        ("Paris is a nice city .", "Even Paris is a nice city ."),  # a proper noun stays
+        ("TV is a nice thing .", "Even TV is a nice thing ."),  # an acronym stays
+        ("this film works .", "even this film works ."),  # a lower-case start stays as written
+        ("Samuel Beckett applied .", "Even Samuel Beckett applied ."),  # a name: tagged NNP before NNP
+        ("Mild , meandering teen flick .", "Even mild , meandering teen flick ."),  # NNP by position only
+    ],
+)
+def test_sentence_initial_capital_is_kept_for_i_proper_nouns_and_acronyms(text, expected):
+    (out,), _ = _kept(text, [(0, "RB")], [(("even",), -1.0)])
+    assert out.text == expected
+
+
+def test_insertion_after_an_opening_quote_starts_the_quoted_sentence():
+    text = 'Do I think that "This film works"? yes'
+    start = text.index("This")
+    case = seed(text, editable=((start, text.index('"', start)),))
+    out = validate([template(text, [(5, "RB")])], [[(("even",), -1.0)]], {"c1": case}, Lexicon(), always)
+    assert [c.text for c in out] == ['Do I think that "Even this film works"? yes']
+    assert undo_recasing(out[0]) == text
+
+
+def test_lone_i_is_capitalised():
+    text = "the film that liked was good ."
+    (out,), _ = _kept(text, [(3, "PRP")], [(("i",), -1.0)])
+    assert out.text == "the film that I liked was good ."
+
+
+def test_lower_case_proper_nouns_are_checked_as_proper_nouns():
+    # "york" tags as a common noun in lower case; it is a proper noun, so it fails a noun mask
+    out, stats = _kept("this is a movie .", [(3, "NN")], [(("york",), -1.0), (("horror",), -2.0)])
+    assert [c.text for c in out] == ["this is a horror movie ."] and stats.rejected["pos"] == 1
+    # and for a proper-noun mask it is written as one
+    out, _ = _kept("the film by is good .", [(3, "NNP")], [(("jones",), -1.0)])
+    assert [c.text for c in out] == ["the film by Jones is good ."]
+    # a common word is not made a name by capitalising it, and a lower-case fill is no proper noun
+    out, stats = _kept("the film by is good .", [(3, "NNP")], [(("whole",), -1.0), (("film",), -2.0)])
+    assert out == [] and stats.rejected["pos"] == 2
+
+
+def test_doubled_words_are_rejected_and_counted():
+    text = "this is a kind of movie ."
+    out, stats = _kept(text, [(4, "NN")], [(("kind",), -1.0), (("sort",), -2.0)])
+    assert [c.text for c in out] == ["this is a kind sort of movie ."]
+    assert stats.rejected["doubled"] == 1
+    out, stats = _kept("this is a movie .", [(3, "RB"), (3, "RB")], [(("very", "Very"), -1.0)])
+    assert out == [] and stats.rejected["doubled"] == 1
+    assert "rejected_doubled" in stats.as_dict()
+
+
+@pytest.mark.parametrize("literal", ["[MASK]", "[CLS]", "[SEP]", "[PAD]"])
+def test_seed_with_a_literal_special_token_is_skipped_and_counted(tiny_bert, literal):
+    text = f"this is a {literal} movie ."
+    stats = FillStats()
+    out = list(
+        fill([template(text, [(3, "JJ")])], {"c1": seed(text)}, tiny_bert, Lexicon(), always, stats=stats)
+    )
+    assert out == [] and stats.special_token == 1 and stats.unfillable == 1
+    assert tiny_bert.has_special_token(text) and not tiny_bert.has_special_token("this is a <mask> movie .")
+
+
+class FakeScorer:
+    """PLL per token looked up in a table; records what it was asked."""
+
+    def __init__(self, table):
+        self.table = table
+        self.asked: list[list[str]] = []
+
+    def scores(self, texts):
+        self.asked.append(list(texts))
+        return [self.table[t] for t in texts]
+
+
+def test_fluency_keeps_fills_within_the_threshold_of_the_seed_and_records_the_scores():
+    from autocheck.expand.fluency import Fluency
+
+    text = "this is a movie ."
+    scorer = FakeScorer(
+        {
+            text: -2.0,
+            "this is a quickly movie .": -3.5,
+            "this is a old movie .": -2.6,
+            "this is a new movie .": -1,
+        }
+    )
+    fills = [(("quickly",), -0.5), (("old",), -1.0), (("new",), -2.0)]
+    stats = FillStats()
+    out = validate(
+        [template(text, [(3, "RB")])], [fills], {"c1": seed(text)}, Lexicon(), always,
+        fills_per_mask=None, stats=stats, fluency=Fluency(scorer, threshold=1.0),
+    )  # fmt: skip
+    assert stats.rejected["pos"] == 2  # old/new are adjectives: only "quickly" reaches the fluency check
+    assert out == [] and stats.rejected["fluency"] == 1
+    out = validate(
+        [template(text, [(3, "JJ")])], [fills], {"c1": seed(text)}, Lexicon(), always,
+        fills_per_mask=None, stats=(stats := FillStats()), fluency=Fluency(scorer, threshold=1.0),
+    )  # fmt: skip
+    assert [c.text for c in out] == ["this is a old movie .", "this is a new movie ."]
+    assert out[0].provenance["fluency"] == {
+        "pll_per_token": -2.6,
+        "seed_pll_per_token": -2.0,
+        "threshold": 1.0,
+    }
+    assert stats.rejected["pos"] == 1 and stats.rejected["fluency"] == 0
+    assert all(text in asked for asked in scorer.asked[:1])  # the seed is scored with its fills
+
+
+def test_fluency_rejection_lets_the_next_fill_in():
+    from autocheck.expand.fluency import Fluency
+
+    text = "this is a movie ."
+    scorer = FakeScorer({text: -2.0, "this is a old movie .": -3.5, "this is a new movie .": -2.5})
+    fills = [(("old",), -1.0), (("new",), -2.0)]
+    stats = FillStats()
+    out = validate(
+        [template(text, [(3, "JJ")])], [fills], {"c1": seed(text)}, Lexicon(), always,
+        stats=stats, fluency=Fluency(scorer, threshold=1.0),
+    )  # fmt: skip
+    assert [c.text for c in out] == ["this is a new movie ."] and stats.rejected["fluency"] == 1
+    # scored lazily: the second fill only once the first failed, and nothing after the kept one
+    assert scorer.asked == [["this is a old movie .", text], ["this is a new movie ."]]
+    scorer.asked.clear()
+    fills = [(("new",), -1.0), (("old",), -2.0)]
+    out = validate(
+        [template(text, [(3, "JJ")])], [fills], {"c1": seed(text)}, Lexicon(), always,
+        fluency=Fluency(scorer, threshold=1.0),
+    )  # fmt: skip
+    assert [c.text for c in out] == ["this is a new movie ."]
+    assert scorer.asked == [["this is a new movie .", text]]
+
+
+def test_pseudo_log_likelihood_is_batched_cached_and_batch_independent(tiny_bert):
+    from autocheck.expand.fluency import FluencyScorer
+
+    texts = ["this is a movie .", "the dog ran quickly .", "it was a really funny plot !"]
+    one = [FluencyScorer(tiny_bert, batch_size=1)._compute([t])[0] for t in texts]
+    scorer = FluencyScorer(tiny_bert, batch_size=64)
+    assert scorer.scores(texts) == pytest.approx(one, abs=2e-4)
+    assert all(s < 0 for s in one)
+    before = scorer.forward_seconds
+    assert scorer.scores(texts[::-1]) == scorer.scores(texts)[::-1]
+    assert scorer.forward_seconds == before  # all cached
+
+
+@pytest.mark.shared_data
+def test_stand_in_pll_prefers_the_natural_sentence(shared_data):
+    from autocheck.expand.fluency import FluencyScorer
+
+    lm = MaskedLM.from_pretrained(require(shared_data / "models" / "mini-bert-mlm"), device="cpu")
+    good, bad = FluencyScorer(lm).scores(["this is a very good movie .", "this is a the good movie ."])
+    assert good > bad

@@ -210,3 +210,13 @@ def test_file_predictions_three_class_and_bad_line(tmp_path):
     path.write_text("0.1 0.2\n0.5 0.5\n")
     with pytest.raises(InputError, match=r"preds.txt:1: expected"):
         load_model(f"file:{path}")
+
+
+def test_callable_without_declared_labels_reads_cached_answers(tmp_path, monkeypatch):
+    (tmp_path / "undeclared.py").write_text("def f(texts):\n    return [[0.3, 0.7] for _ in texts]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = load_model("undeclared:f").predict([("a",), ("b",)])
+    again = load_model("undeclared:f")  # a new process: every answer comes from the cache
+    outputs = again.predict([("a",), ("b",)])
+    assert again.labels == ("negative", "positive")
+    np.testing.assert_allclose(outputs.probs, first.probs)

@@ -171,6 +171,9 @@ def test_every_expansion_is_its_seed_plus_the_inserted_words(stand_in_config, tm
     for expansion in expansions:
         seed = seeds[expansion.seed_id]
         text = expansion.text
+        for at in expansion.provenance.get("lowered", ()):  # a sentence-initial capital re-cased
+            assert text[at].islower() and seed.text[without_before(expansion, at)].isupper()
+            text = text[:at] + text[at].upper() + text[at + 1 :]
         for inserted in sorted(expansion.provenance["inserted"], key=lambda i: -i["offset"]):
             start, word = inserted["offset"], inserted["word"]
             assert text[start : start + len(word)] == word
@@ -183,6 +186,75 @@ def test_every_expansion_is_its_seed_plus_the_inserted_words(stand_in_config, tm
         assert expansion.expected == seed.expected and expansion.capability == seed.capability
         for inserted in expansion.provenance["inserted"]:  # insertions stay inside the seed's own text
             assert any(a <= inserted["offset"] < b for a, b in expansion.editable)
+
+
+def without_before(expansion: TestCase, at: int) -> int:
+    """``at`` in the expansion's text as an offset in its seed's text (the inserted words before it out)."""
+    return at - sum(len(i["word"]) + 1 for i in expansion.provenance["inserted"] if i["offset"] < at)
+
+
+def _requirements(tmp_path: Path, max_tokens: int) -> Path:
+    """A spec with one capability: sentences of at most ``max_tokens`` tokens, labels kept."""
+    spec = {
+        "task": "sentiment",
+        "labels": ["negative", "neutral", "positive"],
+        "capabilities": [
+            {
+                "id": "SHORT",
+                "capability": "Vocabulary",
+                "description": "Short sentences",
+                "test_type": "MFT",
+                "search": [{"length": {"max": max_tokens}, "label": ["negative", "positive"]}],
+                "expected": {"negative": "negative", "positive": "positive"},
+            }
+        ],
+    }
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(spec))
+    return path
+
+
+def test_expansions_are_rechecked_against_the_requirement(stand_in_config, tmp_path):
+    """Seeds of exactly the maximum length: every insertion breaks the requirement, so the pipeline's
+    re-check (``_Expander.requirement`` -> ``search.satisfies``) must reject every fill and count it.
+    Replacing that check with ``return True`` lets expansions through and fails this test."""
+    stand_in_config.requirements = str(_requirements(tmp_path, 5))
+    stand_in_config.capabilities = None
+    stand_in_config.fluency_threshold = None
+    summary = pipeline.generate(stand_in_config, tmp_path / "suite")
+    counts = summary.counts["SHORT"]
+    assert counts.seed_cases == 3 and counts.candidates > 0  # max_seeds 3 of the 5-token sentences
+    assert counts.expansions == 0 and summary.rejected["fill: requirement"] > 0
+    # with room for one more word the same seeds do expand, and each expansion meets the requirement
+    stand_in_config.requirements = str(_requirements(tmp_path, 6))
+    summary = pipeline.generate(stand_in_config, tmp_path / "roomy")
+    assert summary.counts["SHORT"].expansions > 0
+
+
+def test_a_literal_mask_token_in_the_dataset_is_skipped_and_counted(shared_data, tmp_path):
+    path = tmp_path / "masked.csv"
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["text", "label"])
+        writer.writerows([*SENTENCES, ("This is a [MASK] movie.", "negative"), ("Yes [SEP] no.", "positive")])
+    models = shared_data / "models"
+    config = pipeline.GenerateConfig(
+        dataset=str(path),
+        lexicon="opinion",
+        capabilities=["LC9"],
+        parser=str(require(models / "benepar_ptbsample_charlstm")),
+        mlm=str(require(models / "mini-bert-mlm")),
+        beam_size=5,
+        top_n=10,
+        seed=1,
+    )
+    summary = pipeline.generate(config, tmp_path / "suite")
+    assert summary.rejected["seed with a special token of the masked LM"] == 4  # 2 seeds x 2 templates
+    cases = _cases(tmp_path / "suite")
+    assert any("[MASK]" in case.text for case in cases if case.kind == SEED)
+    assert not any("[MASK]" in c.text or "[SEP]" in c.text for c in cases if c.kind == EXPANSION)
+    manifest = json.loads((tmp_path / "suite" / "manifest.json").read_text())
+    assert manifest["rejected"]["seed with a special token of the masked LM"] == 4
 
 
 def test_seeds_with_a_sentiwordnet_file(shared_data, small_dataset, tmp_path):
@@ -219,3 +291,14 @@ def test_generate_on_sst_expands_most_capabilities(shared_data, tmp_path):
     assert len(summary.counts) == 10 and all(c.seed_cases == 1 for c in summary.counts.values())
     expanded = [cap for cap, c in summary.counts.items() if c.expansions > 0]
     assert len(expanded) >= 7, summary.counts
+
+
+def test_fluency_threshold_default_and_off():
+    from autocheck.expand.fluency import DEFAULT_THRESHOLD
+
+    assert pipeline.GenerateConfig(dataset="x").fluency_threshold == DEFAULT_THRESHOLD
+    from autocheck.cli import _threshold
+
+    assert _threshold("off") is None and _threshold("0.3") == 0.3
+    with pytest.raises(Exception, match="non-negative"):
+        _threshold("-1")

@@ -140,3 +140,65 @@ def test_a_new_capability_is_only_json(tmp_path):
     assert cap.search[0].include[0].words == {"film", "movie"}
     cases = list(transform(cap, [Example("d:1", "A fine film.", "positive", "d")], [], 0))
     assert [c.text for c in cases] == ['My friend wrote: "A fine film"', 'A critic wrote: "A fine film"']
+
+
+def test_spec_that_is_not_utf8_is_a_clear_error(tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes(json.dumps(SPEC, ensure_ascii=False).replace("LC1", "LC1 é").encode("latin-1"))
+    with pytest.raises(InputError, match=r"latin1\.json:1: the capability specification is not UTF-8"):
+        load_capabilities(path)
+
+
+@pytest.mark.parametrize("depth", [70, 5000, 200_000])
+def test_deeply_nested_spec_is_a_clear_error(tmp_path, depth):
+    path = tmp_path / "deep.json"
+    nested = "[" * depth + "]" * depth
+    path.write_text(
+        '{"task": "sentiment", "labels": ["a"], "capabilities": ' + nested + "}", encoding="utf-8"
+    )
+    with pytest.raises(InputError, match=r"deep\.json: .*nested") as info:
+        load_capabilities(path)
+    assert "\n" not in str(info.value)
+
+
+def test_length_range_min_above_max_names_the_json_path(tmp_path):
+    data = copy.deepcopy(SPEC)
+    data["capabilities"][0]["search"][0]["length"] = {"min": 9, "max": 3}
+    path = write(tmp_path, data)
+    with pytest.raises(
+        InputError, match=r"\$\.capabilities\[0\]\.search\[0\]\.length: min 9 is greater than max 3"
+    ):
+        load_capabilities(path)
+
+
+def test_every_schema_error_of_a_file_is_reported_at_once(tmp_path):
+    data = copy.deepcopy(SPEC)
+    data["capabilities"][0]["id"] = 5
+    data["capabilities"][2]["test_type"] = ["MFT"]
+    data["capabilities"][3]["search"][0]["length"] = {"min": 2, "max": 1}
+    del data["capabilities"][1]["description"]
+    path = write(tmp_path, data)
+    with pytest.raises(InputError) as info:
+        load_capabilities(path)
+    lines = str(info.value).splitlines()
+    assert len(lines) == 4, lines
+    assert all(line.startswith(f"{path}: $.capabilities[") for line in lines)
+    assert lines[0].startswith(f"{path}: $.capabilities[0].id: 5 is not of type 'string'")
+    assert "$.capabilities[1]: 'description' is a required property" in lines[1]
+    assert lines[2].startswith(f"{path}: $.capabilities[2].test_type: ")
+    assert lines[3] == f"{path}: $.capabilities[3].search[0].length: min 2 is greater than max 1"
+
+
+def test_schema_errors_are_capped(tmp_path):
+    from autocheck.requirements import MAX_ERRORS
+
+    data = copy.deepcopy(SPEC)
+    extra = [copy.deepcopy(data["capabilities"][0]) for _ in range(MAX_ERRORS + 5)]
+    for i, capability in enumerate(extra):
+        capability["id"] = i
+    data["capabilities"] = extra
+    with pytest.raises(InputError) as info:
+        load_capabilities(write(tmp_path, data))
+    lines = str(info.value).splitlines()
+    assert len(lines) == MAX_ERRORS + 1 and lines[-1].endswith("... and 5 more error(s)")
+    assert "$.capabilities[2].id" in lines[2] and "$.capabilities[10].id" in lines[10]  # file order

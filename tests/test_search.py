@@ -178,6 +178,32 @@ def test_satisfies_rechecks_the_search_predicates_of_an_expansion():
     assert not satisfies(lc2, "A good film I like.", "positive", LEXICON)  # positive verb excluded
 
 
+@pytest.mark.parametrize(
+    "text, lc4",
+    [
+        ("This is a bad movie.", True),
+        ("This is a dull film that few will remember.", True),  # a relative clause: inside the predicate
+        ("This is a bad movie, but the cast is good.", False),  # "not" would negate the first clause only
+        ("This is a bad movie; the cast is good.", False),
+        ("This is a bad movie -- the cast is good.", False),
+        ("This is a bad movie: the cast is good.", False),
+        ("This is a bad movie, though the cast is good.", False),
+        ("This is a bad movie. The cast is good.", False),
+        ("This is a bad movie ... overlong.", False),
+        ("This is not a good movie.", False),  # already negated
+    ],
+)
+def test_negation_lcs_take_only_what_the_negation_governs(text, lc4):
+    """LC4/LC5 insert "not" after "This is": a continuation clause would keep its own sentiment, so the
+    expected label would be doubtful; LC6's template negates the seed, so a negated seed is not taken."""
+    lc4_cap, lc5_cap, lc6_cap = load_capabilities(only=["LC4", "LC5", "LC6"])
+    assert satisfies(lc4_cap, text, "negative", LEXICON) is lc4
+    assert satisfies(lc5_cap, text, "neutral", LEXICON) is lc4
+    assert satisfies(lc6_cap, "This is a bad movie, but the cast is good.", "negative", LEXICON)
+    assert not satisfies(lc6_cap, "It is not a good movie.", "negative", LEXICON)
+    assert not satisfies(lc6_cap, "I never liked it.", "negative", LEXICON)
+
+
 def test_select_is_deterministic_and_independent_of_input_order():
     data = [Example(f"t:{i}", "x", "positive", "t") for i in range(50)]
     first = select(data, 10, 7, "LC1")

@@ -30,7 +30,7 @@ def test_output_directories_are_never_clobbered(tmp_path):
     out = tmp_path / "out"
     prepare_output_dir(out)
     (out / "mine.txt").write_text("x")
-    with pytest.raises(InputError, match="--resume.*--overwrite"):
+    with pytest.raises(InputError, match="pass overwrite=True to replace"):
         prepare_output_dir(out)
     assert prepare_output_dir(out, resume=True) == out and (out / "mine.txt").exists()
     prepare_output_dir(out, overwrite=True)
@@ -54,3 +54,23 @@ def test_nltk_data_set_after_import_is_found(tmp_path, monkeypatch):
     monkeypatch.setenv("AUTOCHECK_OFFLINE", "1")
     with pytest.raises(ResourceMissing, match="python -m nltk.downloader no_such_package"):
         nltk_resource("corpora/no_such_corpus", "no_such_package")
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_atomic_writes_honour_the_umask(tmp_path, umask):
+    import os
+    import stat
+
+    from autocheck.store import JsonlWriter, atomic_write_json, atomic_write_text
+
+    old = os.umask(umask)
+    try:
+        atomic_write_text(tmp_path / "report.html", "<p>")
+        atomic_write_json(tmp_path / "manifest.json", {"a": 1})
+        with JsonlWriter(tmp_path / "cases.jsonl") as writer:
+            writer.write({"a": 1})
+    finally:
+        os.umask(old)
+    for name in ("report.html", "manifest.json", "cases.jsonl"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o666 & ~umask, name
+    assert not list(tmp_path.glob(".*.tmp"))

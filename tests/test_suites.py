@@ -7,6 +7,7 @@ import json
 
 import pytest
 import torch
+from conftest import tiny_bert
 
 from autocheck.cli import main
 from autocheck.models import load_model
@@ -71,33 +72,9 @@ def test_nli_word_overlap_baseline_fails_antonyms_and_negation(built, tmp_path):
     assert results["NLI-and"]["failure_rate"] == 0.0
 
 
-def make_tiny(directory, kind, id2label=None):
-    """A tiny random BERT (classifier or question answering) with its own vocabulary."""
-    from transformers import (
-        BertConfig,
-        BertForQuestionAnswering,
-        BertForSequenceClassification,
-        BertTokenizer,
-    )
-
-    directory.mkdir(parents=True)
-    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
-    BertTokenizer(vocab={token: i for i, token in enumerate(tokens)}).save_pretrained(directory)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=5 + len(WORDS), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-        intermediate_size=32, max_position_embeddings=128, initializer_range=0.5,
-        **({"id2label": id2label} if id2label else {}),
-    )  # fmt: skip
-    (BertForQuestionAnswering if kind == "qa" else BertForSequenceClassification)(config).save_pretrained(
-        directory
-    )
-    return str(directory)
-
-
 def test_qqp_suite_runs_a_pair_classifier_and_a_symmetric_callable(built, tmp_path):
     task = load_spec("qqp").task
-    path = make_tiny(tmp_path / "qqp-bert", "cls", {0: "LABEL_0", 1: "LABEL_1"})
+    path = tiny_bert(tmp_path / "qqp-bert", "ForSequenceClassification", WORDS, {0: "LABEL_0", 1: "LABEL_1"})
     model = load_model(path, task, device="cpu")
     assert isinstance(model, HFModel) and model.labels == ("not_duplicate", "duplicate")
     first = model.predict_proba([("Who is taller?", "How can I be?")])
@@ -119,7 +96,7 @@ def test_qqp_suite_runs_a_pair_classifier_and_a_symmetric_callable(built, tmp_pa
 
 def test_squad_suite_runs_a_question_answering_model_and_a_callable(built, tmp_path):
     task = load_spec("squad").task
-    model = load_model(make_tiny(tmp_path / "qa-bert", "qa"), task, device="cpu")
+    model = load_model(tiny_bert(tmp_path / "qa-bert", "ForQuestionAnswering", WORDS), task, device="cpu")
     assert isinstance(model, HFQuestionAnswering)
     results = run_suite(built / "squad", [model], tmp_path / "run")
     rows = list(read_jsonl(tmp_path / "run" / "predictions.jsonl"))

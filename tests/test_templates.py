@@ -215,7 +215,7 @@ def test_unmeetable_conditions_and_huge_products_are_errors_before_any_model(tmp
         "hypothesis": "{last_name}",
         "label": "neutral",
     }
-    with pytest.raises(InputError, match="combinations exceed --max-cases 1,000"):
+    with pytest.raises(InputError, match="combinations exceed max_cases=1,000"):
         build(tmp_path, {"id": "H", "templates": [huge]}, max_cases=1000)
 
 

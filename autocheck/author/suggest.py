@@ -60,7 +60,9 @@ def suggest(
 
 def _related(synonyms_of: str | None, antonyms_of: str | None) -> set[str] | None:
     if synonyms_of and antonyms_of:
-        raise InputError("give --synonyms-of or --antonyms-of, not both")
+        raise InputError.hint(
+            "give {synonyms} or {antonyms}, not both", synonyms="synonyms_of", antonyms="antonyms_of"
+        )
     word = synonyms_of or antonyms_of
     if not word:
         return None

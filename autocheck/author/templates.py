@@ -385,9 +385,10 @@ def fillings(template: Template, seed: int, max_cases: int, capability: str = ""
     sizes = [len(entries) for _, entries in template.lexicons]
     total = template.combinations
     if template.nsamples is None and total > max_cases:
-        raise InputError(
-            f"{template.where}: {total:,} combinations exceed --max-cases {max_cases:,}; give the template "
-            f"'nsamples' or use smaller lexicons"
+        raise InputError.hint(
+            f"{template.where}: {total:,} combinations exceed {{limit}}; give the template 'nsamples', use "
+            "smaller lexicons or raise the limit",
+            limit=(f"max_cases={max_cases:,}", f"--max-cases {max_cases:,}"),
         )
     if template.nsamples is None or total <= 4 * template.nsamples:
         valid = [c for c in itertools.product(*map(range, sizes)) if _valid(template, c)]

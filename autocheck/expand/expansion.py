@@ -7,7 +7,10 @@ where it falls between ``α``'s children. Candidates are ranked by
 
     score = P_ref(A -> β) × Π P_ref(ancestor productions of the node) × P_ref(root label)
 
-and the ``top_k`` best per seed production are kept (ties: right-hand side in sort order).
+and the ``top_k`` best of the whole seed are kept, as the paper's Algorithm 1 ranks a seed's candidate
+expansions together (ties: tree order of the production, then right-hand side in sort order). With
+``per_production=True`` (``--compat``) the ``top_k`` best are kept for every production of the seed, as the
+original code did; then the parent-probability term can only reorder templates, never choose them.
 
 An added symbol between seed children ``i-1`` and ``i`` goes in before the first token of child ``i``;
 after the last child it goes in after the node's last token. When ``α`` embeds into ``β`` in several
@@ -23,9 +26,12 @@ Departures from the original implementation (alict-notes §5), each a fix:
   the seed RHS repeat, giving phrase-level masks (``{mask:NP}``) that can never be filled (§5.2.3).
 * Fix *parent-probability*: the ancestor productions really are multiplied in (with the root label's
   probability); the original looked them up by a mangled string key, so the factor was always 1 and the
-  ranking was by ``P_ref(A -> β)`` alone (§5.2.2). Within one seed production the ranking is unchanged; the
-  score now compares templates across productions and seeds. A production or root label the reference
-  never saw gets ``Grammar.unseen_prob`` (below any seen probability) instead of 1.0 or a KeyError abort.
+  ranking was by ``P_ref(A -> β)`` alone (§5.2.2). Within one seed production the ranking is unchanged;
+  across the productions of a seed it decides which candidates make the seed's top k.
+* Fix *top-k per seed*: the ``top_k`` candidates are chosen per seed (Algorithm 1), not per production;
+  the original kept ``top_k`` per production (``per_production=True`` restores it).
+* A production or root label the reference never saw gets ``Grammar.unseen_prob`` (below any seen
+  probability) instead of 1.0 or a KeyError abort.
 * Fix *every-occurrence*: every node is differentiated at its own position; the original kept only the
   first seed production per (LHS, RHS) and ignored later occurrences (§5.1).
 * Fix *insertion*: masks are token indices into the parse (``MaskedTemplate.render`` inserts at exact
@@ -146,14 +152,24 @@ class Differentiator:
         top_k: int = 5,
         editable: tuple[tuple[int, int], ...] = (),
         max_added: int = 9,
+        per_production: bool = False,
     ) -> list[MaskedTemplate]:
-        """Masked templates of one parsed seed case, best score first (ties by mask positions)."""
+        """Masked templates of one parsed seed case, best score first (ties by mask positions): from the
+        ``top_k`` best candidates of the seed, or of each production with ``per_production``."""
         from nltk import Tree
 
         allowed = _allowed_boundaries(parse, editable)
         # masks -> (score, lhs, rhs_from, rhs_to) of the best production giving them
         best: dict[tuple[tuple[int, str], ...], tuple[float, str, Rhs, Rhs]] = {}
+        # per seed: (-score, tree order, candidate order, lhs, rhs, candidate rhs, mask lists)
+        ranked: list[tuple[float, int, int, str, Rhs, Rhs, list]] = []
         grammar = self.grammar
+
+        def keep(score: float, lhs: str, rhs: Rhs, rhs_to: Rhs, masks_list: list) -> None:
+            for masks in masks_list:
+                old = best.get(masks)
+                if old is None or score > old[0]:
+                    best[masks] = (score, lhs, rhs, rhs_to)
 
         def prob(lhs: str, rhs: Rhs) -> float:
             return grammar.prob(lhs, rhs) or grammar.unseen_prob(lhs)
@@ -170,8 +186,10 @@ class Differentiator:
                     visit(child, bounds[-1], child_factor) if isinstance(child, Tree) else bounds[-1] + 1
                 )
             kept = 0
-            for cand in self.candidates(lhs, rhs):
-                if kept == top_k:
+            node_order = len(order)
+            order.append(None)
+            for n, cand in enumerate(self.candidates(lhs, rhs)):
+                if per_production and kept == top_k:
                     break
                 if len(cand.rhs) - len(rhs) > max_added:
                     continue
@@ -181,11 +199,13 @@ class Differentiator:
                     continue
                 kept += 1
                 score = cand.prob * factor
-                for masks in masks_list:
-                    old = best.get(masks)
-                    if old is None or score > old[0]:
-                        best[masks] = (score, lhs, rhs, cand.rhs)
+                if per_production:
+                    keep(score, lhs, rhs, cand.rhs, masks_list)
+                else:
+                    ranked.append((-score, node_order, n, lhs, rhs, cand.rhs, masks_list))
             return bounds[-1]
+
+        order: list[None] = []  # tree order of the phrase nodes (pre-order), for deterministic ties
 
         start = 0
         for text in parse.trees:
@@ -198,6 +218,9 @@ class Differentiator:
             raise ValueError(
                 f"{case_id}: trees have {start} leaves but the parse has {len(parse.tokens)} tokens"
             )
+        ranked.sort(key=lambda item: item[:3])
+        for neg_score, _, _, lhs, rhs, rhs_to, masks_list in ranked[:top_k]:
+            keep(-neg_score, lhs, rhs, rhs_to, masks_list)
         return [
             MaskedTemplate(
                 _template_id(case_id, masks, lhs, rhs, rhs_to), case_id, parse, masks, lhs, rhs, rhs_to, score
@@ -216,11 +239,14 @@ def differentiate(
     top_k: int = 5,
     editable: tuple[tuple[int, int], ...] = (),
     max_added: int = 9,
+    per_production: bool = False,
 ) -> list[MaskedTemplate]:
     """Masked templates of one parsed seed case (see the module docstring). Pass a ``Differentiator``
     when differentiating many seeds so its candidate memo is shared between them."""
     differ = grammar if isinstance(grammar, Differentiator) else Differentiator(grammar)
-    return differ.differentiate(case_id, parse, top_k=top_k, editable=editable, max_added=max_added)
+    return differ.differentiate(
+        case_id, parse, top_k=top_k, editable=editable, max_added=max_added, per_production=per_production
+    )
 
 
 def _template_id(case_id: str, masks: tuple[tuple[int, str], ...], lhs: str, rhs: Rhs, rhs_to: Rhs) -> str:

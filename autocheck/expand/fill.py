@@ -23,9 +23,28 @@ Validation (the original's checks with their bugs fixed, see reference notes sec
    scopes over even where a lexicon, like the opinion lexicon, calls it neutral.
    The POS check below makes that tag the word's tag in context for every kept fill; checking polarity
    first means only neutral candidates need tagging;
-3. pos: every inserted word, tagged in the filled sentence, must get its mask's tag (the original tagged
-   each word in isolation); phrase-level masks can never match and are skipped before the MLM is called;
-4. requirement: the filled text must still meet the seed's capability requirement.
+4. doubled: an inserted word repeats a neighbouring word ("a kind kind of film");
+5. pos: every inserted word, tagged in the filled sentence, must get its mask's tag (the original tagged
+   each word in isolation); phrase-level masks can never match and are skipped before the MLM is called.
+   A lower-case fill that the tagger knows only as a proper noun when capitalised ("york", "jones") is a
+   proper noun: it fails any other tag, and for an ``NNP``/``NNPS`` mask it is capitalised before tagging;
+   any other fill of a proper-noun mask must be capitalised to pass (a lower-case word is not a name, and
+   capitalising an arbitrary word would only make the tagger call it one);
+6. context (when ``context.FunctionPairs`` are given): an inserted preposition, "to", conjunction or
+   determiner next to another function word must make a word pair the reference treebank has ("out of"
+   yes, "in of" and "and but" no): the grammar's productions are context-free, the sentence is not;
+7. requirement: the filled text must still meet the seed's capability requirement;
+8. fluency (when a ``fluency.Fluency`` is given): the filled text's pseudo-log-likelihood per token must
+   not fall more than its threshold below the seed's.
+
+Casing (fix *casing*, for uncased masked LMs): fills are re-cased for their position before any check
+(``recase``): a lone "i" is "I"; a word inserted before a capitalised sentence-initial token (the first of
+a sentence, or the first inside an opening quote) is capitalised and that token lower-cased, unless it is
+"I", an acronym, or tagged as a proper noun in the seed.
+
+Seeds whose text holds one of the masked LM's special tokens (``[MASK]``, ``<mask>``, ``[CLS]``,
+``</s>``, ...) are never sent to it: their templates are counted as ``special_token`` and skipped, since
+a literal mask token would be filled as a mask.
 
 The checks run in that order and a rejection is counted under the first that fails. Candidates are
 examined in score order and the first ``fills_per_mask`` valid ones per template are kept (ALiCT's HEAD
@@ -47,11 +66,22 @@ from typing import Any, Protocol
 import torch
 
 from ..cache import Cache
-from ..records import EXPANSION, MaskedTemplate, TestCase
+from ..records import EXPANSION, MaskedTemplate, Parse, TestCase, opens
 from ..resources import ResourceMissing, offline
 from ..sources.lexicon import NEGATIONS
 from ..store import content_hash, file_sha256
-from ..tagging import coarse_pos, is_single_token, pos_tag_from, pos_tag_sents, tokenize
+from ..tagging import (
+    PROPER_TAGS,
+    coarse_pos,
+    is_single_token,
+    known_proper_noun,
+    pos_tag_from,
+    pos_tag_sents,
+    proper_noun,
+    tokenize,
+)
+from .context import FunctionPairs
+from .fluency import Fluency
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +91,7 @@ WORD_TAGS = frozenset(
     "CC CD DT EX FW IN JJ JJR JJS LS MD NN NNS NNP NNPS PDT POS PRP PRP$ RB RBR RBS RP SYM TO UH "
     "VB VBD VBG VBN VBP VBZ WDT WP WP$ WRB".split()
 )
-REASONS = ("duplicate", "polarity", "pos", "requirement")
+REASONS = ("duplicate", "polarity", "doubled", "pos", "context", "requirement", "fluency")
 _WORD = re.compile(r"[A-Za-z]+")
 _WORD_START = ("Ġ", "▁")  # byte-level BPE (RoBERTa, GPT-2) and SentencePiece word-initial markers
 _TEMPLATES_PER_CHUNK = 256
@@ -138,6 +168,14 @@ class MaskedLM:
         self.max_length = min(int(tokenizer.model_max_length), int(limit))
         self.forward_passes = 0
         self.forward_seconds = 0.0
+        self.special_tokens = tuple(
+            sorted({t for t in tokenizer.all_special_tokens if t} | {tokenizer.mask_token}, key=len)
+        )
+
+    def has_special_token(self, text: str) -> bool:
+        """Whether ``text`` holds one of this model's special tokens (``[MASK]``, ``[CLS]``, ``<mask>``,
+        ``</s>``...) literally: such a text cannot be filled or scored (a literal mask is a mask)."""
+        return any(token in text for token in self.special_tokens)
 
     @classmethod
     def from_pretrained(cls, name_or_dir: str | Path = DEFAULT_MLM, *, device: str | None = None) -> MaskedLM:
@@ -318,6 +356,7 @@ class FillStats:
 
     templates: int = 0
     unfillable: int = 0  # templates never sent to the MLM: phrase-level mask, no masks, or unknown seed
+    special_token: int = 0  # templates of seeds holding a special token of the MLM (also unfillable)
     proposed: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     unused: int = 0
@@ -328,6 +367,7 @@ class FillStats:
         return {
             "templates": self.templates,
             "unfillable": self.unfillable,
+            "special_token": self.special_token,
             "proposed": self.proposed,
             **rejected,
             "unused": self.unused,
@@ -347,6 +387,8 @@ def fill(
     top_n: int = 60,
     batch_size: int = 64,
     stats: FillStats | None = None,
+    fluency: Fluency | None = None,
+    context: FunctionPairs | None = None,
 ) -> Iterator[TestCase]:
     """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
 
@@ -359,11 +401,19 @@ def fill(
     while chunk := list(islice(iterator, _TEMPLATES_PER_CHUNK)):
         stats.templates += len(chunk)
         usable = [t for t in chunk if _fillable(t, cases_by_id)]
+        special = [t for t in usable if mlm.has_special_token(t.parse.text)]
+        if special:
+            log.warning(
+                "%d template(s) of seeds holding a special token of %s skipped", len(special), mlm.identity
+            )
+            usable = [t for t in usable if not mlm.has_special_token(t.parse.text)]
+            stats.special_token += len(special)
         stats.unfillable += len(chunk) - len(usable)
         suggestions = mlm.suggest(usable, beam_size, top_n, batch_size=batch_size)
         yield from validate(
             usable, suggestions, cases_by_id, lexicon, requirement,
-            fills_per_mask=fills_per_mask, stats=stats, kept_texts=kept_texts,
+            fills_per_mask=fills_per_mask, stats=stats, kept_texts=kept_texts, fluency=fluency,
+            context=context,
         )  # fmt: skip
 
 
@@ -384,6 +434,7 @@ class _Candidate:
     score: float
     text: str
     starts: tuple[int, ...]
+    lower: tuple[int, ...] = ()  # seed tokens lower-cased by ``recase``
 
 
 def validate(
@@ -396,12 +447,15 @@ def validate(
     fills_per_mask: int | None = 1,
     stats: FillStats | None = None,
     kept_texts: dict[str, set[str]] | None = None,
+    fluency: Fluency | None = None,
+    context: FunctionPairs | None = None,
 ) -> list[TestCase]:
     """The valid fills of each template (``suggestions[i]`` for ``templates[i]``, best first) as cases.
 
     Candidates are examined best first in waves (2, 4, 8, ... times ``fills_per_mask`` per template
-    still short of it), each wave tagged in one batch, so a template that finds its fill early costs
-    little. ``kept_texts`` (seed id -> texts kept) is updated in place, to drop duplicates across calls.
+    still short of it), each wave tagged (and fluency-scored) in one batch, so a template that finds its
+    fill early costs little. ``kept_texts`` (seed id -> texts kept) is updated in place, to drop
+    duplicates across calls.
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
@@ -415,47 +469,220 @@ def validate(
     stats.proposed += sum(map(len, suggestions))
     window = 2 * wanted  # the tagger works sentence by sentence: small first waves waste least
     seed_tags: dict[str, list] = {}
+    seed_fluency: dict[str, float] = {}
     while pending:
+        _tag_seeds([templates[i].parse for i in pending], seed_tags)
         wave = [
-            _Candidate(i, tuple(words), score, *templates[i].render(words))
+            _candidate(i, templates[i], words, score, seed_tags[templates[i].parse.text])
             for i in pending
             for words, score in suggestions[i][examined[i] : examined[i] + window]
         ]
-        neutral = [
-            all(
-                w.lower() not in NEGATIONS and lexicon.is_neutral(w.lower(), coarse_pos(tag))
-                for w, tag in zip(c.words, templates[c.template].tags)
-            )
-            for c in wave
-        ]
-        # Tag only what can still reach the POS check (duplicates and polar words are rejected first).
-        to_tag = [
-            n
-            for n, c in enumerate(wave)
-            if neutral[n] and c.text not in kept_texts.get(seeds[c.template].id, ())
-        ]
-        tags = dict(zip(to_tag, _inserted_tags([wave[n] for n in to_tag], templates, seed_tags)))
+        verdicts = _checks(wave, templates, seeds, lexicon, requirement, kept_texts, seed_tags, context)
+        scores: dict[int, float] = {}
+        if fluency is not None:
+            room = {i: wanted - len(kept[i]) for i in pending}
+            _check_fluency(wave, verdicts, seeds, room, fluency, seed_fluency, scores)
+        halted: set[int] = set()  # templates that reached a candidate not scored yet: next wave
         for n, c in enumerate(wave):
             template, seed = templates[c.template], seeds[c.template]
-            if len(kept[c.template]) >= wanted:
+            if len(kept[c.template]) >= wanted or c.template in halted:
+                continue
+            # a text kept earlier in this wave is a duplicate too
+            verdict = "duplicate" if c.text in kept_texts.get(seed.id, ()) else verdicts[n]
+            if verdict is None and fluency is not None and n not in scores:
+                halted.add(c.template)
                 continue
             examined[c.template] += 1
-            if c.text == seed.text or c.text in kept_texts.get(seed.id, ()):
-                stats.rejected["duplicate"] += 1
-            elif not neutral[n]:
-                stats.rejected["polarity"] += 1
-            elif tags[n] != template.tags:
-                stats.rejected["pos"] += 1
-            elif not requirement(seed, c.text):
-                stats.rejected["requirement"] += 1
-            else:
-                kept_texts.setdefault(seed.id, set()).add(c.text)
-                kept[c.template].append(_expansion(template, seed, c))
-                stats.kept += 1
+            if verdict is not None:
+                stats.rejected[verdict] += 1
+                continue
+            extra = {}
+            if fluency is not None:
+                extra["fluency"] = {
+                    "pll_per_token": scores[n],
+                    "seed_pll_per_token": seed_fluency[seed.text],
+                    "threshold": fluency.threshold,
+                }
+            kept_texts.setdefault(seed.id, set()).add(c.text)
+            kept[c.template].append(_expansion(template, seed, c, extra))
+            stats.kept += 1
         pending = [i for i in pending if len(kept[i]) < wanted and examined[i] < len(suggestions[i])]
         window *= 2
     stats.unused += sum(len(fills) - n for fills, n in zip(suggestions, examined))
     return [case for cases in kept for case in cases]
+
+
+def _check_fluency(
+    wave: Sequence[_Candidate],
+    verdicts: list[str | None],
+    seeds: Sequence[TestCase],
+    room: dict[int, int],
+    fluency: Fluency,
+    seed_fluency: dict[str, float],
+    scores: dict[int, float],
+) -> None:
+    """The fluency check of the candidates that passed the others, best first and only as many per
+    template as it still has ``room`` for: a candidate that fails lets the next one be scored, in batched
+    rounds, so candidates ranked after a template's kept fills are never scored. Sets ``scores`` and
+    marks failures in ``verdicts``."""
+    passing = [n for n, verdict in enumerate(verdicts) if verdict is None]
+    while True:
+        accepted: Counter[int] = Counter()
+        take = []
+        for n in passing:  # wave order is score order within a template
+            t = wave[n].template
+            if n in scores:
+                accepted[t] += verdicts[n] is None
+            elif accepted[t] < room[t]:
+                take.append(n)
+                accepted[t] += 1  # counted as if it passed, until scored
+        if not take:
+            return
+        new_seeds = sorted({seeds[wave[n].template].text for n in take} - seed_fluency.keys())
+        values = fluency.scorer.scores([wave[n].text for n in take] + new_seeds)
+        seed_fluency.update(zip(new_seeds, values[len(take) :]))
+        for n, value in zip(take, values):
+            scores[n] = value
+            if not fluency.keeps(value, seed_fluency[seeds[wave[n].template].text]):
+                verdicts[n] = "fluency"
+
+
+def _checks(
+    wave: Sequence[_Candidate],
+    templates: Sequence[MaskedTemplate],
+    seeds: Sequence[TestCase],
+    lexicon: NeutralLexicon,
+    requirement: Requirement,
+    kept_texts: dict[str, set[str]],
+    seed_tags: dict[str, list],
+    context: FunctionPairs | None = None,
+) -> list[str | None]:
+    """For each candidate, the first check it fails (None: it passes all but fluency). Only candidates
+    still passing are tagged, in one batch, and only those passing the tags meet the requirement check."""
+    verdicts: list[str | None] = []
+    for c in wave:
+        template, seed = templates[c.template], seeds[c.template]
+        if c.text == seed.text or c.text in kept_texts.get(seed.id, ()):
+            verdicts.append("duplicate")
+        elif not all(
+            w.lower() not in NEGATIONS and lexicon.is_neutral(w.lower(), coarse_pos(tag))
+            for w, tag in zip(c.words, template.tags)
+        ):
+            verdicts.append("polarity")
+        elif _doubled(template, c.words):
+            verdicts.append("doubled")
+        else:
+            verdicts.append(None)
+    to_tag = [n for n, verdict in enumerate(verdicts) if verdict is None]
+    for n, tags in zip(to_tag, _inserted_tags([wave[n] for n in to_tag], templates, seed_tags)):
+        c = wave[n]
+        template = templates[c.template]
+        if tags != template.tags or any(
+            (tag in PROPER_TAGS and not w[:1].isupper()) or (proper_noun(w) and tag not in PROPER_TAGS)
+            for w, tag in zip(c.words, template.tags)
+        ):
+            verdicts[n] = "pos"
+        elif context is not None and not all(
+            context.allows(tag, left, word.lower(), right)
+            for (left, word, right), tag in zip(_neighbours(template, c.words), template.tags)
+        ):
+            verdicts[n] = "context"
+        elif not requirement(seeds[c.template], c.text):
+            verdicts[n] = "requirement"
+    return verdicts
+
+
+_QUOTES = ('"', "``", "'", "`")
+
+
+def recase(
+    template: MaskedTemplate, words: Sequence[str], sentences: Sequence[tuple[int, int, list[str]]]
+) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Fix *casing*: ``words`` re-cased for where they go, and the seed tokens to lower-case.
+
+    An uncased masked LM suggests lower-case words: a lone "i" becomes "I", a known proper noun ("york",
+    ``tagging.proper_noun``) for a proper-noun mask is capitalised, and the first word inserted before a
+    capitalised sentence-initial token (the first of a sentence, or the first after an opening quote) is
+    capitalised while that token is lower-cased, unless it is "I", an acronym or a proper noun
+    (``_keeps_capital``; ``sentences``: token range and tags per sentence of the seed). Returns the words
+    and the token indices to lower-case (``MaskedTemplate.render``'s ``lower``).
+    """
+    parse = template.parse
+    tokens = parse.tokens
+    starts = {a for a, _, _ in sentences}
+    proper = {a + k for a, _, tags in sentences for k, tag in enumerate(tags) if tag in PROPER_TAGS}
+    out: list[str] = []
+    lower: list[int] = []
+    previous = None
+    for (index, tag), word in zip(template.masks, words):
+        if word == "i":
+            word = "I"
+        elif tag in PROPER_TAGS and proper_noun(word):
+            word = word[:1].upper() + word[1:]
+        if index != previous and index < len(tokens) and _sentence_initial(parse, index, starts):
+            token = tokens[index]
+            if token[:1].isupper():
+                word = word[:1].upper() + word[1:]
+                if not _keeps_capital(tokens, index, proper):
+                    lower.append(index)
+        previous = index
+        out.append(word)
+    return tuple(out), tuple(dict.fromkeys(lower))
+
+
+def _keeps_capital(tokens: Sequence[str], index: int, proper: set[int]) -> bool:
+    """Whether a capitalised sentence-initial token is written so anywhere: "I", an acronym, a word the
+    tagger's dictionary knows as a proper noun ("Paris"), or a token tagged as one that starts a name
+    ("Samuel Beckett", "Jacquot's"). The tagger calls most capitalised sentence-initial words proper
+    nouns ("Mild, meandering ..."), so its tag alone does not decide."""
+    token = tokens[index]
+    if token == "I" or (len(token) > 1 and token.isupper()) or known_proper_noun(token):
+        return True
+    following = tokens[index + 1] if index + 1 < len(tokens) else ""
+    return index in proper and (following[:1].isupper() or following in ("'s", "’s"))
+
+
+def _sentence_initial(parse: Parse, index: int, starts: set[int]) -> bool:
+    if index in starts:
+        return True
+    return parse.tokens[index - 1] in _QUOTES and opens(parse.text, parse.offsets[index - 1][1])
+
+
+def _neighbours(template: MaskedTemplate, words: Sequence[str]) -> list[tuple[str | None, str, str | None]]:
+    """Each inserted word, lower-cased, with the lower-cased tokens left and right of it in the filled
+    text (None at an edge)."""
+    filled = [token.lower() for token in template.parse.tokens]
+    positions = []
+    for n, ((index, _), word) in enumerate(zip(template.masks, words)):
+        filled.insert(index + n, word.lower())
+        positions.append(index + n)
+    return [
+        (filled[p - 1] if p > 0 else None, filled[p], filled[p + 1] if p + 1 < len(filled) else None)
+        for p in positions
+    ]
+
+
+def _doubled(template: MaskedTemplate, words: Sequence[str]) -> bool:
+    """Fix *doubled words*: whether an inserted word repeats the word next to it ("kind kind")."""
+    return any(word in (left, right) for left, word, right in _neighbours(template, words))
+
+
+def _candidate(
+    i: int, template: MaskedTemplate, words: Sequence[str], score: float, sentences: list
+) -> _Candidate:
+    recased, lower = recase(template, words, sentences)
+    return _Candidate(i, recased, score, *template.render(recased, lower), lower)
+
+
+def _tag_seeds(parses: Iterable[Parse], seed_tags: dict[str, list]) -> None:
+    """Tag, once and in one batch, the seed texts not in ``seed_tags`` (text -> per sentence: token range
+    and tags)."""
+    by_text = {parse.text: parse for parse in parses if parse.text not in seed_tags}
+    new = sorted(by_text)
+    sentences = {text: tokenize(text).sentences for text in new}
+    tagged = iter(pos_tag_sents([by_text[text].tokens[a:b] for text in new for a, b in sentences[text]]))
+    for text in new:
+        seed_tags[text] = [(a, b, next(tagged)) for a, b in sentences[text]]
 
 
 def _inserted_tags(
@@ -463,17 +690,11 @@ def _inserted_tags(
 ) -> list[tuple[str | None, ...]]:
     """The Penn tag of each inserted word, tagged in its sentence of the filled text.
 
-    The filled sentence is the seed's tokens with the words inserted, so only the stretch around the
-    insertions is tagged again (``tagging.pos_tag_from``: exactly what tagging the whole sentence gives);
-    the seeds' own tags are computed once, in one batch, and kept in ``seed_tags`` (text -> per sentence:
-    token range and tags). None where the tokenizer would not keep an inserted word whole ("cannot").
+    The filled sentence is the seed's tokens with the words inserted (and the tokens ``recase`` lowered),
+    so only the stretch around the insertions is tagged again (``tagging.pos_tag_from``: exactly what
+    tagging the whole sentence gives); the seeds' own tags come from ``seed_tags`` (``_tag_seeds``).
+    None where the tokenizer would not keep an inserted word whole ("cannot").
     """
-    parses = {templates[c.template].parse.text: templates[c.template].parse for c in candidates}
-    new = sorted(parses.keys() - seed_tags.keys())
-    sentences = {text: tokenize(text).sentences for text in new}
-    tagged = iter(pos_tag_sents([parses[text].tokens[a:b] for text in new for a, b in sentences[text]]))
-    for text in new:
-        seed_tags[text] = [(a, b, next(tagged)) for a, b in sentences[text]]
     out: list[tuple[str | None, ...]] = []
     for c in candidates:
         template = templates[c.template]
@@ -484,6 +705,9 @@ def _inserted_tags(
         ranges = seed_tags[template.parse.text]
         a, b, tags = next((r for r in ranges if r[0] <= first < r[1]), ranges[-1])
         words = list(template.parse.tokens[a:b])
+        for index in c.lower:
+            if a <= index < b:
+                words[index - a] = words[index - a][:1].lower() + words[index - a][1:]
         positions = []
         for (index, _), word in zip(template.masks, c.words):
             positions.append(index - a + len(positions))
@@ -494,13 +718,20 @@ def _inserted_tags(
     return out
 
 
-def _expansion(template: MaskedTemplate, seed: TestCase, c: _Candidate) -> TestCase:
+def _expansion(
+    template: MaskedTemplate, seed: TestCase, c: _Candidate, extra: dict[str, Any] | None = None
+) -> TestCase:
     """The expanded case: the seed with the inserted words, its editable spans moved past them."""
     offsets = template.parse.offsets
     # Where each word went in the seed text, and how many characters it added (the word and one space).
     insertions = [
         (offsets[index][0] if index < len(offsets) else offsets[-1][1], len(word) + 1)
         for (index, _), word in zip(template.masks, c.words)
+    ]
+    # seed tokens lower-cased by ``recase``: their offsets in the expansion's text
+    lowered = [
+        offsets[index][0] + sum(size for at, size in insertions if at <= offsets[index][0])
+        for index in c.lower
     ]
     editable = tuple(
         (
@@ -529,5 +760,7 @@ def _expansion(template: MaskedTemplate, seed: TestCase, c: _Candidate) -> TestC
             "mlm_score": c.score,
             "template_score": template.score,
             "template_id": template.id,
+            **({"lowered": lowered} if lowered else {}),
+            **(extra or {}),
         },
     )

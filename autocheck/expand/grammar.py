@@ -171,9 +171,18 @@ def _treebank_files(treebank: str) -> tuple[str, list[tuple[str, str]]]:
     paths = sorted(root.rglob("*.mrg"))
     if not paths:
         raise InputError(f"{treebank}: no .mrg files found")
-    return str(root.resolve()), [
-        (p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")) for p in paths
-    ]
+    return str(root.resolve()), [(p.relative_to(root).as_posix(), _read_text(p)) for p in paths]
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(
+            f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})"
+        ) from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
 
 
 def read_trees(text: str, source: str = "treebank") -> Iterator[Any]:
@@ -186,15 +195,43 @@ def read_trees(text: str, source: str = "treebank") -> Iterator[Any]:
             if depth == 0:
                 start = match.start()
             depth += 1
+            if depth > MAX_TREE_DEPTH:
+                raise InputError(f"{source}: tree at character {start} nested deeper than {MAX_TREE_DEPTH}")
         else:
             depth -= 1
             if depth < 0:
                 raise InputError(f"{source}: unbalanced ')' at character {match.start()}")
             if depth == 0:
-                tree = Tree.fromstring(text[start : match.end()])
-                yield tree[0] if tree.label() == "" and len(tree) == 1 else tree
+                try:
+                    tree = Tree.fromstring(text[start : match.end()])
+                except ValueError as e:
+                    raise InputError(f"{source}: malformed tree at character {start} ({e})") from None
+                tree = (
+                    tree[0] if tree.label() == "" and len(tree) == 1 and isinstance(tree[0], Tree) else tree
+                )
+                _check_tree(tree, source, start)
+                yield tree
     if depth:
         raise InputError(f"{source}: unbalanced '(' at character {start}")
+
+
+MAX_TREE_DEPTH = 400  # PTB trees are a few dozen levels deep; far deeper input would exhaust the stack
+
+
+def _check_tree(tree: Any, source: str, at: int) -> None:
+    """Each node is a preterminal (one word) or has only subtrees, as in the PTB."""
+    from nltk import Tree
+
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        subtrees = [child for child in node if isinstance(child, Tree)]
+        if subtrees and len(subtrees) != len(node) or not subtrees and len(node) > 1:
+            raise InputError(
+                f"{source}: malformed tree at character {at}: node ({node.label()} ...) mixes words and "
+                "phrases or has several words"
+            )
+        stack.extend(subtrees)
 
 
 def count_productions(trees: Iterable[Any]) -> tuple[Counter, Counter, Counter, int]:

@@ -86,6 +86,10 @@ class Model:
             found.update(fresh)
         if cache:
             cache.close()
+        if not self.task.is_span and not self.labels:  # every answer came from the cache
+            width = next((len(a) for a in found.values() if isinstance(a, list)), None)
+            if width:
+                self.labels = default_labels(self.task, width, f"model {self.name}")
         return self._outputs([found.get(key) for key in keys], [errors.get(key) for key in keys])
 
     def predict_proba(self, texts: Sequence[str | Input]) -> np.ndarray:

@@ -37,7 +37,8 @@ without a reply), ``429`` and ``5xx`` are retried (``--retries``) after exponent
 ``--concurrency N`` keeps up to N requests in flight. Replies are parsed as JSON and nothing else.
 
 An endpoint that needs a key gets ``Authorization: Bearer KEY`` when the user names where the key is:
-``--api-key-env VAR`` (a variable other than the default ``OPENAI_API_KEY``) or ``--api-key-file PATH``.
+``--api-key-env VAR`` or ``--api-key-file PATH``; otherwise no key is sent (a chat model's key is not sent
+to whatever endpoint a user points at).
 
 Chat models (``--model openai:MODEL`` or ``openai:MODEL@BASE_URL``)
 ------------------------------------------------------------------

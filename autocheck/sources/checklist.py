@@ -207,7 +207,7 @@ def _load_pickle(path: Path) -> list[dict[str, Any]]:
             "pip install dill checklist, or use sentiment_suite.tests.json"
         ) from None
     with tempfile.TemporaryDirectory() as tmp:
-        if path.name.endswith((".tar.gz", ".tgz")):
+        if tarfile.is_tarfile(path):
             with tarfile.open(path) as archive:
                 member = next((m for m in archive.getmembers() if m.name.endswith(".pkl")), None)
                 if member is None:
@@ -227,14 +227,34 @@ def _load_pickle(path: Path) -> list[dict[str, Any]]:
     ]
 
 
+def _binary_content(path: Path) -> str | None:
+    """What a file that cannot be JSON text holds, by its first bytes: a pickle, an archive, binary data."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return None  # missing or unreadable: load_json says so
+    if len(head) > 1 and head[0] == 0x80 and 2 <= head[1] <= 5:
+        return f"content is a pickle (protocol {head[1]})"
+    if head.startswith(b"\x1f\x8b"):
+        return "content is a gzip archive"
+    if head[257:262] == b"ustar":
+        return "content is a tar archive"
+    if b"\0" in head:
+        return "content is binary, not JSON text"
+    return None
+
+
 def load_checklist(source: str | Path, *, trust_pickle: bool = False) -> list[dict[str, Any]]:
     """The tests of CheckList's suite from the JSON export, or from the pickle when trusted."""
     path = Path(source)
-    if path.name.endswith((".pkl", ".pickle", ".tar.gz", ".tgz")):
+    binary = _binary_content(path)  # a pickle renamed to .json or .bin is still a pickle
+    if path.name.endswith((".pkl", ".pickle", ".tar.gz", ".tgz")) or binary:
         if not trust_pickle:
-            raise InputError(
-                f"{path}: a pickle runs code when loaded; pass --trust-pickle (trust_pickle=True) only for a "
-                "file you trust, or use the JSON export sentiment_suite.tests.json"
+            raise InputError.hint(
+                f"{path}: {binary + ', and ' if binary else ''}a pickle runs code when loaded; pass "
+                "{trust} only for a file you trust, or use the JSON export sentiment_suite.tests.json",
+                trust="trust_pickle=True",
             )
         if not path.is_file():
             raise InputError(f"{path}: CheckList suite not found")

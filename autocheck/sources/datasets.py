@@ -35,6 +35,7 @@ paper does. A bad row is skipped and counted by reason in ``stats``; a missing f
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
 import logging
@@ -63,6 +64,8 @@ class DatasetStats:
     read: int = 0
     kept: int = 0
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
+    encoding: str | None = None  # the encoding asked for (``--encoding``); None: detected per file
+    encodings: dict[str, str] = field(default_factory=dict)  # file -> the encoding it was read with
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -178,10 +181,68 @@ def _example(
     return Example(id=example_id, inputs=inputs, label=label, source=source, meta=extra)
 
 
-def _open_text(path: Path) -> Any:
-    """Open as UTF-8; undecodable bytes survive as surrogates so their row can be skipped, not the file."""
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))  # fmt: skip
+_WIDE = {"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"}
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_NON_ASCII = re.compile("[\u0080-\udc7f\udd00-\U0010ffff]")
+
+
+def detect_encoding(path: Path) -> str:
+    """The encoding of a text file: a BOM's; else UTF-8 when the file decodes as UTF-8, or when it holds
+    real UTF-8 text beside a few bad bytes (those rows are skipped as undecodable); else a legacy 8-bit
+    file: ``charset_normalizer``'s guess where most letters are non-ASCII (Cyrillic, Greek, ...; short
+    Latin text fools it), Windows-1252 when that decodes the file, Latin-1 (decodes anything) otherwise."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
+    invalid = multibyte = False
+    high = total = 0
+    sample = b""
+    with open(path, "rb") as f:
+        head = f.read(4)
+        for bom, name in _BOMS:
+            if head.startswith(bom):
+                return name
+        f.seek(0)
+        for block in iter(lambda: f.read(1 << 20), b""):
+            sample = sample or block
+            text = decoder.decode(block)
+            invalid = invalid or bool(_SURROGATE.search(text))
+            multibyte = multibyte or bool(_NON_ASCII.search(text))
+        text = decoder.decode(b"", final=True)
+        invalid = invalid or bool(_SURROGATE.search(text))
+    if not invalid or multibyte:
+        return "utf-8"
+    letters = bytes(b for b in sample if b > 0x20)
+    high, total = sum(b >= 0x80 for b in letters), len(letters)
+    if total and high / total > 0.3:
+        try:
+            from charset_normalizer import from_bytes
+
+            best = from_bytes(sample).best()
+            if best is not None:
+                return best.encoding
+        except ImportError:
+            pass
     try:
-        return open(path, encoding="utf-8", errors="surrogateescape", newline="")
+        with open(path, encoding="cp1252") as f:
+            for _ in iter(lambda: f.read(1 << 20), ""):
+                pass
+        return "cp1252"
+    except UnicodeDecodeError:
+        return "latin-1"
+
+
+def _open_text(path: Path, stats: DatasetStats) -> Any:
+    """Open a text file in ``stats.encoding`` or the detected one (recorded in ``stats.encodings``);
+    undecodable bytes survive as surrogates so their row can be skipped, not the file."""
+    try:
+        encoding = stats.encodings.get(str(path)) or stats.encoding or detect_encoding(path)
+        if str(path) not in stats.encodings and encoding != "utf-8":
+            log.info("%s: read as %s", path, encoding)
+        stats.encodings[str(path)] = encoding
+        # surrogateescape needs an ASCII-compatible codec; UTF-16/32 bad bytes become U+FFFD instead
+        errors = "surrogateescape" if codecs.lookup(encoding).name not in _WIDE else "replace"
+        return open(path, encoding=encoding, errors=errors, newline="")
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
 
@@ -195,9 +256,11 @@ def _split_name(split: str | None) -> str | None:
     return name
 
 
-def _rows(path: Path, delimiter: str, required: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _rows(
+    path: Path, delimiter: str, required: Iterable[str], stats: DatasetStats
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, row) of a CSV/TSV file; a missing required column is an InputError."""
-    with _open_text(path) as f:
+    with _open_text(path, stats) as f:
         quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
         reader = csv.DictReader(f, delimiter=delimiter, quoting=quoting)
         columns = reader.fieldnames or []
@@ -216,7 +279,7 @@ def _rows(path: Path, delimiter: str, required: Iterable[str]) -> Iterator[tuple
 
 def _sst_table(path: Path, split: str | None, stats: DatasetStats) -> Iterator[Example]:
     required = ("sentence_index", "sentence", "splitset_label", "values")
-    for _, row in _rows(path, ",", required):
+    for _, row in _rows(path, ",", required, stats):
         if split is not None and SST_SPLIT_CODES.get(row["splitset_label"]) != split:
             continue
         try:
@@ -229,9 +292,9 @@ def _sst_table(path: Path, split: str | None, stats: DatasetStats) -> Iterator[E
             yield ex
 
 
-def _read_pipe_table(path: Path, header: bool) -> dict[str, str]:
+def _read_pipe_table(path: Path, header: bool, stats: DatasetStats) -> dict[str, str]:
     """``a|b`` lines -> {a: b} (SST's dictionary.txt and sentiment_labels.txt)."""
-    with _open_text(path) as f:
+    with _open_text(path, stats) as f:
         lines = f.read().splitlines()[1 if header else 0 :]
     return dict(line.rsplit("|", 1) for line in lines if "|" in line)
 
@@ -247,13 +310,13 @@ def _check_sst_original(folder: Path, split: str | None) -> None:
 
 
 def _sst_original(folder: Path, split: str | None, stats: DatasetStats) -> Iterator[Example]:
-    phrase_ids = _read_pipe_table(folder / "dictionary.txt", header=False)
-    scores = _read_pipe_table(folder / "sentiment_labels.txt", header=True)
+    phrase_ids = _read_pipe_table(folder / "dictionary.txt", header=False, stats=stats)
+    scores = _read_pipe_table(folder / "sentiment_labels.txt", header=True, stats=stats)
     splits: dict[str, str] = {}
     if split is not None:
-        with _open_text(folder / "datasetSplit.txt") as f:
+        with _open_text(folder / "datasetSplit.txt", stats) as f:
             splits = dict(line.strip().split(",", 1) for line in f.read().splitlines()[1:] if "," in line)
-    for _, row in _rows(folder / "datasetSentences.txt", "\t", ("sentence_index", "sentence")):
+    for _, row in _rows(folder / "datasetSentences.txt", "\t", ("sentence_index", "sentence"), stats):
         index, sentence = row["sentence_index"], row["sentence"] or ""
         if split is not None and SST_SPLIT_CODES.get(splits.get(index, "")) != split:
             continue
@@ -281,7 +344,7 @@ _TREE_ROOT = re.compile(r"\s*\((\d+)\s")
 
 
 def _sst_trees(path: Path, stats: DatasetStats) -> Iterator[Example]:
-    with _open_text(path) as f:
+    with _open_text(path, stats) as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -317,9 +380,10 @@ class Columns:
         found = {name: self.input_columns.get(name, name) for name in self.inputs}
         missing = [c for c in found.values() if c not in columns]
         if missing:
-            raise InputError(
+            raise InputError.hint(
                 f"{where}: no column {missing[0]!r} for the input fields {list(self.inputs)} "
-                f"(columns: {', '.join(columns)}); map them with --input-column FIELD=COLUMN"
+                f"(columns: {', '.join(columns)}); map them with {{columns}}",
+                columns=("input_columns={FIELD: COLUMN}", "--input-column FIELD=COLUMN"),
             )
         return found
 
@@ -334,15 +398,16 @@ def _pick(columns: list[str], wanted: str | None, defaults: tuple[str, ...], pat
         return wanted  # checked by _rows / the JSONL reader
     found = next((c for c in defaults if c in columns), None)
     if found is None:
-        raise InputError(
+        raise InputError.hint(
             f"{path}: no {what} column {' or '.join(map(repr, defaults))} (columns: {', '.join(columns)}); "
-            f"pass {what}_column{' (GLUE test files are unlabelled)' if what == 'label' else ''}"
+            f"pass {{column}}{' (GLUE test files are unlabelled)' if what == 'label' else ''}",
+            column=f"{what}_column=NAME",
         )
     return found
 
 
-def _header(path: Path, delimiter: str) -> list[str]:
-    with _open_text(path) as f:
+def _header(path: Path, delimiter: str, stats: DatasetStats) -> list[str]:
+    with _open_text(path, stats) as f:
         return next(csv.reader(f, delimiter=delimiter), [])
 
 
@@ -351,7 +416,7 @@ HATECHECK_COLUMNS = {"test_case", "label_gold", "functionality"}
 
 def _table_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
     delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    columns = _header(path, delimiter)
+    columns = _header(path, delimiter, stats)
     source, prefix, id_column = path.stem, path.stem, None
     if delimiter == "\t" and columns == ["sentence", "label"] and spec.label_map is None:  # GLUE SST-2
         source, prefix = "sst2", f"sst2:{path.stem}"
@@ -363,7 +428,7 @@ def _table_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Exam
     label_col = spec.label(columns, path)
     used = {*fields.values(), label_col}
     required = (*fields.values(), *([label_col] if label_col else []))
-    for lineno, row in _rows(path, delimiter, required):
+    for lineno, row in _rows(path, delimiter, required, stats):
         inputs = {name: row[column] for name, column in fields.items()}
         key = row.get(id_column) if id_column else None
         meta = {k: v for k, v in row.items() if k not in used and k}
@@ -386,7 +451,7 @@ def _answers(value: Any) -> Any:
 def _jsonl_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
     fields: dict[str, str] = {}
     label_col = ""
-    with _open_text(path) as f:
+    with _open_text(path, stats) as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -556,6 +621,7 @@ def load_examples(
     label_map: dict[str, str] | None = None,
     split: str | None = None,
     stats: DatasetStats | None = None,
+    encoding: str | None = None,
     inputs: Sequence[str] = ("text",),
     input_columns: dict[str, str] | None = None,
     labelled: bool = True,
@@ -564,10 +630,21 @@ def load_examples(
     input fields ``inputs`` (the task's); ``labelled=False`` also reads files without a label column
     (their examples' label is "").
 
-    The source is resolved now (a missing path is an error here); files are read while iterating.
+    Local text files are read in ``encoding``, or in the one ``detect_encoding`` finds; the encoding used
+    for each file is recorded in ``stats.encodings``. The source is resolved now (a missing path is an
+    error here); files are read while iterating.
     """
     split = _split_name(split)
     stats = stats if stats is not None else DatasetStats()
+    if encoding is not None:
+        try:
+            encoding = codecs.lookup(encoding).name
+        except LookupError:
+            raise InputError.hint(
+                f"{{encoding}}: unknown text encoding {encoding!r} (e.g. utf-8, latin-1, cp1252)",
+                encoding="encoding=NAME",
+            ) from None
+        stats.encoding = encoding
     label_map = {str(k): v for k, v in label_map.items()} if label_map is not None else None
     spec = Columns(tuple(inputs), text_column, dict(input_columns or {}), label_column, label_map, labelled)
     produce = _resolve(str(source), split, spec, stats)

@@ -1,0 +1,154 @@
+"""Progress of long stages, visible on a terminal and in a log.
+
+On a terminal, a ``tqdm`` bar (total, rate, ETA). When stderr is not a terminal (a CI log, ``nohup``,
+output redirected to a file), a bar would print nothing useful, so a line is logged instead every
+``interval`` seconds and at the end::
+
+    INFO autocheck.progress: generate: 12/40 chunks (30%), 0.8 chunks/s, elapsed 0:00:15, ETA 0:00:35
+
+``track(items, total, description)`` is the callback the pipeline takes (``progress=``); ``interval``
+defaults to ``$AUTOCHECK_PROGRESS_INTERVAL`` seconds, else 30.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
+
+log = logging.getLogger("autocheck.progress")
+
+DEFAULT_INTERVAL = 30.0
+
+
+def _interval() -> float:
+    try:
+        return max(0.0, float(os.environ.get("AUTOCHECK_PROGRESS_INTERVAL", DEFAULT_INTERVAL)))
+    except ValueError:
+        return DEFAULT_INTERVAL
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+class LogProgress:
+    """Counts work done and logs a line at most every ``interval`` seconds (and when finished)."""
+
+    def __init__(
+        self,
+        total: int | None,
+        description: str,
+        unit: str = "it",
+        *,
+        interval: float | None = None,
+        clock: Any = time.monotonic,
+    ):
+        self.total, self.description, self.unit = total, description, unit
+        self.interval = _interval() if interval is None else interval
+        self.done = 0
+        self.postfix = ""
+        self._clock = clock
+        self._start = self._last = clock()
+        self._closed = False
+        self._log()
+
+    def line(self) -> str:
+        elapsed = max(self._clock() - self._start, 1e-9)
+        rate = self.done / elapsed
+        parts = [f"{self.description}: {self.done:,}"]
+        if self.total is not None:
+            parts[0] += f"/{self.total:,} {self.unit}"
+            if self.total:
+                parts[0] += f" ({100 * self.done / self.total:.0f}%)"
+        else:
+            parts[0] += f" {self.unit}"
+        parts.append(f"{rate:.3g} {self.unit}/s")
+        parts.append(f"elapsed {_clock(elapsed)}")
+        if self.total is not None and self.done < self.total:
+            parts.append(f"ETA {_clock((self.total - self.done) / rate)}" if rate > 0 else "ETA unknown")
+        text = ", ".join(parts)
+        return f"{text} | {self.postfix}" if self.postfix else text
+
+    def _log(self) -> None:
+        self._last = self._clock()
+        log.info("%s", self.line())
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        if self._clock() - self._last >= self.interval:
+            self._log()
+
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        self.postfix = text
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._log()
+
+    def __enter__(self) -> LogProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Tracked:
+    """An iterable that reports each item it yields (to a tqdm bar or a ``LogProgress``)."""
+
+    def __init__(self, items: Iterable[Any], reporter: Any):
+        self._items, self._reporter = items, reporter
+
+    def __iter__(self) -> Iterator[Any]:
+        try:
+            for item in self._items:
+                yield item
+                self._reporter.update(1)
+        finally:
+            self._reporter.close()
+
+    def set_postfix_str(self, text: str) -> None:
+        self._reporter.set_postfix_str(text)
+
+
+def bar(
+    total: int | None,
+    description: str,
+    unit: str = "it",
+    *,
+    stream: TextIO | None = None,
+    interval: float | None = None,
+) -> Any:
+    """A reporter with ``update(n)``, ``set_postfix_str`` and ``close``: a tqdm bar on a terminal, log
+    lines otherwise."""
+    stream = sys.stderr if stream is None else stream
+    if _is_terminal(stream):
+        from tqdm import tqdm
+
+        return tqdm(total=total, desc=description, unit=unit, file=stream, dynamic_ncols=True)
+    return LogProgress(total, description, unit, interval=interval)
+
+
+def track(
+    items: Iterable[Any],
+    total: int | None,
+    description: str,
+    unit: str = "it",
+    *,
+    stream: TextIO | None = None,
+    interval: float | None = None,
+) -> _Tracked:
+    """``items``, reporting progress as they are consumed (the pipeline's ``progress=`` callback)."""
+    return _Tracked(items, bar(total, description, unit, stream=stream, interval=interval))
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

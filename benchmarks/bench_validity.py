@@ -1,0 +1,295 @@
+"""Validity of expansions on a fixed sample: program-detectable defects, fluency scores, the filter's
+precision and recall against hand labels.
+
+    python benchmarks/bench_validity.py [--max-seeds 10] [--seed 1] [--out /tmp/bench-validity]
+        [--labels benchmarks/fluency_labels.jsonl] [--write-sample N]
+
+Generates the same sample twice on the offline stand-ins (SST table, opinion lexicon, stand-in benepar,
+mini BERT masked LM; ``--max-seeds`` seeds per capability, one template variant, ``--seed``): once with
+the fluency filter off, once with it at its default threshold. For both it prints the share of
+expansions with each defect a program can detect (all must be 0):
+
+- glued: the expansion does not tokenise into the seed's tokens plus the inserted words;
+- casing: a lone lower-case "i"; an insertion at a capitalised sentence start left lower-case, or the old
+  capital after it kept (it is not "I", an acronym or a proper noun); a proper-noun fill in lower case;
+- doubled: an inserted word repeats its neighbour;
+- seed changed: removing the inserted words (and undoing the recorded re-casing) does not give the seed;
+- outside span: an inserted word outside the expansion's editable spans, or template text changed;
+- negation: an inserted word is a negation.
+
+Then the fluency score (masked-LM pseudo-log-likelihood per token of the expansion minus its seed's)
+before and after the filter, the expansions kept per seed case, and, against the hand-labelled file
+(natural / odd = grammatical but odd / ungrammatical), the filter's precision and recall at several
+thresholds. ``--write-sample N`` writes N unlabelled expansions of the unfiltered run for labelling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+from collections import Counter
+from pathlib import Path
+
+SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared/data"))
+LABELS = Path(__file__).with_name("fluency_labels.jsonl")
+DEFECTS = ("glued", "casing", "doubled", "seed changed", "outside span", "negation")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--max-seeds", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=Path("/tmp/bench-validity"))
+    parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--write-sample", type=int, default=0)
+    args = parser.parse_args()
+    os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
+    os.environ["AUTOCHECK_CACHE"] = str(args.out / "cache")  # the second run reuses parses and fills
+    import torch
+
+    torch.set_num_threads(1)
+    from autocheck.expand.fill import MaskedLM
+    from autocheck.expand.fluency import DEFAULT_THRESHOLD, FluencyScorer
+    from autocheck.pipeline import GenerateConfig, generate
+    from autocheck.records import TestCase
+    from autocheck.store import read_jsonl
+
+    def config(threshold: float | None) -> GenerateConfig:
+        return GenerateConfig(
+            dataset=str(SHARED / "datasets/sst/derived_sentence_labels"),
+            lexicon="opinion",
+            parser=str(SHARED / "models/benepar_ptbsample_charlstm"),
+            mlm=str(SHARED / "models/mini-bert-mlm"),
+            max_seeds=args.max_seeds,
+            max_variants=1,
+            seed=args.seed,
+            fluency_threshold=threshold,
+        )
+
+    runs: dict[str, list[TestCase]] = {}
+    for name, threshold in (("filter off", None), (f"filter {DEFAULT_THRESHOLD}", DEFAULT_THRESHOLD)):
+        out = args.out / name.replace(" ", "-")
+        shutil.rmtree(out, ignore_errors=True)
+        generate(config(threshold), out)
+        runs[name] = [TestCase.from_json(d) for d in read_jsonl(out / "cases.jsonl")]
+
+    print(
+        f"sample: SST, opinion lexicon, stand-ins, {args.max_seeds} seeds per LC, 1 variant, seed {args.seed}"
+    )
+    print(f"{'run':<14}{'seed cases':>11}{'expansions':>11}" + "".join(f"{d:>14}" for d in DEFECTS))
+    for name, cases in runs.items():
+        seeds = {c.id: c for c in cases if c.kind == "seed"}
+        expansions = [c for c in cases if c.kind == "expansion"]
+        found = Counter(d for e in expansions for d in defects(e, seeds[e.seed_id]))
+        shares = "".join(f"{found[d] / max(1, len(expansions)):>14.1%}" for d in DEFECTS)
+        print(f"{name:<14}{len(seeds):>11}{len(expansions):>11}{shares}")
+
+    mlm = MaskedLM.from_pretrained(SHARED / "models/mini-bert-mlm", device="cpu")
+    scorer = FluencyScorer(mlm)
+    print(f"\nfluency = PLL per token of the expansion minus its seed's (threshold {DEFAULT_THRESHOLD}):")
+    for name, cases in runs.items():
+        seeds = {c.id: c for c in cases if c.kind == "seed"}
+        expansions = [c for c in cases if c.kind == "expansion"]
+        deltas = fluency_deltas(scorer, [(e.text, seeds[e.seed_id].text) for e in expansions])
+        per_seed = Counter(e.seed_id for e in expansions)
+        kept = [per_seed.get(s, 0) for s in seeds]
+        print(
+            f"  {name:<12} n={len(deltas):>5}  " + quantiles(deltas)
+            + f"  | kept per seed case: mean {statistics.mean(kept):.2f}, median {statistics.median(kept):g},"
+            f" none {sum(k == 0 for k in kept) / len(kept):.0%}"
+        )  # fmt: skip
+    off = runs["filter off"]
+    seeds_off = {c.id: c for c in off if c.kind == "seed"}
+    off_deltas = fluency_deltas(
+        scorer, [(e.text, seeds_off[e.seed_id].text) for e in off if e.kind == "expansion"]
+    )
+    print(
+        "  share of the unfiltered expansions within the threshold: "
+        + ", ".join(f"{t:g}: {sum(d >= -t for d in off_deltas) / len(off_deltas):.0%}" for t in THRESHOLDS)
+    )
+
+    if args.write_sample:
+        write_sample(off, seeds_off, off_deltas, args.write_sample, args.out / "to_label.jsonl", args.seed)
+    if args.labels.exists():
+        report_labels(scorer, args.labels, DEFAULT_THRESHOLD)
+    print(f"\nthreshold {DEFAULT_THRESHOLD}; cache and suites in {args.out}")
+
+
+THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
+
+
+def fluency_deltas(scorer, pairs: list[tuple[str, str]]) -> list[float]:
+    scores = scorer.scores([t for pair in pairs for t in pair])
+    return [round(scores[2 * i] - scores[2 * i + 1], 4) for i in range(len(pairs))]
+
+
+def quantiles(values: list[float]) -> str:
+    if not values:
+        return "no expansions"
+    cuts = statistics.quantiles(values, n=10, method="inclusive") if len(values) > 1 else values * 9
+    median = statistics.median(values)
+    return f"min {min(values):6.2f}  p10 {cuts[0]:6.2f}  median {median:6.2f}  p90 {cuts[-1]:6.2f}"
+
+
+def defects(expansion, seed) -> list[str]:
+    from autocheck.sources.lexicon import NEGATIONS
+    from autocheck.sources.transform import seed_text
+    from autocheck.tagging import PROPER_TAGS, _tagger, pos_tag_sents, tokenize
+
+    tagdict = _tagger().tagdict
+
+    found = []
+    inserted = sorted(expansion.provenance["inserted"], key=lambda i: i["offset"])
+    text = expansion.text
+    # seed changed: take the words out again and undo the recorded re-casing
+    restored = text
+    for at in expansion.provenance.get("lowered", ()):
+        restored = restored[:at] + restored[at].upper() + restored[at + 1 :]
+    for item in reversed(inserted):
+        start, end = item["offset"], item["offset"] + len(item["word"])
+        if restored[end : end + 1] == " ":
+            restored = restored[:start] + restored[end + 1 :]
+        else:
+            restored = restored[: start - 1] + restored[end:]
+    if restored != seed.text:
+        found.append("seed changed")
+    # glued: the expansion's tokens are the seed's tokens plus the inserted words
+    tokens = tokenize(text)
+    starts = {a for a, _ in tokens.offsets}
+    seed_words = [w.lower() for w in tokenize(seed.text).words]
+    rest = [
+        w.lower()
+        for (a, _), w in zip(tokens.offsets, tokens.words)
+        if a not in {i["offset"] for i in inserted}
+    ]
+    if any(i["offset"] not in starts for i in inserted) or rest != seed_words:
+        found.append("glued")
+    # casing
+    seed_tokens = tokenize(seed.text)
+    seed_tags = [t for a, b in seed_tokens.sentences for t in pos_tag_sents([seed_tokens.words[a:b]])[0]]
+    sentence_starts = {seed_tokens.offsets[a][0] for a, _ in seed_tokens.sentences}
+    sentence_starts |= {  # after an opening quote
+        b
+        for (a, b), w in zip(seed_tokens.offsets, seed_tokens.words)
+        if w in ('"', "``") and (a == 0 or seed.text[a - 1] == " ")
+    }
+    casing = any(w == "i" for w in tokens.words)
+    casing |= any(i["tag"] in PROPER_TAGS and i["word"][:1].islower() for i in inserted)
+    shift = 0
+    seed_index = {a: k for k, (a, _) in enumerate(seed_tokens.offsets)}
+    for item in inserted:
+        at = item["offset"] - shift  # where the word went in the seed text
+        shift += len(item["word"]) + 1
+        k = seed_index.get(at) if at in sentence_starts else None
+        if k is None or not seed_tokens.words[k][:1].isupper():
+            continue
+        following = text[item["offset"] + len(item["word"]) + 1 :].split(" ", 1)[0]
+        word, after = seed_tokens.words[k], seed_tokens.words[k + 1 : k + 2] or [""]
+        # "I", an acronym, a known name, or the first word of a name ("Samuel Beckett", "Jacquot's")
+        keep_capital = word == "I" or word.isupper() or tagdict.get(word) in PROPER_TAGS
+        keep_capital |= seed_tags[k] in PROPER_TAGS and (after[0][:1].isupper() or after[0] == "'s")
+        if item["word"][:1].islower() or (following[:1].isupper() and not keep_capital):
+            casing = True
+    if casing:
+        found.append("casing")
+    lowered_words = [w.lower() for w in tokens.words]
+    positions = {a: k for k, (a, _) in enumerate(tokens.offsets)}
+    if any(
+        (k := positions.get(i["offset"])) is not None
+        and any(0 <= j < len(lowered_words) and lowered_words[j] == lowered_words[k] for j in (k - 1, k + 1))
+        for i in inserted
+    ):
+        found.append("doubled")
+    try:
+        seed_text(seed, text)
+        outside = not all(any(a <= i["offset"] < b for a, b in expansion.editable) for i in inserted)
+    except ValueError:
+        outside = True
+    if outside:
+        found.append("outside span")
+    if any(i["word"].lower() in NEGATIONS for i in inserted):
+        found.append("negation")
+    return found
+
+
+def write_sample(cases, seeds, deltas, n, path, seed) -> None:
+    import numpy as np
+
+    expansions = [c for c in cases if c.kind == "expansion"]
+    chosen = sorted(
+        np.random.default_rng(seed).choice(len(expansions), size=min(n, len(expansions)), replace=False)
+    )
+    with open(path, "w") as f:
+        for i in chosen:
+            e = expansions[i]
+            row = {
+                "id": e.id, "capability": e.capability, "seed": seeds[e.seed_id].text, "text": e.text,
+                "inserted": [x["word"] for x in e.provenance["inserted"]], "label": None,
+            }  # fmt: skip
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"wrote {len(chosen)} expansions to label: {path}")
+
+
+def report_labels(scorer, path: Path, default: float) -> None:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    labels = Counter(r["label"] for r in rows)
+    deltas = fluency_deltas(scorer, [(r["text"], r["seed"]) for r in rows])
+    print(
+        f"\nhand labels ({path.name}): {len(rows)} expansions: "
+        + ", ".join(f"{k} {labels[k]}" for k in ("natural", "odd", "ungrammatical"))
+    )
+    rejected = context_rejections(rows)
+    print(
+        "  the context check (function-word pairs) rejects: "
+        + ", ".join(f"{k} {sum(r and row['label'] == k for r, row in zip(rejected, rows))}" for k in labels)
+    )
+    for good_labels, name in (
+        (("natural", "odd"), "grammatical (natural or odd)"),
+        (("natural",), "natural"),
+    ):
+        print(f"  the filter as a detector of {name} expansions:")
+        good = [r["label"] in good_labels for r in rows]
+        base = sum(good) / len(good)
+        header = f"    {'threshold':>10}{'kept':>8}{'precision':>11}{'recall':>8}"
+        print(f"{header}   (no filter: precision {base:.0%})")
+        for t in (*THRESHOLDS, None):
+            keep = [True] * len(rows) if t is None else [d >= -t for d in deltas]
+            tp = sum(k and g for k, g in zip(keep, good))
+            precision = tp / max(1, sum(keep))
+            recall = tp / max(1, sum(good))
+            mark = "  <- default" if t == default else ""
+            shown = "off" if t is None else f"{t:g}"
+            print(f"    {shown:>10}{sum(keep) / len(keep):>8.0%}{precision:>11.0%}{recall:>8.0%}{mark}")
+
+
+def context_rejections(rows: list[dict]) -> list[bool]:
+    """Whether the context check would reject each labelled expansion (inserted words found by aligning
+    its tokens with its seed's, tagged in context)."""
+    from autocheck.expand.context import load_function_pairs
+    from autocheck.tagging import pos_tag_sents, tokenize
+
+    pairs = load_function_pairs("ptb_sample")
+    out = []
+    for row in rows:
+        tokens = tokenize(row["text"]).words
+        words = [w.lower() for w in tokens]
+        tags = pos_tag_sents([tokens])[0]
+        seed = [w.lower() for w in tokenize(row["seed"]).words]
+        inserted, j = [], 0
+        for i, word in enumerate(words):
+            if j < len(seed) and word == seed[j]:
+                j += 1
+            else:
+                inserted.append(i)
+        neighbours = [
+            (words[i - 1] if i else None, words[i + 1] if i + 1 < len(words) else None) for i in inserted
+        ]
+        out.append(not all(pairs.allows(tags[i], a, words[i], b) for i, (a, b) in zip(inserted, neighbours)))
+    return out
+
+
+if __name__ == "__main__":
+    main()

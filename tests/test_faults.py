@@ -1,0 +1,171 @@
+"""Fault injection for generation: a SIGKILL in the middle of writing a chunk (a record half written, the
+state not yet saved, the state half replaced) and a full disk (ENOSPC) during a write; after each,
+``--resume`` finishes with nothing lost or duplicated: the suite is byte-identical to an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import csv
+import errno
+import json
+import signal
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from autocheck import pipeline, store
+from autocheck.cli import main
+
+LEXICON = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet.txt"
+ROWS = [
+    ("This is a bad movie.", "negative"),
+    ("That is a terrible plot.", "negative"),
+    ("The acting is awful and boring.", "negative"),
+    ("This is a good film.", "positive"),
+    ("That is a wonderful story.", "positive"),
+    ("The cast is great and the script is smart.", "positive"),
+    ("This is a film about a family.", "neutral"),
+    ("That is a story about a town.", "neutral"),
+    ("A terrible and boring mess.", "negative"),
+    ("A lovely and charming film.", "positive"),
+]
+
+# Runs generate in a child process and SIGKILLs it at the chosen point of the chosen chunk.
+CHILD = r"""
+import json, os, signal, sys
+from pathlib import Path
+from autocheck import pipeline, store
+
+config = pipeline.GenerateConfig(**json.loads(sys.argv[1]))
+out, point, at = Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+seen = {"flushes": 0, "records": 0}
+
+def die():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+real_write, real_flush = store.JsonlWriter.write, store.JsonlWriter.flush
+
+def write(self, obj):
+    if point == "mid-record" and seen["flushes"] == at:
+        seen["records"] += 1
+        if seen["records"] == 3:  # the third record of the chunk: half of its line reaches the disk
+            line = (store.dumps(obj) + "\n").encode("utf-8")
+            self._file.write(line[: len(line) // 2])
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            die()
+    real_write(self, obj)
+
+def flush(self):
+    offset = real_flush(self)
+    seen["flushes"] += 1
+    if point == "before-state" and seen["flushes"] == at + 1:
+        die()  # the chunk is on disk, its resume point is not
+    return offset
+
+real_replace = os.replace
+
+def replace(src, dst, *args, **kwargs):
+    if point == "mid-state" and Path(dst).name == "state.json" and seen["flushes"] == at + 1:
+        die()  # the new state is in its temporary file, not yet renamed
+    return real_replace(src, dst, *args, **kwargs)
+
+store.JsonlWriter.write, store.JsonlWriter.flush, os.replace = write, flush, replace
+pipeline.generate(config, out)
+"""
+
+
+@pytest.fixture
+def config(shared_data, tmp_path) -> pipeline.GenerateConfig:
+    dataset = tmp_path / "reviews.csv"
+    with open(dataset, "w", newline="") as f:
+        csv.writer(f).writerows([("text", "label"), *ROWS])
+    return pipeline.GenerateConfig(
+        dataset=str(dataset), lexicon=str(LEXICON), expand=False, chunk_size=3, seed=3
+    )
+
+
+@pytest.fixture
+def reference(config, tmp_path) -> tuple[bytes, dict]:
+    summary = pipeline.generate(config, tmp_path / "reference")
+    data = (tmp_path / "reference" / "cases.jsonl").read_bytes()
+    assert data.count(b"\n") > 4 * config.chunk_size  # enough chunks to be interrupted in the middle
+    return data, _counts(summary)
+
+
+def _counts(summary: pipeline.RunSummary) -> dict:
+    return {"counts": {k: asdict(v) for k, v in summary.counts.items()}, "rejected": summary.rejected}
+
+
+def _assert_same_as_reference(out: Path, summary: pipeline.RunSummary, reference: tuple[bytes, dict]) -> None:
+    data = (out / "cases.jsonl").read_bytes()
+    lines = data.splitlines()
+    assert len(lines) == len({json.loads(line)["id"] for line in lines})  # nothing duplicated
+    assert data == reference[0]  # nothing lost, same order, same bytes
+    assert _counts(summary) == reference[1]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"] == reference[1]["counts"]
+    assert not (out / "state.json").exists()
+    assert not list(out.glob(".*.tmp"))  # no temporary file left behind by the killed write
+
+
+@pytest.mark.parametrize("point", ["mid-record", "before-state", "mid-state"])
+def test_sigkill_while_writing_a_chunk_then_resume(config, reference, tmp_path, point):
+    out = tmp_path / "killed"
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(asdict(config)), str(out), point, "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    written = (out / "cases.jsonl").read_bytes()
+    assert 0 < len(written) < len(reference[0])
+    if point == "mid-record":
+        assert not written.endswith(b"\n")  # really killed inside a record
+    summary = pipeline.generate(config, out, resume=True)
+    _assert_same_as_reference(out, summary, reference)
+
+
+def disk_full(real, n: int):
+    """``real``, raising ENOSPC once, at its n-th call (then the disk has room again)."""
+    calls = []
+
+    def patched(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == n:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(*args, **kwargs)
+
+    return patched
+
+
+@pytest.mark.parametrize("where,n", [("write", 8), ("flush", 3), ("state", 2)])
+def test_full_disk_during_a_write_then_resume(config, reference, tmp_path, monkeypatch, capsys, where, n):
+    out = tmp_path / "full-disk"
+    if where == "state":
+        monkeypatch.setattr(pipeline, "atomic_write_json", disk_full(store.atomic_write_json, n))
+    else:
+        target = "write" if where == "write" else "flush"
+        monkeypatch.setattr(store.JsonlWriter, target, disk_full(getattr(store.JsonlWriter, target), n))
+    with pytest.raises(OSError) as info:
+        pipeline.generate(config, out)
+    assert info.value.errno == errno.ENOSPC
+    monkeypatch.undo()
+    summary = pipeline.generate(config, out, resume=True)
+    _assert_same_as_reference(out, summary, reference)
+
+
+def test_full_disk_is_a_clear_cli_error_that_names_resume(config, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(store.JsonlWriter, "write", disk_full(store.JsonlWriter.write, 5))
+    out = tmp_path / "suite"
+    args = ["seeds", "--dataset", config.dataset, "--lexicon", str(LEXICON), "--out", str(out)]
+    assert main([*args, "--chunk-size", "3", "--seed", "3"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "No space left on device" in err and "--resume" in err
+    monkeypatch.undo()
+    assert main([*args, "--chunk-size", "3", "--seed", "3", "--resume"]) == 0
