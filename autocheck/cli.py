@@ -255,23 +255,53 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .report import format_table, load_results, write_html
+    from .report import format_table, load_results, summary_json, write_html
 
     for target in (args.html, args.markdown):  # refuse before any work
         if target:
             check_output_file(target, overwrite=args.overwrite)
     checklist = load_results(args.checklist) if args.checklist else None
     results = load_results(args.results)
-    print(format_table(results, checklist))
+    if args.max_failures < 0:
+        raise InputError(f"--max-failures {args.max_failures}: expected 0 (all) or a positive number")
+    if args.json:
+        print(json.dumps(summary_json(results, checklist), indent=2, ensure_ascii=False))
+    else:
+        print(format_table(results, checklist))
+    say = (lambda text: print(text, file=sys.stderr)) if args.json else print
     if args.markdown:
         from .ci import markdown_summary
         from .store import atomic_write_text
 
         atomic_write_text(args.markdown, markdown_summary(results))
-        print(f"Markdown summary written to {args.markdown}")
+        say(f"Markdown summary written to {args.markdown}")
     if args.html:
-        write_html(args.results, args.html, checklist_dir=args.checklist)
-        print(f"HTML report written to {args.html}")
+        write_html(
+            args.results,
+            args.html,
+            checklist_dir=args.checklist,
+            max_failures=args.max_failures,
+            plots=not args.no_plots,
+        )
+        say(f"HTML report written to {args.html}" + ("" if args.no_plots else " (plots beside it as PNG)"))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .report.compare import compare_runs, format_comparison, write_comparison_html
+
+    if args.max_cases < 0:
+        raise InputError(f"--max-cases {args.max_cases}: expected 0 (all) or a positive number")
+    if args.html:
+        check_output_file(args.html, overwrite=args.overwrite)  # refuse before any work
+    result = compare_runs(args.run_a, args.run_b)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(format_comparison(result))
+    if args.html:
+        write_comparison_html(result, args.html, max_cases=args.max_cases)
+        print(f"comparison written to {args.html}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -332,6 +362,7 @@ def cmd_retrain(args: argparse.Namespace) -> int:
         eval_sst2=args.sst2_dev,
         lr=args.lr,
         max_steps=args.max_steps,
+        suite=args.suite,
     )
     print(results_table(results))
     return 0
@@ -504,8 +535,34 @@ def build_parser() -> argparse.ArgumentParser:
         "--checklist", type=Path, help="results of the CheckList suite, shown beside each mapped LC"
     )
     p.add_argument("--markdown", type=Path, help="write a Markdown summary (for a pull-request comment)")
+    p.add_argument(
+        "--json", action="store_true", help="print the machine-readable summary instead of the table"
+    )
+    p.add_argument(
+        "--max-failures",
+        type=int,
+        default=100,
+        help="failing cases listed in the page per capability and model (default 100; 0: all)",
+    )
+    p.add_argument("--no-plots", action="store_true", help="no plots in the page and no PNG files beside it")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --html or --markdown file")
     p.set_defaults(func=cmd_report)
+
+    p = commands.add_parser(
+        "compare", help="compare two runs of a suite: failure-rate changes and the cases that flipped"
+    )
+    p.add_argument("run_a", type=Path, help="results directory of the first run (before)")
+    p.add_argument("run_b", type=Path, help="results directory of the second run (after)")
+    p.add_argument("--html", type=Path, help="write the comparison as a self-contained HTML page")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON instead of a table")
+    p.add_argument(
+        "--max-cases",
+        type=int,
+        default=200,
+        help="flipped cases listed in the page per capability and direction (default 200; 0: all)",
+    )
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --html file")
+    p.set_defaults(func=cmd_compare)
 
     p = commands.add_parser(
         "checklist", help="convert a CheckList released suite (JSON) into a suite directory"
@@ -550,6 +607,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sst2-dev", help="SST-2 dev.tsv for the before/after accuracy")
     p.add_argument("--lr", type=float, default=2e-5)
     p.add_argument("--max-steps", type=int, help="stop after N optimizer steps")
+    p.add_argument(
+        "--suite",
+        type=Path,
+        help="also run this suite before and after, and compare the runs (OUT/run-before, run-after, "
+        "compare.html)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.set_defaults(func=cmd_retrain)
 
@@ -626,6 +689,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"autocheck: interrupted; {_after_interrupt(args)}", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into a reader that stopped early (| head): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as e:  # the machine, not the input: a full disk, a permission, a vanished folder
         where = f"{e.filename}: " if e.filename else ""
         reason = e.strerror or str(e)

@@ -124,9 +124,15 @@ def retrain(
     seed: int = 0,
     eval_sst2: str | None = None,
     max_steps: int | None = None,
+    suite: str | Path | None = None,
 ) -> dict[str, Any]:
     """Fine-tune ``model`` (HF id or directory) on ``data_dir``'s train split; write the model to
-    ``out_dir/model`` and ``retrain_results.json``/``.md``; return the results."""
+    ``out_dir/model`` and ``retrain_results.json``/``.md``; return the results.
+
+    With ``suite`` (a suite directory), also run it against the model before and after (``out_dir/
+    run-before``, ``run-after``) and compare the two runs (``compare.html``; the summary in the results'
+    ``compare``). A suite the export came from holds the cases trained on too: for an unbiased picture,
+    pass a suite generated apart (another ``--seed`` or dataset split)."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     out = Path(out_dir)
@@ -195,10 +201,34 @@ def retrain(
         "after": after,
         "environment": environment(),
     }
+    if suite is not None:
+        results["compare"] = compare_before_after(model, out, suite)
     atomic_write_json(out / "retrain_results.json", results)
     atomic_write_text(out / "retrain_results.md", results_table(results))
     log.info("retrained %s for %d steps; results in %s", model, len(losses), out)
     return results
+
+
+def compare_before_after(model: str, out: Path, suite: str | Path) -> dict[str, Any]:
+    """Run ``suite`` against the model before and after retraining and compare the runs (autocheck
+    compare); returns where they are and how many cases flipped."""
+    from .models import load_model
+    from .report.compare import compare_runs, write_comparison_html
+    from .run import run_suite, suite_task
+
+    task = suite_task(suite)
+    run_suite(suite, [load_model(model, task)], out / "run-before")
+    run_suite(suite, [load_model(str(out / "model"), task)], out / "run-after")
+    comparison = compare_runs(out / "run-before", out / "run-after")
+    write_comparison_html(comparison, out / "compare.html")
+    flips = comparison["pairs"][0]["flips"]
+    return {
+        "before": str(out / "run-before"),
+        "after": str(out / "run-after"),
+        "html": str(out / "compare.html"),
+        "pass_to_fail": sum(f["flip"] == "pass→fail" for f in flips),
+        "fail_to_pass": sum(f["flip"] == "fail→pass" for f in flips),
+    }
 
 
 def results_table(results: dict[str, Any]) -> str:
@@ -223,4 +253,12 @@ def results_table(results: dict[str, Any]) -> str:
             f"| {cap} | {cb['n']} | {cb['accuracy']:.4f} | {ca['accuracy']:.4f} | "
             f"{cb['failure_rate']:.4f} | {ca['failure_rate']:.4f} |"
         )
+    if results.get("compare"):
+        c = results["compare"]
+        lines += [
+            "",
+            f"Suite run before ({c['before']}) and after ({c['after']}): {c['pass_to_fail']} cases flipped "
+            f"pass→fail, {c['fail_to_pass']} fail→pass; see {c['html']} or "
+            f"`autocheck compare {c['before']} {c['after']}`.",
+        ]
     return "\n".join(lines) + "\n"

@@ -1,60 +1,93 @@
-"""Terminal table and the self-contained HTML report, also rendered in a headless Chromium."""
+"""Terminal table, report --json and the self-contained HTML report (plots, every count, failing cases),
+also driven in a headless Chromium: filtering, sorting, and the page with JavaScript disabled."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import shutil
-import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from browser import Browser, find_chromium
+from report_data import EXPANDED, other, toy, write_suite
 
-from autocheck.models import CallableModel
-from autocheck.records import TestCase
-from autocheck.report import format_table, highlighted, load_results, write_html
+from autocheck.cli import main
+from autocheck.report import format_table, highlighted, write_html
+from autocheck.report.summary import newcombe, wilson
 from autocheck.run import run_suite
 from autocheck.sources.checklist import convert_checklist
 
-SCRIPT = "<script>alert('x')</script> fine"
-EXPANDED = "<script>alert('x')</script> really fine"
-
-
-def model(name="toy"):
-    def predict(texts):
-        return [[0.9, 0.1] if "script" in t or "bad" in t else [0.1, 0.9] for t in texts]
-
-    return CallableModel(name, predict)
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
 def run_dir(tmp_path):
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    seed = TestCase("s1", "LC2", "seed", SCRIPT, "positive", "MFT", "positive")
-    inserted = {"inserted": [{"word": "really", "tag": "RB", "offset": EXPANDED.index("really")}]}
-    exp = TestCase("s1.1", "LC2", "expansion", EXPANDED, "positive", "MFT", "positive", "s1", (), inserted)
-    ok = TestCase("s2", "LC4", "seed", "not a good film", ("neutral", "positive"), "MFT", "negative")
-    (suite / "cases.jsonl").write_text("".join(json.dumps(c.to_json()) + "\n" for c in (seed, exp, ok)))
-    run_suite(suite, [model("toy"), model("other")], tmp_path / "run")
+    suite = write_suite(tmp_path / "suite")
+    run_suite(suite, [toy(), other()], tmp_path / "run")
     return tmp_path / "run"
 
 
-def test_format_table_with_checklist_alongside(run_dir, tmp_path):
+def test_format_table_fits_100_columns_one_block_per_model(tmp_path):
     cl_tests = [
         {"name": "simple negations: not negative", "type": "MFT", "data": ["not bad", "x"], "labels": None}
     ]
     (tmp_path / "cl.json").write_text(json.dumps(cl_tests))
     convert_checklist(tmp_path / "cl.json", tmp_path / "cl_suite")
-    checklist = run_suite(tmp_path / "cl_suite", [model("toy")], tmp_path / "cl_run")
-    table = format_table(load_results(run_dir), checklist)
+    checklist = run_suite(tmp_path / "cl_suite", [toy()], tmp_path / "cl_run")
+    long_name = "/models/" + "a-very-long-model-directory-name" * 4
+    suite = write_suite(tmp_path / "suite2")
+    results = run_suite(suite, [toy(), other(), other(long_name)], tmp_path / "run3")
+    long_cap = "LC2-" + "with-a-very-long-capability-identifier" * 3
+    for model in results["models"].values():
+        model["capabilities"][long_cap] = model["capabilities"]["LC2"]
+    table = format_table(results, checklist)
     lines = table.splitlines()
-    assert "toy seeds" in lines[0] and "CheckList" in lines[0]
+    assert max(map(len, lines)) <= 100
+    assert sum(line.startswith("capability ") for line in lines) == 3  # one block per model
+    assert lines[0].startswith("toy: ")
+    assert any(line.startswith("LC2-with-a-very-long") and "…" in line for line in lines)
     lc2 = next(line for line in lines if line.startswith("LC2"))
-    assert lc2.split()[1:6] == ["MFT", "100.0%", "100.0%", "100.0%", "0"]
+    # type, rate, interval, failed/applicable, seeds, derived, p→f, f→p, errors, CheckList
+    assert lc2.split()[2:] == ["MFT", "66.7%", "30–90%", "4/6", "66.7%", "66.7%", "1", "1", "0"]
     lc4 = next(line for line in lines if line.startswith("LC4"))
-    assert lc4.split()[6] == "50.0%"  # the mapped CheckList test: "not bad" is read negative, "x" positive
+    assert lc4.split()[-1] == "50.0%"  # the mapped CheckList test: "not bad" read negative, "x" positive
     assert "[LC4]" in format_table(checklist)
+
+
+def test_wilson_and_newcombe_match_published_examples():
+    low, high = wilson(81, 263)  # Newcombe (1998), single proportion, example: 0.2553 to 0.3662
+    assert (round(low, 4), round(high, 4)) == (0.2553, 0.3662)
+    low, high = newcombe((48, 80), (56, 70))  # Newcombe (1998), difference 0.2: 0.0524 to 0.3339
+    assert (round(low, 4), round(high, 4)) == (0.0524, 0.3339)
+    assert wilson(0, 0) is None and newcombe((0, 0), (1, 2)) is None
+
+
+def test_report_json_prints_the_summary(run_dir, capsys):
+    assert main(["report", str(run_dir), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["capabilities"]["LC4"]["expectation"] == "negative → neutral or positive"
+    assert summary["capabilities"]["ROB"]["group"] == "Robustness"
+    lc2 = summary["models"]["toy"]["capabilities"]["LC2"]
+    assert lc2["transitions"]["fail_to_pass"] == 1 and lc2["transitions"]["pass_to_fail"] == 1
+    assert lc2["all"]["failures"] == 4 and lc2["interval"] == [
+        pytest.approx(0.299993, abs=1e-4),
+        pytest.approx(0.903238, abs=1e-4),
+    ]
+    assert summary["models"]["toy"]["overall"]["failures"] == 6
+
+
+def test_bad_results_dir_is_a_one_line_error(tmp_path, capsys):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.json").write_text('{"models": {"m": {"capabilities": [1]}}}')
+    assert main(["report", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(tmp_path / "run" / "results.json") in err
+    assert main(["report", str(tmp_path / "missing")]) == 2
+    assert "missing: not a results directory" in capsys.readouterr().err
 
 
 def test_highlighted_escapes_and_marks():
@@ -65,35 +98,146 @@ def test_highlighted_escapes_and_marks():
     assert "<mark>really</mark>" in html and html.count("<mark>") == 1  # a wrong offset is not marked
 
 
-def test_write_html_is_self_contained_and_escaped(run_dir, tmp_path):
+def test_write_html_is_self_contained_escaped_and_shows_every_count(run_dir, tmp_path):
+    results = json.loads((run_dir / "results.json").read_text())
+    results["models"]["other"]["capabilities"]["LC4"]["seeds"]["errors"] = 3  # as a remote model's would be
+    (run_dir / "results.json").write_text(json.dumps(results))
     page = write_html(run_dir, tmp_path / "report.html").read_text()
-    assert "<script" not in page.replace("&lt;script", "")
+    assert page.count("<script") == 1  # the page's own; every dataset text is escaped
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; <mark>really</mark> fine" in page
-    assert "<svg" in page and "http://" not in page.replace("http://www.w3.org/2000/svg", "")
-    assert "<link" not in page and "src=" not in page
+    assert "Positive sentences &lt;b&gt;stay&lt;/b&gt; positive" in page  # manifest text, escaped too
+    assert "<link" not in page and not re.search(r"""(src|href)=["']?(https?:|//)""", page)
+    assert page.count("<svg") == 2 and "<?xml" not in page
+    for png in ("report-failure-rates.png", "report-seed-vs-expansion.png"):
+        assert (tmp_path / png).read_bytes()[:4] == b"\x89PNG"
+    assert "negative → neutral or positive" in page and "perturbation typos" in page
+    assert "<th>fail→pass</th>" in page and "3 errors" in page
+    # toy LC2: pass→fail 1, fail→pass 1, pass→pass 0, fail→fail 1
+    assert "<td>1</td><td>1</td><td>0</td><td>1</td>" in page
+    rows = re.findall(r"<tr data-capability='([^']*)' data-model='([^']*)'", page)
+    assert len(rows) == 14  # toy: s1 s1.1 s3.1 s4 s4.1 (INV vs seed) n2 r2~1; other: s3.1 passes, n1 fails
+    assert ("ROB", "toy") in rows and ("LC4", "other") in rows
+
+
+def test_max_failures_caps_rows_with_a_note(run_dir, tmp_path):
+    page = write_html(run_dir, tmp_path / "r.html", max_failures=1, plots=False).read_text()
+    assert len(re.findall(r"<tr data-capability=", page)) == 6  # 3 capabilities × 2 models
+    assert "LC2 × toy: showing 1 of 5 failing cases" in page and "<svg" not in page
+    everything = write_html(run_dir, tmp_path / "all.html", max_failures=0, plots=False).read_text()
+    assert "showing" not in everything and len(re.findall(r"<tr data-capability=", everything)) == 14
+
+
+@pytest.fixture
+def browser(tmp_path):
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("no headless browser: chromium not installed (apt-get install -y chromium)")
+    session = Browser(executable, tmp_path / "profile")
+    yield session
+    session.close()
+
+
+def _artifacts(tmp_path: Path) -> Path:
+    """Where screenshots go: $AUTOCHECK_ARTIFACTS (docs/ when refreshing the README's), else tmp."""
+    out = Path(os.environ.get("AUTOCHECK_ARTIFACTS", tmp_path))
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+VISIBLE_ROWS = """Array.from(document.querySelectorAll('#failures tbody tr'))
+  .filter(r => r.getClientRects().length > 0).map(r => r.cells[0].textContent + ' ' + r.cells[1].textContent
+  + ' ' + r.cells[8].textContent)"""
 
 
 @pytest.mark.browser
-def test_report_renders_in_headless_chromium(run_dir, tmp_path):
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("chromium not installed (apt-get install -y chromium)")
+def test_filter_box_and_sorting_in_headless_chromium(browser, run_dir, tmp_path):
     page = write_html(run_dir, tmp_path / "report.html")
-    flags = [
-        browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,2000",
-    ]  # fmt: skip
-    shot = tmp_path / "report.png"
-    run = dict(capture_output=True, text=True, timeout=120, check=True)
-    subprocess.run([*flags, f"--screenshot={shot}", page.as_uri()], **run)
-    dom = subprocess.run([*flags, "--dump-dom", page.as_uri()], **run).stdout
+    browser.open(page.as_uri())
+    assert len(browser.evaluate(VISIBLE_ROWS)) == 14
+    assert browser.evaluate("document.querySelector('form.filters').hidden") is False
+    browser.evaluate("document.querySelector('form.filters input[name=q]').focus()")
+    browser.type_text("FILM")  # case-insensitive text search
+    shown = browser.evaluate(VISIBLE_ROWS)
+    assert sorted(shown) == sorted(
+        ["LC2 toy s3.1", "LC2 toy s4", "LC2 toy s4.1", "LC4 toy n2"]
+        + ["LC2 other s4", "LC2 other s4.1", "LC4 other n1", "LC4 other n2"]
+    )
+    assert browser.evaluate("document.querySelector('.shown').textContent") == "8 of 14 rows shown"
+    browser.evaluate(
+        "var s = document.querySelector('select[name=model]'); s.value = 'other';"
+        "s.dispatchEvent(new Event('change', {bubbles: true}))"
+    )
+    assert sorted(browser.evaluate(VISIBLE_ROWS)) == [
+        "LC2 other s4",
+        "LC2 other s4.1",
+        "LC4 other n1",
+        "LC4 other n2",
+    ]
+    browser.evaluate(
+        "var s = document.querySelector('select[name=kind]'); s.value = 'expansion';"
+        "s.dispatchEvent(new Event('change', {bubbles: true}))"
+    )
+    assert browser.evaluate(VISIBLE_ROWS) == ["LC2 other s4.1"]
+    top = browser.evaluate(
+        "document.getElementById('failures-heading').getBoundingClientRect().top + scrollY"
+    )
+    browser.screenshot(_artifacts(tmp_path) / "report-filtered.png", max_height=700, top=top)
+    browser.evaluate("document.querySelector('form.filters').reset()")
+    browser.evaluate("document.querySelector('form.filters').dispatchEvent(new Event('input'))")
+    assert len(browser.evaluate(VISIBLE_ROWS)) == 14
+    browser.evaluate("document.querySelectorAll('#failures thead th button')[8].click()")  # case id
+    ids = [row.split()[-1] for row in browser.evaluate(VISIBLE_ROWS)]
+    assert ids == sorted(ids)
+    browser.evaluate("document.querySelectorAll('#failures thead th button')[8].click()")
+    assert [row.split()[-1] for row in browser.evaluate(VISIBLE_ROWS)] == sorted(ids, reverse=True)
+    browser.open(page.as_uri())
+    shot = browser.screenshot(_artifacts(tmp_path) / "report.png", max_height=2600)
     assert shot.stat().st_size > 10_000
-    assert 'class="matrix"' in dom and "LC2" in dom and "100.0%" in dom
-    assert "<mark>really</mark>" in dom and "&lt;script&gt;" in dom  # the example, inert
-    artifacts = Path(os.environ.get("AUTOCHECK_ARTIFACTS", tmp_path))
-    artifacts.mkdir(parents=True, exist_ok=True)
-    stable = artifacts / "report_screenshot.png"
-    if stable != shot:
-        shutil.copy(shot, stable)
-    print(f"report screenshot: {stable}")
+
+
+@pytest.mark.browser
+def test_report_reads_with_javascript_disabled(browser, run_dir, tmp_path):
+    page = write_html(run_dir, tmp_path / "report.html")
+    browser.call("Emulation.setScriptExecutionDisabled", value=True)
+    browser.open(page.as_uri())
+    assert len(browser.evaluate(VISIBLE_ROWS)) == 14  # every row, in plain tables
+    visible = "s => Array.from(document.querySelectorAll(s)).filter(e => e.getClientRects().length).length"
+    assert browser.evaluate(f"({visible})('form.filters')") == 0  # no dead controls
+    assert browser.evaluate(f"({visible})('table.matrix td')") > 0
+    assert browser.evaluate(f"({visible})('figure svg')") == 2
+    assert "JavaScript is off" in browser.evaluate("document.body.innerText")
+    assert browser.evaluate("document.querySelectorAll('th button').length") == 0  # the script never ran
+
+
+@pytest.mark.browser
+def test_readme_screenshot_from_a_real_suite(browser, tmp_path):
+    """The README's picture: the shipped NLI suite run against the word-overlap baseline (needs NLTK data)."""
+    if os.environ.get("AUTOCHECK_ARTIFACTS") is None:
+        pytest.skip("only when refreshing the README's screenshots (set AUTOCHECK_ARTIFACTS=docs)")
+    assert main(["seeds", "--requirements", "nli", "--max-seeds", "4", "--out", str(tmp_path / "suite")]) == 0
+    models = ["autocheck.baselines:word_overlap_nli"]
+    assert main(["run", str(tmp_path / "suite"), "--model", models[0], "--out", str(tmp_path / "run")]) == 0
+    page = write_html(tmp_path / "run", tmp_path / "report.html", max_failures=20)
+    out = _artifacts(tmp_path)
+    for png in ("failure-rates", "seed-vs-expansion"):
+        shutil.copy(tmp_path / f"report-{png}.png", out / f"report-nli-{png}.png")
+    browser.open(page.as_uri())
+    browser.screenshot(out / "report-nli.png", max_height=2400)
+
+
+def test_output_piped_into_a_reader_that_stops_is_not_an_error(run_dir, tmp_path, monkeypatch, capsys):
+    sink = open(tmp_path / "sink", "w")  # its descriptor stands in for the closed pipe
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self):
+            return sink.fileno()
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    try:
+        assert main(["report", str(run_dir), "--json"]) == 0  # `autocheck report --json | head -1`
+    finally:
+        sink.close()
+    assert "Traceback" not in capsys.readouterr().err

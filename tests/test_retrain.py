@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from autocheck.export import export_suite
+from autocheck.report.compare import compare_runs
 from autocheck.retrain import read_sst2, retrain
 from autocheck.store import InputError
 from tests.test_export import make_suite
@@ -44,7 +45,13 @@ def test_retrain_tiny_model(tiny_model, tmp_path):
     dev = tmp_path / "dev.tsv"
     dev.write_text("sentence\tlabel\ngood film .\t1\nbad film .\t0\n")
     results = retrain(
-        str(tiny_model), tmp_path / "data", tmp_path / "out", lr=1e-3, eval_sst2=str(dev), max_steps=12
+        str(tiny_model),
+        tmp_path / "data",
+        tmp_path / "out",
+        lr=1e-3,
+        eval_sst2=str(dev),
+        max_steps=12,
+        suite=tmp_path / "suite",
     )
     assert results["steps"] == 12
     losses = results["losses"]
@@ -54,6 +61,15 @@ def test_retrain_tiny_model(tiny_model, tmp_path):
     saved = json.loads((tmp_path / "out" / "retrain_results.json").read_text())
     assert saved["after"] == results["after"]
     assert "| LC4 |" in (tmp_path / "out" / "retrain_results.md").read_text()
+    # the suite run before and after, linked by autocheck compare
+    compared = compare_runs(tmp_path / "out" / "run-before", tmp_path / "out" / "run-after")
+    flips = compared["pairs"][0]["flips"]
+    assert saved["compare"]["pass_to_fail"] == sum(f["flip"] == "pass→fail" for f in flips)
+    pair = compared["pairs"][0]
+    assert (pair["model_a"], pair["model_b"]) == (str(tiny_model), str(tmp_path / "out" / "model"))
+    assert compared["same_suite"] and compared["cases"]["shared"] == 558
+    assert (tmp_path / "out" / "compare.html").is_file()
+    assert "autocheck compare" in (tmp_path / "out" / "retrain_results.md").read_text()
     reloaded = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "out" / "model")
     assert reloaded.config.id2label == {0: "negative", 1: "positive"}
     with pytest.raises(InputError, match="not empty"):
