@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from .report import summary
 from .run import natural_key
 from .store import InputError, atomic_write_text
 
@@ -28,22 +29,12 @@ def parse_thresholds(values: list[str]) -> dict[str, float]:
     return out
 
 
-def _overall(model: dict[str, Any]) -> float | None:
-    """Failures over applicable cases across every capability (headline tallies)."""
-    failures = applicable = 0
-    for c in model["capabilities"].values():
-        headline = c["all"] if c["test_type"] == "MFT" else c["groups"]
-        failures += headline["failures"]
-        applicable += headline["applicable"]
-    return failures / applicable if applicable else None
-
-
 def check_thresholds(results: dict[str, Any], thresholds: dict[str, float]) -> list[str]:
     """One line per threshold exceeded (per model), empty when all hold. A capability named in a threshold
     that no model has is reported too (a typo must not pass silently)."""
     lines = []
     for name, model in results["models"].items():
-        overall = _overall(model)
+        overall = summary.overall(model)["failure_rate"]
         if OVERALL in thresholds and overall is not None and overall > thresholds[OVERALL]:
             lines.append(f"{name}: overall failure rate {overall:.1%} is above {thresholds[OVERALL]:.1%}")
         for cap, limit in thresholds.items():
@@ -73,7 +64,7 @@ def write_junit(results: dict[str, Any], path: str | Path, thresholds: dict[str,
             counts["tests"] += 1
             case = ET.SubElement(suite, "testcase", classname=name, name=f"{cap} ({c['test_type']})")
             rate, limit = c["failure_rate"], _limit(thresholds, cap)
-            headline = c["all"] if c["test_type"] == "MFT" else c["groups"]
+            headline = summary.headline(c)
             if rate is None:
                 counts["skipped"] += 1
                 ET.SubElement(case, "skipped", message="no applicable case")
@@ -111,7 +102,7 @@ def markdown_summary(results: dict[str, Any]) -> str:
                 cells.append("")
                 continue
             test_type = c["test_type"]
-            headline = c["all"] if test_type == "MFT" else c["groups"]
+            headline = summary.headline(c)
             rate = "–" if c["failure_rate"] is None else f"{c['failure_rate']:.1%}"
             cells.append(f"{rate} ({headline['failures']}/{headline['applicable']})")
         lines.append(f"| {_cell(cap)} | {test_type} | " + " | ".join(cells) + " |")
