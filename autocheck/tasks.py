@@ -33,8 +33,9 @@ import numpy as np
 from .store import InputError
 
 LABEL, SPAN = "label", "span"
-HEADER_KEYS = ("description", "inputs", "output", "labels", "label_aliases", "label_order", "binary", "score")
-HEADER_KEYS += ("prompt",)
+HEADER_KEYS = (
+    "description", "inputs", "output", "labels", "label_aliases", "label_order", "binary", "score", "prompt",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
