@@ -236,3 +236,26 @@ def test_dir_on_the_task_score_counts_a_move_into_the_neutral_band_the_right_way
     target = {"target": ["neutral", "positive"]}
     assert expect.dir_outcome(T, target, before, "negative", after, "neutral") == PASS
     assert expect.dir_outcome(T, target, before, "negative", worse, "negative") == FAIL
+
+
+def test_a_model_that_raises_on_one_input_fails_that_input_alone(suite, tmp_path):
+    """The batch is retried in halves (what an out-of-memory batch needs too); the input the model cannot
+    take is recorded as an error, every other case is run, and a rerun gives the same results."""
+    calls = []
+
+    def fragile(texts):
+        calls.append(len(texts))
+        if "s2 e3" in texts:
+            raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return [TABLE[t] for t in texts]
+
+    fragile.labels = ["negative", "neutral", "positive"]
+    results = run_suite(suite, [CallableModel("fragile", fragile, batch_size=8)], tmp_path / "run")
+    lc = results["models"]["fragile"]["capabilities"]["LC1"]
+    assert lc["expansions"]["errors"] == 1 and results["models"]["fragile"]["errors"] == 1
+    rows = {r["case"]: r for r in read_jsonl(tmp_path / "run" / "predictions.jsonl")}
+    assert rows["f3"]["outcome"] == "error" and "CUDA out of memory" in rows["f3"]["error"]
+    assert rows["f2"]["outcome"] == "pass" and rows["s2"]["outcome"] == "fail"
+    assert calls[0] > 1 and 1 in calls  # halved down to the one input that raises
+    again = run_suite(suite, [CallableModel("fragile", fragile, batch_size=8)], tmp_path / "run2")
+    assert again["models"]["fragile"]["capabilities"] == results["models"]["fragile"]["capabilities"]

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..cache import Cache
+from ..resources import ResourceMissing
 from ..store import InputError, content_hash
 from ..tasks import Task
 
@@ -73,7 +74,7 @@ class Model:
             log.info("%s: predicting %d inputs (%d cached)", self.name, len(todo), len(inputs) - len(todo))
         for start in range(0, len(todo), self.batch_size):
             batch = todo[start : start + self.batch_size]
-            answers = self._checked(batch, self._predict(batch))
+            answers = self._answers(batch)
             fresh = {}
             for item, answer in zip(batch, answers):
                 key = content_hash(self.identity, *item)
@@ -91,6 +92,23 @@ class Model:
             if width:
                 self.labels = default_labels(self.task, width, f"model {self.name}")
         return self._outputs([found.get(key) for key in keys], [errors.get(key) for key in keys])
+
+    def _answers(self, batch: list[Input]) -> list[Any]:
+        """The model's answers to ``batch``. A batch the model raises on (out of memory, an input it
+        cannot take) is retried in halves, so one bad input fails alone: it is recorded as ``Failed`` and
+        the run goes on. Errors in what the user gave (``InputError``, a missing resource) stop the run."""
+        try:
+            return self._checked(batch, self._predict(batch))
+        except (InputError, ResourceMissing, KeyboardInterrupt):
+            raise
+        except Exception as e:  # a model's own failure: any type
+            why = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": ")
+            if len(batch) == 1:
+                log.warning("%s: no answer for one input (%s)", self.name, why)
+                return [Failed(f"the model raised {why}")]
+            log.warning("%s: a batch of %d failed (%s); retrying it in halves", self.name, len(batch), why)
+            half = len(batch) // 2
+            return self._answers(batch[:half]) + self._answers(batch[half:])
 
     def predict_proba(self, texts: Sequence[str | Input]) -> np.ndarray:
         """Class probabilities (in ``labels`` order) for texts (one-field tasks) or inputs: a shortcut to
