@@ -182,9 +182,7 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None, progress: Pr
                 selected[capability.id] = select(found, config.max_seeds, config.seed, capability.id)
     with timer("templates"):  # template errors (a condition no value meets, ...) surface before any model
         written = {
-            c.id: template_cases(
-                c, spec.task, config.seed, max_cases=config.max_cases, nsamples=config.max_seeds
-            )
+            c.id: template_cases(c, spec.task, config.seed, max_cases=config.max_cases)
             for c in capabilities
             if c.templates
         }

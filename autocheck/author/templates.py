@@ -525,9 +525,9 @@ class TemplateCases:
                     )
 
 
-def template_cases(capability: Any, task: Task, seed: int, *, max_cases: int = 100_000, nsamples: Any = None):
-    """Choose the fillings of ``capability``'s templates (see ``TemplateCases``)."""
-    del nsamples  # sampling is the spec's ("nsamples" of a template or capability)
+def template_cases(capability: Any, task: Task, seed: int, *, max_cases: int = 100_000) -> TemplateCases:
+    """Choose the fillings of ``capability``'s templates (see ``TemplateCases``); sampling is the spec's
+    (``nsamples`` of a template or its capability)."""
     return TemplateCases(
         capability, task, [(t, fillings(t, seed, max_cases, capability.id)) for t in capability.templates]
     )
