@@ -267,27 +267,3 @@ class MaskedTemplate:
             length += len(piece)
         pieces.append(text[cursor:])
         return "".join(pieces), tuple(starts)
-
-
-@dataclass(frozen=True, slots=True)
-class Prediction:
-    """A model's output on one text: class probabilities in ``labels`` order and the predicted label."""
-
-    model: str
-    text: str
-    labels: tuple[Label, ...]
-    probs: tuple[float, ...]
-    label: Label
-
-    def to_json(self) -> dict[str, Any]:
-        return _to_json(self)
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Prediction:
-        return cls(
-            model=d["model"],
-            text=d["text"],
-            labels=tuple(d["labels"]),
-            probs=tuple(float(p) for p in d["probs"]),
-            label=d["label"],
-        )
