@@ -77,7 +77,8 @@ class GenerateConfig:
     first_beam: int | None = 4  # multi-mask templates: this beam first, the full beam only if short of fills
     # keep an expansion only if its PLL per token is at least its seed's minus this; None: no fluency check
     fluency_threshold: float | None = 0.15  # expand.fluency.DEFAULT_THRESHOLD
-    chunk_size: int = 64  # seed cases per parse/fill batch and per resume checkpoint
+    chunk_size: int = 64  # seed cases per resume checkpoint
+    unit_size: int = 8  # seed cases expanded together (parse/fill batches): the unit workers share out
     max_cases: int = 100_000  # per template: a larger Cartesian product is an error (use nsamples)
 
     def fingerprint(self) -> str:
@@ -227,8 +228,17 @@ def generate(
     resume: bool = False,
     overwrite: bool = False,
     progress: Progress | None = None,
+    workers: int = 1,
+    device: str = "auto",
+    batch_size: int = 64,
 ) -> RunSummary:
-    """Run the whole generation job into ``out`` (a suite directory) and return its summary."""
+    """Run the whole generation job into ``out`` (a suite directory) and return its summary.
+
+    ``workers`` processes expand chunks (``execute.local``); ``device`` and ``batch_size`` are where the
+    masked LM runs and its rows per forward pass. None of the three changes the suite's bytes on one device.
+    """
+    if workers < 1:
+        raise InputError(f"--workers must be at least 1, not {workers}")
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
     state = _load_state(out, config) if resume else _fresh_state()
     timer = _Timer()
@@ -244,6 +254,8 @@ def generate(
         c.needs_dataset and c.test_type == "MFT" for c in capabilities
     )
     expander = _Expander(config, lexicon, by_id, timer) if config.expand and expandable else None
+    if expander is not None:
+        expander.device, expander.batch_size = device, batch_size
     cases_path = out / CASES
     if resume and cases_path.exists():
         with open(cases_path, "r+b") as f:  # drop what an interrupted chunk half-wrote
@@ -254,14 +266,25 @@ def generate(
     chunks: Iterable[list[TestCase]] = islice(_chunks(cases, config.chunk_size), first, None)
     if progress is not None:  # the bar counts the chunks left, so its rate and ETA hold after --resume
         chunks = progress(chunks, max(0, -(-len(cases) // config.chunk_size) - first), "generate")
+    bar = chunks
+    pairs: Iterable[tuple[list[TestCase], ChunkResult | None]] = ((chunk, None) for chunk in chunks)
+    if expander is not None and workers > 1:  # chunks expanded in worker processes, merged in order
+        from .execute.local import expand_in_processes
+
+        pairs = expand_in_processes(chunks, workers, config, lexicon, by_id, expander.options())
+    calls: dict[int, dict] = {}
     with JsonlWriter(cases_path, append=resume) as writer:
-        for index, chunk in enumerate(chunks, start=first):
+        for index, (chunk, result) in enumerate(pairs, start=first):
             for case in chunk:
                 if case.kind == SEED:
                     counts[case.capability].seed_cases += 1
                 else:
                     counts[case.capability].perturbations += 1
-            expansions = expander.expand(chunk, counts, rejected) if expander else {}
+            if result is not None:
+                expansions = result.apply(counts, rejected)
+                calls[result.calls.get("pid", 0)] = result.calls
+            else:
+                expansions = expander.expand(chunk, counts, rejected) if expander else {}
             for case in chunk:
                 writer.write(case.to_json())
                 writer.write_all(expansions.get(case.id, ()))
@@ -273,21 +296,33 @@ def generate(
                 "rejected": dict(rejected),
             }
             atomic_write_json(out / STATE, state)
-            if hasattr(chunks, "set_postfix_str"):  # a bar or log lines: say where the run is
+            if hasattr(bar, "set_postfix_str"):  # a bar or log lines: say where the run is
                 done = counts[chunk[-1].capability]
                 stages = ", ".join(  # where the time goes: parsing, differentiation, fill
                     f"{stage} {timer.seconds[stage]:.0f}s"
                     for stage in ("parse", "differentiate", "fill")
                     if stage in timer.seconds
                 )
-                chunks.set_postfix_str(
+                bar.set_postfix_str(
                     f"{chunk[-1].capability}: {done.seed_cases} seed cases, {done.expansions} expansions"
                     + (f"; {stages}" if stages else "")
                 )
 
+    if calls:  # worker processes: their stage times and model calls, summed
+        for worker in calls.values():
+            for stage, seconds in worker.get("timings", {}).items():
+                timer.seconds[stage] += seconds
+    model_calls = _model_calls(expander, calls)
     summary = RunSummary(out, counts, asdict(stats), dict(rejected), dict(timer.seconds))
     _write_manifest(out, config, summary, spec, lexicon, expander)
-    atomic_write_json(out / TIMINGS, {k: round(v, 3) for k, v in timer.seconds.items()})
+    atomic_write_json(
+        out / TIMINGS,
+        {
+            **{k: round(v, 3) for k, v in timer.seconds.items()},
+            "model_calls": model_calls,
+            "workers": workers,
+        },
+    )
     (out / STATE).unlink(missing_ok=True)  # a finished run needs no resume point
     return summary
 
@@ -305,6 +340,20 @@ class ChunkResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"expansions": self.expansions, "counts": self.counts, "rejected": self.rejected}
+
+    @staticmethod
+    def merge(results: list[ChunkResult]) -> ChunkResult:
+        """The results of consecutive units of a chunk as one."""
+        expansions: dict[str, list[str]] = {}
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        rejected: Counter[str] = Counter()
+        for result in results:
+            expansions.update(result.expansions)
+            for capability, added in result.counts.items():
+                counts[capability].update(added)
+            rejected.update(result.rejected)
+        calls = results[-1].calls if results else {}
+        return ChunkResult(expansions, {k: dict(v) for k, v in counts.items()}, dict(rejected), calls)
 
     def apply(self, counts: dict[str, CapabilityCounts], rejected: Counter[str]) -> dict[str, list[str]]:
         for capability, added in self.counts.items():
@@ -364,6 +413,10 @@ class _Expander:
                 self.fluency = Fluency(FluencyScorer(self._mlm), self.config.fluency_threshold)
         return self._mlm
 
+    def options(self) -> dict[str, Any]:
+        """Scheduling options a worker's expander takes over."""
+        return {"device": self.device, "batch_size": self.batch_size}
+
     def identity(self) -> str:
         """What a chunk's result depends on besides its cases (no model is loaded to compute it)."""
         if self._identity is None:
@@ -391,8 +444,9 @@ class _Expander:
     def expand(
         self, chunk: list[TestCase], counts: dict[str, CapabilityCounts], rejected: Counter[str]
     ) -> dict[str, list[str]]:
-        """Expand ``chunk`` and add its counts: expansions by seed id, as JSON lines."""
-        return self.expand_chunk(chunk).apply(counts, rejected)
+        """Expand ``chunk``, unit by unit, and add its counts: expansions by seed id, as JSON lines."""
+        units = _units(chunk, self.config.unit_size)
+        return ChunkResult.merge([self.expand_chunk(unit) for unit in units]).apply(counts, rejected)
 
     def expand_chunk(self, chunk: list[TestCase]) -> ChunkResult:
         """The chunk's result, from the chunk cache when it is there."""
@@ -498,6 +552,38 @@ class _Expander:
             "parser": self.parser.identity,
             "mlm": {"identity": model_identity(self.config.mlm)},
         }
+
+
+def _units(chunk: list[TestCase], size: int) -> list[list[TestCase]]:
+    """A chunk's units: consecutive runs of at most ``size`` cases, each expanded on its own."""
+    if size < 1:
+        raise InputError(f"unit_size must be at least 1, not {size}")
+    return [chunk[i : i + size] for i in range(0, len(chunk), size)] or [[]]
+
+
+def _model_calls(expander: _Expander | None, workers: dict[int, dict]) -> dict[str, int]:
+    """Masked-LM forward passes and rows (fills and fluency), over this process and the workers."""
+    sources = list(workers.values())
+    if expander is not None and expander._mlm is not None:
+        mlm, fluency = expander._mlm, expander.fluency
+        sources.append(
+            {
+                "mlm_passes": mlm.forward_passes,
+                "mlm_rows": mlm.forward_rows,
+                **(
+                    {
+                        "fluency_passes": fluency.scorer.forward_passes,
+                        "fluency_rows": fluency.scorer.forward_rows,
+                    }
+                    if fluency is not None
+                    else {}
+                ),
+            }
+        )
+    totals: Counter[str] = Counter()
+    for calls in sources:
+        totals.update({k: v for k, v in calls.items() if k not in ("pid", "timings")})
+    return dict(totals)
 
 
 def _canonical(value: Any) -> Any:
