@@ -272,7 +272,7 @@ def generate(
         from .execute.local import expand_in_processes
 
         pairs = expand_in_processes(chunks, workers, config, lexicon, by_id, expander.options())
-    calls: dict[int, dict] = {}
+    calls: dict[str, dict] = {}  # worker process -> its model calls and stage times so far
     with JsonlWriter(cases_path, append=resume) as writer:
         for index, (chunk, result) in enumerate(pairs, start=first):
             for case in chunk:
@@ -282,7 +282,7 @@ def generate(
                     counts[case.capability].perturbations += 1
             if result is not None:
                 expansions = result.apply(counts, rejected)
-                calls[result.calls.get("pid", 0)] = result.calls
+                calls.update(result.calls)
             else:
                 expansions = expander.expand(chunk, counts, rejected) if expander else {}
             for case in chunk:
@@ -352,7 +352,9 @@ class ChunkResult:
             for capability, added in result.counts.items():
                 counts[capability].update(added)
             rejected.update(result.rejected)
-        calls = results[-1].calls if results else {}
+        calls: dict[str, Any] = {}
+        for result in results:  # per worker process: its latest totals
+            calls.update(result.calls)
         return ChunkResult(expansions, {k: dict(v) for k, v in counts.items()}, dict(rejected), calls)
 
     def apply(self, counts: dict[str, CapabilityCounts], rejected: Counter[str]) -> dict[str, list[str]]:
@@ -493,18 +495,14 @@ class _Expander:
                 counts[case.capability].masked_templates += len(found)
                 templates.extend(found)
         by_seed = self._fill(chunk, templates, counts, rejected)
-        calls = {}
         if self._mlm is not None:
-            calls = {"mlm_passes": self._mlm.forward_passes, "mlm_rows": self._mlm.forward_rows}
             self.timer.seconds["fill: masked-LM forward"] = self._mlm.forward_seconds  # part of "fill"
             if self.fluency is not None:
                 self.timer.seconds["fill: fluency forward"] = self.fluency.scorer.forward_seconds
-                calls["fluency_passes"] = self.fluency.scorer.forward_passes
-                calls["fluency_rows"] = self.fluency.scorer.forward_rows
         counted = {
             capability: {name: n for name, n in asdict(c).items() if n} for capability, c in counts.items()
         }
-        return ChunkResult(by_seed, counted, dict(rejected), calls)
+        return ChunkResult(by_seed, counted, dict(rejected))
 
     def _fill(self, chunk, templates, counts, rejected) -> dict[str, list[str]]:
         if not templates:
@@ -561,7 +559,7 @@ def _units(chunk: list[TestCase], size: int) -> list[list[TestCase]]:
     return [chunk[i : i + size] for i in range(0, len(chunk), size)] or [[]]
 
 
-def _model_calls(expander: _Expander | None, workers: dict[int, dict]) -> dict[str, int]:
+def _model_calls(expander: _Expander | None, workers: dict[str, dict]) -> dict[str, int]:
     """Masked-LM forward passes and rows (fills and fluency), over this process and the workers."""
     sources = list(workers.values())
     if expander is not None and expander._mlm is not None:
@@ -582,7 +580,7 @@ def _model_calls(expander: _Expander | None, workers: dict[int, dict]) -> dict[s
         )
     totals: Counter[str] = Counter()
     for calls in sources:
-        totals.update({k: v for k, v in calls.items() if k not in ("pid", "timings")})
+        totals.update({k: v for k, v in calls.items() if k != "timings"})
     return dict(totals)
 
 

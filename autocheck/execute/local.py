@@ -39,11 +39,9 @@ def _expand(chunk: list) -> Any:
     from ..pipeline import _model_calls
 
     result = _EXPANDER.expand_chunk(chunk)
-    # this worker's totals so far (the parent keeps the latest of each worker)
+    # this worker's totals so far, by process (the parent keeps the latest of each worker)
     result.calls = {
-        **_model_calls(_EXPANDER, {}),
-        "pid": os.getpid(),
-        "timings": dict(_EXPANDER.timer.seconds),
+        str(os.getpid()): {**_model_calls(_EXPANDER, {}), "timings": dict(_EXPANDER.timer.seconds)}
     }
     return result
 
