@@ -126,6 +126,13 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         "--batch-size", type=int, default=64, help="masked-LM rows per forward pass at most (default 64)"
     )
     p.add_argument(
+        "--executor",
+        default="local",
+        choices=["local", "ray"],
+        help="local processes (--workers) or Ray actors (pip install 'autocheck[ray]'); same output",
+    )
+    p.add_argument("--ray-address", help="Ray cluster to join (default: start a local one)")
+    p.add_argument(
         "--vocabulary",
         default="tags",
         choices=["tags", "all"],
@@ -181,6 +188,8 @@ def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
         workers=getattr(args, "workers", 1),
         device=getattr(args, "device", "auto"),
         batch_size=getattr(args, "batch_size", 64),
+        executor=getattr(args, "executor", "local"),
+        ray_address=getattr(args, "ray_address", None),
     )
     _print_counts(summary)
     return 0

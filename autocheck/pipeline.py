@@ -231,14 +231,21 @@ def generate(
     workers: int = 1,
     device: str = "auto",
     batch_size: int = 64,
+    executor: str = "local",
+    ray_address: str | None = None,
+    ray_actors: int | None = None,
 ) -> RunSummary:
     """Run the whole generation job into ``out`` (a suite directory) and return its summary.
 
-    ``workers`` processes expand chunks (``execute.local``); ``device`` and ``batch_size`` are where the
-    masked LM runs and its rows per forward pass. None of the three changes the suite's bytes on one device.
+    ``workers`` processes expand chunks (``execute.local``), or with ``executor="ray"`` a pool of Ray
+    actors (``execute.ray``; ``ray_address`` as for ``ray.init``, ``ray_actors`` default one per CPU or
+    GPU); ``device`` and ``batch_size`` are where the masked LM runs and its rows per forward pass. None of
+    these changes the suite's bytes on one device.
     """
     if workers < 1:
         raise InputError(f"--workers must be at least 1, not {workers}")
+    if executor not in ("local", "ray"):
+        raise InputError(f"--executor must be local or ray, not {executor!r}")
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
     state = _load_state(out, config) if resume else _fresh_state()
     timer = _Timer()
@@ -268,10 +275,18 @@ def generate(
         chunks = progress(chunks, max(0, -(-len(cases) // config.chunk_size) - first), "generate")
     bar = chunks
     pairs: Iterable[tuple[list[TestCase], ChunkResult | None]] = ((chunk, None) for chunk in chunks)
-    if expander is not None and workers > 1:  # chunks expanded in worker processes, merged in order
+    ray_executor = None
+    if expander is not None and executor == "ray":  # units expanded by Ray actors, merged in order
+        from .execute.ray import RayExecutor
+
+        ray_executor = RayExecutor(
+            config, lexicon, by_id, expander.options(), address=ray_address, actors=ray_actors
+        )
+        pairs = ray_executor.map(chunks)
+    elif expander is not None and workers > 1:  # chunks expanded in worker processes, merged in order
         from .execute.local import expand_in_processes
 
-        pairs = expand_in_processes(chunks, workers, config, lexicon, by_id, expander.options())
+        pairs = expand_in_processes(chunks, workers, expander)
     calls: dict[str, dict] = {}  # worker process -> its model calls and stage times so far
     with JsonlWriter(cases_path, append=resume) as writer:
         for index, (chunk, result) in enumerate(pairs, start=first):
@@ -308,6 +323,8 @@ def generate(
                     + (f"; {stages}" if stages else "")
                 )
 
+    if ray_executor is not None:
+        ray_executor.close()
     if calls:  # worker processes: their stage times and model calls, summed
         for worker in calls.values():
             for stage, seconds in worker.get("timings", {}).items():
@@ -449,6 +466,20 @@ class _Expander:
         """Expand ``chunk``, unit by unit, and add its counts: expansions by seed id, as JSON lines."""
         units = _units(chunk, self.config.unit_size)
         return ChunkResult.merge([self.expand_chunk(unit) for unit in units]).apply(counts, rejected)
+
+    def cached(self, chunk: list[TestCase]) -> ChunkResult | None:
+        """The chunk's cached result, if any (no model is loaded to tell)."""
+        from .cache import Cache
+
+        key = content_hash(self.identity(), *(dumps(case.to_json()) for case in chunk))
+        cache = Cache("chunks")
+        try:
+            found = cache.get_many([key]).get(key)
+        finally:
+            cache.close()
+        if found is None:
+            return None
+        return ChunkResult(found["expansions"], found["counts"], found["rejected"], cached=True)
 
     def expand_chunk(self, chunk: list[TestCase]) -> ChunkResult:
         """The chunk's result, from the chunk cache when it is there."""
