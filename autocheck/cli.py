@@ -113,7 +113,31 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         help="keep an expansion whose masked-LM pseudo-log-likelihood per token is at most this far below "
         "its seed's (default 0.15); 'off' keeps all",
     )
-    p.add_argument("--workers", type=int, default=1, help="CPU threads for model forward passes")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes expanding chunks, each with its own models (default 1); output is the same",
+    )
+    p.add_argument(
+        "--device", default="auto", choices=["auto", "cpu", "cuda"], help="where the masked LM runs"
+    )
+    p.add_argument(
+        "--batch-size", type=int, default=64, help="masked-LM rows per forward pass at most (default 64)"
+    )
+    p.add_argument(
+        "--executor",
+        default="local",
+        choices=["local", "ray"],
+        help="local processes (--workers) or Ray actors (pip install 'autocheck[ray]'); same output",
+    )
+    p.add_argument("--ray-address", help="Ray cluster to join (default: start a local one)")
+    p.add_argument(
+        "--vocabulary",
+        default="tags",
+        choices=["tags", "all"],
+        help="fill each mask only from neutral words whose tags include the mask's (tags, default) or not",
+    )
     p.add_argument("--no-expand", action="store_true", help="seeds only (the no-expansion ablation)")
 
 
@@ -147,18 +171,26 @@ def _config(args: argparse.Namespace, expand: bool):
         config.top_k, config.fills_per_mask = args.top_k, args.fills_per_mask
         config.beam_size, config.top_n = args.beam_size, args.top_n
         config.fluency_threshold = args.fluency_threshold
+        config.vocabulary = args.vocabulary
     return config
 
 
 def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
     from .pipeline import generate
 
-    if getattr(args, "workers", None):
-        import torch
-
-        torch.set_num_threads(max(1, args.workers))
     config = _config(args, expand and not getattr(args, "no_expand", False))
-    summary = generate(config, args.out, resume=args.resume, overwrite=args.overwrite, progress=_progress)
+    summary = generate(
+        config,
+        args.out,
+        resume=args.resume,
+        overwrite=args.overwrite,
+        progress=_progress,
+        workers=getattr(args, "workers", 1),
+        device=getattr(args, "device", "auto"),
+        batch_size=getattr(args, "batch_size", 64),
+        executor=getattr(args, "executor", "local"),
+        ray_address=getattr(args, "ray_address", None),
+    )
     _print_counts(summary)
     return 0
 

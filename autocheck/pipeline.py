@@ -72,9 +72,13 @@ class GenerateConfig:
     fills_per_mask: int | None = 1  # None keeps every valid fill (the older ALiCT runs); 1 is ALiCT HEAD
     beam_size: int = 20  # CheckList used 100; a multi-mask fill costs about beam_size single ones
     top_n: int = 60
+    # "tags": each mask filled only from words validation could keep there (expand/vocabulary.py); "all"
+    vocabulary: str = "tags"
+    first_beam: int | None = 4  # multi-mask templates: this beam first, the full beam only if short of fills
     # keep an expansion only if its PLL per token is at least its seed's minus this; None: no fluency check
     fluency_threshold: float | None = 0.15  # expand.fluency.DEFAULT_THRESHOLD
-    chunk_size: int = 64  # seed cases per parse/fill batch and per resume checkpoint
+    chunk_size: int = 64  # seed cases per resume checkpoint
+    unit_size: int = 8  # seed cases expanded together (parse/fill batches): the unit workers share out
     max_cases: int = 100_000  # per template: a larger Cartesian product is an error (use nsamples)
 
     def fingerprint(self) -> str:
@@ -222,8 +226,24 @@ def generate(
     resume: bool = False,
     overwrite: bool = False,
     progress: Progress | None = None,
+    workers: int = 1,
+    device: str = "auto",
+    batch_size: int = 64,
+    executor: str = "local",
+    ray_address: str | None = None,
+    ray_actors: int | None = None,
 ) -> RunSummary:
-    """Run the whole generation job into ``out`` (a suite directory) and return its summary."""
+    """Run the whole generation job into ``out`` (a suite directory) and return its summary.
+
+    ``workers`` processes expand chunks (``execute.local``), or with ``executor="ray"`` a pool of Ray
+    actors (``execute.ray``; ``ray_address`` as for ``ray.init``, ``ray_actors`` default one per CPU or
+    GPU); ``device`` and ``batch_size`` are where the masked LM runs and its rows per forward pass. None of
+    these changes the suite's bytes on one device.
+    """
+    if workers < 1:
+        raise InputError(f"--workers must be at least 1, not {workers}")
+    if executor not in ("local", "ray"):
+        raise InputError(f"--executor must be local or ray, not {executor!r}")
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
     state = _load_state(out, config) if resume else _fresh_state()
     timer = _Timer()
@@ -239,6 +259,8 @@ def generate(
         c.needs_dataset and c.test_type == "MFT" for c in capabilities
     )
     expander = _Expander(config, lexicon, by_id, timer) if config.expand and expandable else None
+    if expander is not None:
+        expander.device, expander.batch_size = device, batch_size
     cases_path = out / CASES
     if resume and cases_path.exists():
         with open(cases_path, "r+b") as f:  # drop what an interrupted chunk half-wrote
@@ -249,17 +271,36 @@ def generate(
     chunks: Iterable[list[TestCase]] = islice(_chunks(cases, config.chunk_size), first, None)
     if progress is not None:  # the bar counts the chunks left, so its rate and ETA hold after --resume
         chunks = progress(chunks, max(0, -(-len(cases) // config.chunk_size) - first), "generate")
+    bar = chunks
+    pairs: Iterable[tuple[list[TestCase], ChunkResult | None]] = ((chunk, None) for chunk in chunks)
+    ray_executor = None
+    if expander is not None and executor == "ray":  # units expanded by Ray actors, merged in order
+        from .execute.ray import RayExecutor
+
+        ray_executor = RayExecutor(
+            config, lexicon, by_id, expander.options(), address=ray_address, actors=ray_actors
+        )
+        pairs = ray_executor.map(chunks)
+    elif expander is not None and workers > 1:  # chunks expanded in worker processes, merged in order
+        from .execute.local import expand_in_processes
+
+        pairs = expand_in_processes(chunks, workers, expander)
+    calls: dict[str, dict] = {}  # worker process -> its model calls and stage times so far
     with JsonlWriter(cases_path, append=resume) as writer:
-        for index, chunk in enumerate(chunks, start=first):
+        for index, (chunk, result) in enumerate(pairs, start=first):
             for case in chunk:
                 if case.kind == SEED:
                     counts[case.capability].seed_cases += 1
                 else:
                     counts[case.capability].perturbations += 1
-            expansions = expander.expand(chunk, counts, rejected) if expander else {}
+            if result is not None:
+                expansions = result.apply(counts, rejected)
+                calls.update(result.calls)
+            else:
+                expansions = expander.expand(chunk, counts, rejected) if expander else {}
             for case in chunk:
                 writer.write(case.to_json())
-                writer.write_all(e.to_json() for e in expansions.get(case.id, ()))
+                writer.write_all(expansions.get(case.id, ()))
             state = {
                 "fingerprint": config.fingerprint(),
                 "chunks": index + 1,
@@ -268,31 +309,83 @@ def generate(
                 "rejected": dict(rejected),
             }
             atomic_write_json(out / STATE, state)
-            if hasattr(chunks, "set_postfix_str"):  # a bar or log lines: say where the run is
+            if hasattr(bar, "set_postfix_str"):  # a bar or log lines: say where the run is
                 done = counts[chunk[-1].capability]
                 stages = ", ".join(  # where the time goes: parsing, differentiation, fill
                     f"{stage} {timer.seconds[stage]:.0f}s"
                     for stage in ("parse", "differentiate", "fill")
                     if stage in timer.seconds
                 )
-                chunks.set_postfix_str(
+                bar.set_postfix_str(
                     f"{chunk[-1].capability}: {done.seed_cases} seed cases, {done.expansions} expansions"
                     + (f"; {stages}" if stages else "")
                 )
 
+    if ray_executor is not None:
+        ray_executor.close()
+    if calls:  # worker processes: their stage times and model calls, summed
+        for worker in calls.values():
+            for stage, seconds in worker.get("timings", {}).items():
+                timer.seconds[stage] += seconds
+    model_calls = _model_calls(expander, calls)
     summary = RunSummary(out, counts, asdict(stats), dict(rejected), dict(timer.seconds))
     _write_manifest(out, config, summary, spec, lexicon, expander)
-    atomic_write_json(out / TIMINGS, {k: round(v, 3) for k, v in timer.seconds.items()})
+    atomic_write_json(
+        out / TIMINGS,
+        {
+            **{k: round(v, 3) for k, v in timer.seconds.items()},
+            "model_calls": model_calls,
+            "workers": workers,
+        },
+    )
     (out / STATE).unlink(missing_ok=True)  # a finished run needs no resume point
     return summary
 
 
+@dataclass
+class ChunkResult:
+    """What expanding one chunk of seed cases adds: expansions by seed id (JSON lines, in order), counts
+    by capability, rejections, and (for benchmarks, never in the outputs) model-call counters."""
+
+    expansions: dict[str, list[str]]
+    counts: dict[str, dict[str, int]]
+    rejected: dict[str, int]
+    calls: dict[str, float] = field(default_factory=dict)
+    cached: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"expansions": self.expansions, "counts": self.counts, "rejected": self.rejected}
+
+    @staticmethod
+    def merge(results: list[ChunkResult]) -> ChunkResult:
+        """The results of consecutive units of a chunk as one."""
+        expansions: dict[str, list[str]] = {}
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        rejected: Counter[str] = Counter()
+        for result in results:
+            expansions.update(result.expansions)
+            for capability, added in result.counts.items():
+                counts[capability].update(added)
+            rejected.update(result.rejected)
+        calls: dict[str, Any] = {}
+        for result in results:  # per worker process: its latest totals
+            calls.update(result.calls)
+        return ChunkResult(expansions, {k: dict(v) for k, v in counts.items()}, dict(rejected), calls)
+
+    def apply(self, counts: dict[str, CapabilityCounts], rejected: Counter[str]) -> dict[str, list[str]]:
+        for capability, added in self.counts.items():
+            for name, n in added.items():
+                setattr(counts[capability], name, getattr(counts[capability], name) + n)
+        rejected.update(self.rejected)
+        return self.expansions
+
+
 class _Expander:
-    """Parse → differentiate → fill for one chunk of seed cases; models loaded once."""
+    """Parse → differentiate → fill for one chunk of seed cases. Models load once per process and only
+    when a chunk needs them: a chunk whose result is cached (by the run's settings, the resources'
+    checksums, the code and the chunk's cases) loads none."""
 
     def __init__(self, config: GenerateConfig, lexicon: Any, capabilities: dict, timer: _Timer):
-        from .expand.expansion import Differentiator
-        from .expand.fill import MaskedLM
         from .expand.grammar import build_grammar, load_grammar
         from .expand.parsing import Parser
         from .sources.search import satisfies
@@ -304,15 +397,62 @@ class _Expander:
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
             is_treebank = Path(config.grammar).is_dir()
             self.grammar = build_grammar(config.grammar) if is_treebank else load_grammar(config.grammar)
-            self.differentiator = Differentiator(self.grammar)  # its candidate memo serves every seed
             self.context = _function_pairs(config.grammar, is_treebank)
-            self.parser = Parser(config.parser)
-            self.mlm = MaskedLM.from_pretrained(config.mlm)
+            self.parser = Parser(config.parser)  # benepar itself loads on the first uncached parse
+        self._differentiator = None
+        self._mlm = None
+        self.vocabulary = None
         self.fluency = None
-        if config.fluency_threshold is not None:
-            from .expand.fluency import Fluency, FluencyScorer
+        self.device = "auto"
+        self.batch_size = 64
+        self._identity: str | None = None
 
-            self.fluency = Fluency(FluencyScorer(self.mlm), config.fluency_threshold)
+    @property
+    def differentiator(self):
+        if self._differentiator is None:
+            from .expand.expansion import Differentiator
+
+            self._differentiator = Differentiator(self.grammar)  # its candidate memo serves every seed
+        return self._differentiator
+
+    @property
+    def mlm(self):
+        """The masked LM, loaded on first use (with the vocabulary filter and the fluency scorer)."""
+        if self._mlm is None:
+            from .expand.fill import MaskedLM
+
+            with self.timer("load"):
+                self._mlm = MaskedLM.from_pretrained(self.config.mlm, device=self.device)
+                self.vocabulary = _vocabulary_filter(self.config, self.grammar, self._mlm, self.lexicon)
+            if self.config.fluency_threshold is not None:
+                from .expand.fluency import Fluency, FluencyScorer
+
+                self.fluency = Fluency(FluencyScorer(self._mlm), self.config.fluency_threshold)
+        return self._mlm
+
+    def options(self) -> dict[str, Any]:
+        """Scheduling options a worker's expander takes over."""
+        return {"device": self.device, "batch_size": self.batch_size}
+
+    def identity(self) -> str:
+        """What a chunk's result depends on besides its cases (no model is loaded to compute it)."""
+        if self._identity is None:
+            from .expand.identity import code_fingerprint, model_identity
+
+            describe = getattr(self.lexicon, "describe", None)
+            self._identity = content_hash(
+                self.config.fingerprint(),
+                code_fingerprint(),
+                self.parser.identity,
+                model_identity(self.config.mlm),
+                dumps(self.grammar.provenance),
+                dumps(self.context.provenance if self.context else None),
+                dumps(describe() if describe else None),
+                # the capabilities' specifications (requirements re-checked on every fill)
+                *(dumps(_canonical(self.capabilities[c])) for c in sorted(self.capabilities)),
+                self.device,
+            )
+        return self._identity
 
     def requirement(self, case: TestCase, new_text: str) -> bool:
         capability = self.capabilities[case.capability]
@@ -320,13 +460,48 @@ class _Expander:
 
     def expand(
         self, chunk: list[TestCase], counts: dict[str, CapabilityCounts], rejected: Counter[str]
-    ) -> dict[str, list[TestCase]]:
-        from .expand.fill import FillStats, fill
+    ) -> dict[str, list[str]]:
+        """Expand ``chunk``, unit by unit, and add its counts: expansions by seed id, as JSON lines."""
+        units = _units(chunk, self.config.unit_size)
+        return ChunkResult.merge([self.expand_chunk(unit) for unit in units]).apply(counts, rejected)
 
+    def cached(self, chunk: list[TestCase]) -> ChunkResult | None:
+        """The chunk's cached result, if any (no model is loaded to tell)."""
+        from .cache import Cache
+
+        key = content_hash(self.identity(), *(dumps(case.to_json()) for case in chunk))
+        cache = Cache("chunks")
+        try:
+            found = cache.get_many([key]).get(key)
+        finally:
+            cache.close()
+        if found is None:
+            return None
+        return ChunkResult(found["expansions"], found["counts"], found["rejected"], cached=True)
+
+    def expand_chunk(self, chunk: list[TestCase]) -> ChunkResult:
+        """The chunk's result, from the chunk cache when it is there."""
+        from .cache import Cache
+
+        key = content_hash(self.identity(), *(dumps(case.to_json()) for case in chunk))
+        cache = Cache("chunks")
+        try:
+            found = cache.get_many([key]).get(key)
+            if found is not None:
+                return ChunkResult(found["expansions"], found["counts"], found["rejected"], cached=True)
+            result = self._expand_uncached(chunk)
+            cache.put_many({key: result.to_json()})
+        finally:
+            cache.close()
+        return result
+
+    def _expand_uncached(self, chunk: list[TestCase]) -> ChunkResult:
         # grammar expansion inserts words into dataset seeds of MFT tests (their editable spans)
         chunk = [case for case in chunk if case.kind == SEED and case.test_type == "MFT" and case.editable]
+        counts: dict[str, CapabilityCounts] = defaultdict(CapabilityCounts)
+        rejected: Counter[str] = Counter()
         if not chunk:
-            return {}
+            return ChunkResult({}, {}, {})
         with self.timer("parse"):
             parses = self.parser.parse([case.text for case in chunk])
         templates = []
@@ -336,7 +511,7 @@ class _Expander:
                     rejected["unparsable seed"] += 1
                     continue
                 counts[case.capability].parsed += 1
-                if self.mlm.has_special_token(case.text):  # a literal [MASK] would be filled as a mask
+                if _has_special_token(self.config.mlm, case.text, self):
                     rejected["seed with a special token of the masked LM"] += 1
                     continue
                 found = self.differentiator.differentiate(
@@ -348,44 +523,144 @@ class _Expander:
                 )
                 counts[case.capability].masked_templates += len(found)
                 templates.extend(found)
+        by_seed = self._fill(chunk, templates, counts, rejected)
+        if self._mlm is not None:
+            self.timer.seconds["fill: masked-LM forward"] = self._mlm.forward_seconds  # part of "fill"
+            if self.fluency is not None:
+                self.timer.seconds["fill: fluency forward"] = self.fluency.scorer.forward_seconds
+        counted = {
+            capability: {name: n for name, n in asdict(c).items() if n} for capability, c in counts.items()
+        }
+        return ChunkResult(by_seed, counted, dict(rejected))
+
+    def _fill(self, chunk, templates, counts, rejected) -> dict[str, list[str]]:
+        if not templates:
+            return {}
+        from .expand.fill import FillStats, fill
+
         cases_by_id = {case.id: case for case in chunk}
         by_capability: dict[str, list] = defaultdict(list)
         for template in templates:
             by_capability[cases_by_id[template.case_id].capability].append(template)
-        by_seed: dict[str, list[TestCase]] = defaultdict(list)
+        by_seed: dict[str, list[str]] = defaultdict(list)
+        mlm = self.mlm
         for capability, group in by_capability.items():  # a chunk rarely spans two capabilities
             stats = FillStats()
             with self.timer("fill"):
                 expansions = fill(
                     group,
                     cases_by_id,
-                    self.mlm,
+                    mlm,
                     self.lexicon,
                     self.requirement,
                     fills_per_mask=self.config.fills_per_mask,
                     beam_size=self.config.beam_size,
                     top_n=self.config.top_n,
+                    batch_size=self.batch_size,
                     stats=stats,
                     fluency=self.fluency,
                     context=self.context,
+                    vocabulary=self.vocabulary,
+                    first_beam=self.config.first_beam,
                 )
                 for expansion in expansions:
-                    by_seed[expansion.seed_id].append(expansion)
+                    by_seed[expansion.seed_id].append(expansion.to_json())
             counts[capability].candidates += stats.proposed
             counts[capability].expansions += stats.kept
             rejected.update({f"fill: {reason}": n for reason, n in stats.rejected.items() if n})
-        self.timer.seconds["fill: masked-LM forward"] = self.mlm.forward_seconds  # part of "fill"
-        if self.fluency is not None:
-            self.timer.seconds["fill: fluency forward"] = self.fluency.scorer.forward_seconds
-        return by_seed
+        return dict(by_seed)
 
     def describe(self) -> dict[str, Any]:
+        from .expand.identity import model_identity
+
         return {
             "grammar": self.grammar.provenance,
             "function_pairs": self.context.provenance if self.context else None,
             "parser": self.parser.identity,
-            "mlm": self.mlm.describe(),
+            "mlm": {"identity": model_identity(self.config.mlm)},
         }
+
+
+def _units(chunk: list[TestCase], size: int) -> list[list[TestCase]]:
+    """A chunk's units: consecutive runs of at most ``size`` cases, each expanded on its own."""
+    if size < 1:
+        raise InputError(f"unit_size must be at least 1, not {size}")
+    return [chunk[i : i + size] for i in range(0, len(chunk), size)] or [[]]
+
+
+def _model_calls(expander: _Expander | None, workers: dict[str, dict]) -> dict[str, int]:
+    """Masked-LM forward passes and rows (fills and fluency), over this process and the workers."""
+    sources = list(workers.values())
+    if expander is not None and expander._mlm is not None:
+        mlm, fluency = expander._mlm, expander.fluency
+        sources.append(
+            {
+                "mlm_passes": mlm.forward_passes,
+                "mlm_rows": mlm.forward_rows,
+                **(
+                    {
+                        "fluency_passes": fluency.scorer.forward_passes,
+                        "fluency_rows": fluency.scorer.forward_rows,
+                    }
+                    if fluency is not None
+                    else {}
+                ),
+            }
+        )
+    totals: Counter[str] = Counter()
+    for calls in sources:
+        totals.update({k: v for k, v in calls.items() if k != "timings"})
+    return dict(totals)
+
+
+def _canonical(value: Any) -> Any:
+    """A JSON-able form of a spec object that is the same in every process (sets sorted, patterns as
+    their source), for content hashes."""
+    import dataclasses
+    import re
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = dataclasses.fields(value)
+        return [type(value).__name__, {f.name: _canonical(getattr(value, f.name)) for f in fields}]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_canonical(v) for v in value), key=dumps)
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, re.Pattern):
+        return ["re", value.pattern, value.flags]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
+def _has_special_token(mlm_name: str, text: str, expander: _Expander) -> bool:
+    """Whether ``text`` holds a special token of the masked LM (a literal [MASK] would be filled as a
+    mask). Texts without any bracket-like character need no tokenizer to tell."""
+    if not any(ch in text for ch in "[<"):
+        return False
+    return expander.mlm.has_special_token(text)
+
+
+def _vocabulary_filter(config: GenerateConfig, grammar: Any, mlm: Any, lexicon: Any):
+    """The fill vocabulary filter of ``config.vocabulary`` ("tags": by the grammar's lexicon and the
+    tagger's dictionary, neutral words only; "all": none)."""
+    if config.vocabulary == "all":
+        return None
+    if config.vocabulary != "tags":
+        raise InputError(f"vocabulary must be 'tags' or 'all', not {config.vocabulary!r}")
+    from .expand.vocabulary import TagDictionary, VocabularyFilter
+    from .tagging import is_single_token, proper_noun, tagger_dictionary
+
+    return VocabularyFilter(
+        mlm.words,
+        TagDictionary(grammar.lexical_counts, tagger_dictionary()),
+        lexicon,
+        proper_noun=proper_noun,
+        single_token=is_single_token,
+        identity=mlm.identity,
+    )
 
 
 def _function_pairs(grammar: str, is_treebank: bool):

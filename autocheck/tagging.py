@@ -171,6 +171,11 @@ def proper_noun(word: str) -> bool:
     return word.islower() and tagdict.get(word.capitalize()) in PROPER_TAGS and word not in tagdict
 
 
+def tagger_dictionary() -> dict[str, str]:
+    """The tagger's dictionary of unambiguous words (word -> the one tag it always gives them)."""
+    return dict(_tagger().tagdict)
+
+
 def known_proper_noun(token: str) -> bool:
     """Whether the tagger's dictionary of unambiguous words knows ``token`` as a proper noun ("Paris")."""
     return _tagger().tagdict.get(token) in PROPER_TAGS

@@ -31,7 +31,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
-    from autocheck import fill
+    from autocheck.expand import fill
     from autocheck.pipeline import GenerateConfig, generate
 
     tag_seconds = [0.0]

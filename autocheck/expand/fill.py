@@ -58,6 +58,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from itertools import groupby, islice
 from pathlib import Path
@@ -69,7 +70,7 @@ from ..cache import Cache
 from ..records import EXPANSION, MaskedTemplate, Parse, TestCase, opens
 from ..resources import ResourceMissing, offline
 from ..sources.lexicon import NEGATIONS
-from ..store import content_hash, file_sha256
+from ..store import content_hash
 from ..tagging import (
     PROPER_TAGS,
     coarse_pos,
@@ -82,6 +83,8 @@ from ..tagging import (
 )
 from .context import FunctionPairs
 from .fluency import Fluency
+from .identity import model_identity
+from .vocabulary import VocabularyFilter
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +98,7 @@ REASONS = ("duplicate", "polarity", "doubled", "pos", "context", "requirement", 
 _WORD = re.compile(r"[A-Za-z]+")
 _WORD_START = ("Ġ", "▁")  # byte-level BPE (RoBERTa, GPT-2) and SentencePiece word-initial markers
 _TEMPLATES_PER_CHUNK = 256
+FIRST_BEAM = 4  # beam of a multi-mask template's first search (``fill``)
 
 Suggestion = tuple[tuple[str, ...], float]  # one word per mask, mean log-probability per mask
 Requirement = Callable[[TestCase, str], bool]
@@ -124,16 +128,14 @@ def whole_word_ids(tokens: Sequence[str], special_ids: Iterable[int]) -> dict[in
     return words
 
 
-def model_identity(name_or_dir: str | Path, config: Any = None) -> str:
-    """What suggestions depend on: the model name plus a checksum of its files when it is local
-    (a hub id also gets the resolved commit when transformers recorded one)."""
-    path = Path(name_or_dir)
-    if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix != ".md")
-        digest = content_hash(*(f"{p.name}:{file_sha256(p)}" for p in files))
-        return f"{path.name}@{digest}"
-    commit = getattr(config, "_commit_hash", None)
-    return f"{name_or_dir}@{commit}" if commit else str(name_or_dir)
+def resolve_device(device: str | None) -> torch.device:
+    """``auto`` (or None): CUDA when there is a GPU, else the CPU; ``cuda`` without one is an error."""
+    if device in (None, "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    resolved = torch.device(device)
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ResourceMissing("--device cuda: no CUDA GPU is visible to torch (use --device auto or cpu)")
+    return resolved
 
 
 class MaskedLM:
@@ -143,10 +145,21 @@ class MaskedLM:
     and for telling cached from computed suggestions).
     """
 
-    def __init__(self, tokenizer: Any, model: torch.nn.Module, identity: str, device: str | None = None):
+    def __init__(
+        self,
+        tokenizer: Any,
+        model: torch.nn.Module,
+        identity: str,
+        device: str | None = None,
+        *,
+        precision: str = "auto",
+        batch_tokens: int = 16384,
+    ):
+        if precision not in ("auto", "fp32", "bf16", "fp16"):
+            raise ValueError(f"precision must be auto, fp32, bf16 or fp16, not {precision!r}")
         self.tokenizer = tokenizer
         self.identity = identity
-        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.device = resolve_device(device)
         self.model = model.to(self.device).eval()
         if tokenizer.mask_token_id is None:
             raise ValueError(f"{identity}: tokenizer has no mask token; not a masked language model")
@@ -166,8 +179,11 @@ class MaskedLM:
         self._head = _lm_head(self.model)
         limit = getattr(config, "max_position_embeddings", None) or 512
         self.max_length = min(int(tokenizer.model_max_length), int(limit))
-        self.forward_passes = 0
+        self.forward_passes = 0  # batched model calls
+        self.forward_rows = 0  # masked sequences scored (a pass scores many)
         self.forward_seconds = 0.0
+        self.precision = precision
+        self.batch_tokens = batch_tokens
         self.special_tokens = tuple(
             sorted({t for t in tokenizer.all_special_tokens if t} | {tokenizer.mask_token}, key=len)
         )
@@ -178,7 +194,14 @@ class MaskedLM:
         return any(token in text for token in self.special_tokens)
 
     @classmethod
-    def from_pretrained(cls, name_or_dir: str | Path = DEFAULT_MLM, *, device: str | None = None) -> MaskedLM:
+    def from_pretrained(
+        cls,
+        name_or_dir: str | Path = DEFAULT_MLM,
+        *,
+        device: str | None = None,
+        precision: str = "auto",
+        batch_tokens: int = 16384,
+    ) -> MaskedLM:
         """Load a masked LM (``AutoTokenizer`` + ``AutoModelForMaskedLM``) from a hub id or a directory."""
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 
@@ -193,7 +216,8 @@ class MaskedLM:
                 f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
             ) from None
         log.info("Loaded masked LM %s", name_or_dir)
-        return cls(tokenizer, model, model_identity(name_or_dir, model.config), device)
+        identity = model_identity(name_or_dir, model.config)
+        return cls(tokenizer, model, identity, device, precision=precision, batch_tokens=batch_tokens)
 
     def describe(self) -> dict[str, Any]:
         return {"identity": self.identity, "device": str(self.device), "whole_words": len(self.words)}
@@ -208,41 +232,78 @@ class MaskedLM:
         top_n: int = 60,
         *,
         batch_size: int = 64,
+        vocabulary: VocabularyFilter | None = None,
     ) -> list[list[Suggestion]]:
         """For each template, up to ``top_n`` fills (one word per mask), best first, with their scores.
 
-        Suggestions are cached on disk by (model identity, masked text, beam size, top_n); each distinct
-        masked text is computed once.
+        With a ``vocabulary`` filter each mask is filled only from the words it admits for the mask's tag.
+        Suggestions are cached on disk by (model identity, masked text, beam size, top_n, and the filter
+        with the tags when there is one); each distinct masked text is computed once.
         """
         return self.suggest_texts(
-            [self.masked_text(t) for t in templates], beam_size, top_n, batch_size=batch_size
+            [self.masked_text(t) for t in templates],
+            beam_size,
+            top_n,
+            batch_size=batch_size,
+            tags=[tuple(t.tags) for t in templates] if vocabulary is not None else None,
+            vocabulary=vocabulary,
         )
 
     def suggest_texts(
-        self, texts: Sequence[str], beam_size: int = 100, top_n: int = 60, *, batch_size: int = 64
+        self,
+        texts: Sequence[str],
+        beam_size: int = 100,
+        top_n: int = 60,
+        *,
+        batch_size: int = 64,
+        tags: Sequence[tuple[str, ...]] | None = None,
+        vocabulary: VocabularyFilter | None = None,
     ) -> list[list[Suggestion]]:
-        """``suggest`` for texts holding the tokenizer's mask token (``mask_token``) where words go."""
+        """``suggest`` for texts holding the tokenizer's mask token (``mask_token``) where words go
+        (``tags``: each text's mask tags, for the ``vocabulary`` filter)."""
         if beam_size < 1 or top_n < 1:
             raise ValueError("beam_size and top_n must be positive")
-        keys = {text: content_hash(self.identity, text, str(beam_size), str(top_n)) for text in texts}
+        if (tags is None) != (vocabulary is None):
+            raise ValueError("tags and vocabulary go together")
+        queries = list(zip(texts, tags)) if tags is not None else [(text, None) for text in texts]
+        constraint = () if vocabulary is None else (vocabulary.fingerprint,)
+        keys = {
+            query: content_hash(
+                self.identity, query[0], str(beam_size), str(top_n), *constraint, *(query[1] or ())
+            )
+            for query in queries
+        }
         cache = Cache("suggestions")
         try:
             found = cache.get_many(keys.values())
-            missing = [text for text in keys if keys[text] not in found]
+            missing = [query for query in keys if keys[query] not in found]
             if missing:
-                computed = self._beam_search(missing, beam_size, top_n, batch_size)
+                computed = self._beam_search(
+                    [text for text, _ in missing],
+                    beam_size,
+                    top_n,
+                    batch_size,
+                    None if vocabulary is None else [t for _, t in missing],
+                    vocabulary,
+                )
                 new = {
-                    keys[text]: [[list(words), score] for words, score in fills]
-                    for text, fills in zip(missing, computed)
+                    keys[query]: [[list(words), score] for words, score in fills]
+                    for query, fills in zip(missing, computed)
                 }
                 cache.put_many(new)
                 found.update(new)
         finally:
             cache.close()
-        return [[(tuple(words), score) for words, score in found[keys[text]]] for text in texts]
+        return [[(tuple(words), score) for words, score in found[keys[query]]] for query in queries]
 
     def _beam_search(
-        self, texts: list[str], beam_size: int, top_n: int, batch_size: int
+        self,
+        texts: list[str],
+        beam_size: int,
+        top_n: int,
+        batch_size: int,
+        tags: list[tuple[str, ...]] | None = None,
+        vocabulary: VocabularyFilter | None = None,
     ) -> list[list[Suggestion]]:
         encoded = self.tokenizer(texts, truncation=True, max_length=self.max_length)["input_ids"]
         mask_id = self.tokenizer.mask_token_id
@@ -250,7 +311,7 @@ class MaskedLM:
         results: list[list[Suggestion]] = [[] for _ in texts]
         fillable = []
         for i, ids in enumerate(encoded):
-            if ids.count(mask_id) == expected[i] > 0:
+            if ids.count(mask_id) == expected[i] > 0 and (tags is None or len(tags[i]) == expected[i]):
                 fillable.append(i)
             else:
                 log.warning(
@@ -259,18 +320,42 @@ class MaskedLM:
         fillable.sort(key=lambda i: len(encoded[i]))  # similar lengths per batch: less padding
         for start in range(0, len(fillable), batch_size):
             chunk = fillable[start : start + batch_size]
-            fills = self._beam_search_chunk([encoded[i] for i in chunk], beam_size, top_n, batch_size)
+            fills = self._beam_search_chunk(
+                [encoded[i] for i in chunk],
+                beam_size,
+                top_n,
+                batch_size,
+                None if tags is None else [tags[i] for i in chunk],
+                vocabulary,
+            )
             for i, chunk_fills in zip(chunk, fills):
                 results[i] = chunk_fills
         return results
 
+    def _allowed_rows(self, tags: list[str], vocabulary: VocabularyFilter) -> torch.Tensor:
+        """One row per tag: 0 for the ids ``vocabulary`` admits for it, -inf elsewhere (on the device)."""
+        rows = torch.full((len(tags), len(self._disallowed)), float("-inf"), device=self.device)
+        for n, tag in enumerate(tags):
+            allowed = [i for i in vocabulary.allowed(tag) if i in self.words]
+            if allowed:
+                rows[n, allowed] = 0.0
+        return rows
+
     def _beam_search_chunk(
-        self, encoded: list[list[int]], beam_size: int, top_n: int, batch_size: int
+        self,
+        encoded: list[list[int]],
+        beam_size: int,
+        top_n: int,
+        batch_size: int,
+        tags: list[tuple[str, ...]] | None = None,
+        vocabulary: VocabularyFilter | None = None,
     ) -> list[list[Suggestion]]:
         """Joint left-to-right beam search over a chunk of masked texts.
 
         Rows are (text, partial fill) pairs, kept grouped by text; each step scores every row at its
-        text's next mask, in forward passes of ``batch_size`` rows.
+        text's next mask, in forward passes of at most ``batch_size`` rows and ``batch_tokens`` tokens.
+        The rows' token ids stay on the model's device across steps; only each step's best few scores
+        and tokens come back to the host.
         """
         pad = self.tokenizer.pad_token_id or 0
         ids = torch.full((len(encoded), max(map(len, encoded))), pad, dtype=torch.long)
@@ -279,21 +364,34 @@ class MaskedLM:
             ids[i, : len(seq)] = torch.tensor(seq)
             attention[i, : len(seq)] = 1
         masks = [(row == self.tokenizer.mask_token_id).nonzero().flatten().tolist() for row in ids]
+        ids, attention = ids.to(self.device), attention.to(self.device)
+        if vocabulary is not None and tags is not None:
+            names = sorted({tag for text_tags in tags for tag in text_tags})
+            allowed = self._allowed_rows(names, vocabulary)
+            tag_index = [[names.index(tag) for tag in text_tags] for text_tags in tags]
         k = min(max(beam_size, top_n), len(self.words))  # enough per row for any text's best fills
         row_text = list(range(len(encoded)))
         row_fill: list[tuple[int, ...]] = [() for _ in encoded]
         row_score = torch.zeros(len(encoded))
         results: list[list[Suggestion]] = [[] for _ in encoded]
+        per_pass = max(1, min(batch_size, self.batch_tokens // max(1, ids.shape[1])))
         for step in range(max(map(len, masks))):
-            positions = torch.tensor([masks[t][step] for t in row_text])
+            positions = torch.tensor([masks[t][step] for t in row_text], device=self.device)
+            if vocabulary is not None and tags is not None:
+                extra = allowed[torch.tensor([tag_index[t][step] for t in row_text], device=self.device)]
+            else:
+                extra = None
             top = [
                 self._mask_log_probs(
-                    ids[b : b + batch_size], attention[b : b + batch_size], positions[b : b + batch_size]
+                    ids[b : b + per_pass],
+                    attention[b : b + per_pass],
+                    positions[b : b + per_pass],
+                    None if extra is None else extra[b : b + per_pass],
                 ).topk(k)
-                for b in range(0, len(row_text), batch_size)
+                for b in range(0, len(row_text), per_pass)
             ]
-            scores = row_score.unsqueeze(1) + torch.cat([t.values.cpu() for t in top])
-            tokens = torch.cat([t.indices.cpu() for t in top])
+            scores = row_score.unsqueeze(1) + torch.cat([t.values for t in top]).cpu()
+            tokens = torch.cat([t.indices for t in top]).cpu()
             parents: list[int] = []
             next_fill: list[tuple[int, ...]] = []
             next_score: list[float] = []
@@ -303,6 +401,8 @@ class MaskedLM:
                 last = step == len(masks[t]) - 1
                 best = scores[first:end].flatten().topk(min(top_n if last else beam_size, (end - first) * k))
                 for score, at in zip(best.values.tolist(), best.indices.tolist()):
+                    if score == float("-inf"):  # fewer admissible words than asked for
+                        break
                     row = first + at // k
                     fill = (*row_fill[row], int(tokens[row, at % k]))
                     if last:
@@ -313,29 +413,50 @@ class MaskedLM:
                         next_fill.append(fill)
                         next_score.append(score)
                 first = end
-            ids, attention = ids[parents], attention[parents]
-            ids[torch.arange(len(parents)), positions[parents]] = torch.tensor(
-                [f[-1] for f in next_fill], dtype=torch.long
+            if not parents:
+                break
+            index = torch.tensor(parents, device=self.device)
+            ids, attention, positions = ids[index], attention[index], positions[index]
+            ids[torch.arange(len(parents), device=self.device), positions] = torch.tensor(
+                [f[-1] for f in next_fill], dtype=torch.long, device=self.device
             )
             row_text = [row_text[p] for p in parents]
             row_fill, row_score = next_fill, torch.tensor(next_score)
         return results
 
+    def autocast(self):
+        """bf16 (or fp16 where bf16 is not supported) autocast on CUDA unless ``precision`` is fp32;
+        nothing on the CPU, whose results stay those of fp32."""
+        if self.device.type != "cuda" or self.precision == "fp32":
+            return nullcontext()
+        if self.precision == "auto":
+            dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        else:
+            dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[self.precision]
+        return torch.autocast(device_type="cuda", dtype=dtype)
+
     @torch.inference_mode()
     def _mask_log_probs(
-        self, ids: torch.Tensor, attention: torch.Tensor, positions: torch.Tensor
+        self,
+        ids: torch.Tensor,
+        attention: torch.Tensor,
+        positions: torch.Tensor,
+        extra: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Log-probabilities over the vocabulary at one mask position per row; -inf for non-words."""
+        """Log-probabilities over the vocabulary at one mask position per row; -inf for non-words (and,
+        with ``extra``, -inf where it is: the words a vocabulary filter does not admit)."""
         started = time.perf_counter()
         ids, attention, positions = ids.to(self.device), attention.to(self.device), positions.to(self.device)
         rows = torch.arange(len(ids), device=self.device)
-        if self._head is not None:  # the LM head only at the mask positions, not at every token
-            hidden = self.model.base_model(input_ids=ids, attention_mask=attention).last_hidden_state
-            logits = self._head(hidden[rows, positions])
-        else:
-            logits = self.model(input_ids=ids, attention_mask=attention).logits[rows, positions]
-        out = logits.float().log_softmax(-1) + self._disallowed
+        with self.autocast():
+            if self._head is not None:  # the LM head only at the mask positions, not at every token
+                hidden = self.model.base_model(input_ids=ids, attention_mask=attention).last_hidden_state
+                logits = self._head(hidden[rows, positions])
+            else:
+                logits = self.model(input_ids=ids, attention_mask=attention).logits[rows, positions]
+        out = logits.float().log_softmax(-1) + (self._disallowed if extra is None else extra)
         self.forward_passes += 1
+        self.forward_rows += len(ids)
         self.forward_seconds += time.perf_counter() - started
         return out
 
@@ -389,14 +510,28 @@ def fill(
     stats: FillStats | None = None,
     fluency: Fluency | None = None,
     context: FunctionPairs | None = None,
+    vocabulary: VocabularyFilter | None = None,
+    first_beam: int | None = FIRST_BEAM,
 ) -> Iterator[TestCase]:
     """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
 
     ``requirement(seed_case, new_text)`` re-checks the seed's capability on the filled text. Counts are
     added to ``stats`` when given. Expansions come in template order, best fill first.
+
+    ``vocabulary`` restricts each mask to the words validation could keep there (``vocabulary.py``).
+    With ``fills_per_mask`` set, a multi-mask template is first searched with a beam of ``first_beam``
+    (a pass per beam row per mask is what a multi-mask fill costs) and only a template still short of
+    its fills after validating those is searched again with ``beam_size``, its candidates already
+    examined skipped: the search stops once the fills it needs are found. ``first_beam=None`` searches
+    with ``beam_size`` at once.
     """
+    if fills_per_mask is not None and fills_per_mask < 1:
+        raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
     stats = stats if stats is not None else FillStats()
     kept_texts: dict[str, set[str]] = {}  # across chunks, so duplicates are seen run-wide
+    widths = [beam_size]
+    if fills_per_mask is not None and first_beam is not None and first_beam < beam_size:
+        widths = [first_beam, beam_size]
     iterator = iter(templates)
     while chunk := list(islice(iterator, _TEMPLATES_PER_CHUNK)):
         stats.templates += len(chunk)
@@ -409,12 +544,27 @@ def fill(
             usable = [t for t in usable if not mlm.has_special_token(t.parse.text)]
             stats.special_token += len(special)
         stats.unfillable += len(chunk) - len(usable)
-        suggestions = mlm.suggest(usable, beam_size, top_n, batch_size=batch_size)
-        yield from validate(
-            usable, suggestions, cases_by_id, lexicon, requirement,
-            fills_per_mask=fills_per_mask, stats=stats, kept_texts=kept_texts, fluency=fluency,
-            context=context,
-        )  # fmt: skip
+        wanted = fills_per_mask or top_n
+        kept: list[list[TestCase]] = [[] for _ in usable]
+        seen: list[set[tuple[str, ...]]] = [set() for _ in usable]
+        todo = list(range(len(usable)))
+        for round_, width in enumerate(widths):
+            if round_ > 0:  # a wider beam changes nothing for a single mask
+                todo = [i for i in todo if len(kept[i]) < wanted and len(usable[i].masks) > 1]
+            if not todo:
+                break
+            group = [usable[i] for i in todo]
+            found = mlm.suggest(group, width, top_n, batch_size=batch_size, vocabulary=vocabulary)
+            fresh = [[s for s in fills if s[0] not in seen[i]] for i, fills in zip(todo, found)]
+            for i, fills in zip(todo, fresh):
+                seen[i].update(words for words, _ in fills)
+            more = _validate_grouped(
+                group, fresh, cases_by_id, lexicon, requirement, [wanted - len(kept[i]) for i in todo],
+                stats=stats, kept_texts=kept_texts, fluency=fluency, context=context,
+            )  # fmt: skip
+            for i, cases in zip(todo, more):
+                kept[i].extend(cases)
+        yield from (case for cases in kept for case in cases)
 
 
 def _fillable(template: MaskedTemplate, cases_by_id: dict[str, TestCase]) -> bool:
@@ -459,13 +609,35 @@ def validate(
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
+    wanted = fills_per_mask or max(map(len, suggestions), default=0)
+    kept = _validate_grouped(
+        templates, suggestions, cases_by_id, lexicon, requirement, [wanted] * len(templates),
+        stats=stats, kept_texts=kept_texts, fluency=fluency, context=context,
+    )  # fmt: skip
+    return [case for cases in kept for case in cases]
+
+
+def _validate_grouped(
+    templates: Sequence[MaskedTemplate],
+    suggestions: Sequence[Sequence[Suggestion]],
+    cases_by_id: dict[str, TestCase],
+    lexicon: NeutralLexicon,
+    requirement: Requirement,
+    room: Sequence[int],
+    *,
+    stats: FillStats | None = None,
+    kept_texts: dict[str, set[str]] | None = None,
+    fluency: Fluency | None = None,
+    context: FunctionPairs | None = None,
+) -> list[list[TestCase]]:
+    """``validate`` with the fills still wanted per template (``room``), kept fills per template."""
     stats = stats if stats is not None else FillStats()
     kept_texts = kept_texts if kept_texts is not None else {}
-    wanted = fills_per_mask or max(map(len, suggestions), default=0)
+    wanted = max(room, default=0)
     seeds = [cases_by_id[t.case_id] for t in templates]
     kept: list[list[TestCase]] = [[] for _ in templates]
     examined = [0] * len(templates)
-    pending = [i for i, fills in enumerate(suggestions) if fills]
+    pending = [i for i, fills in enumerate(suggestions) if fills and room[i] > 0]
     stats.proposed += sum(map(len, suggestions))
     window = 2 * wanted  # the tagger works sentence by sentence: small first waves waste least
     seed_tags: dict[str, list] = {}
@@ -480,12 +652,12 @@ def validate(
         verdicts = _checks(wave, templates, seeds, lexicon, requirement, kept_texts, seed_tags, context)
         scores: dict[int, float] = {}
         if fluency is not None:
-            room = {i: wanted - len(kept[i]) for i in pending}
-            _check_fluency(wave, verdicts, seeds, room, fluency, seed_fluency, scores)
+            left = {i: room[i] - len(kept[i]) for i in pending}
+            _check_fluency(wave, verdicts, seeds, left, fluency, seed_fluency, scores)
         halted: set[int] = set()  # templates that reached a candidate not scored yet: next wave
         for n, c in enumerate(wave):
             template, seed = templates[c.template], seeds[c.template]
-            if len(kept[c.template]) >= wanted or c.template in halted:
+            if len(kept[c.template]) >= room[c.template] or c.template in halted:
                 continue
             # a text kept earlier in this wave is a duplicate too
             verdict = "duplicate" if c.text in kept_texts.get(seed.id, ()) else verdicts[n]
@@ -506,10 +678,10 @@ def validate(
             kept_texts.setdefault(seed.id, set()).add(c.text)
             kept[c.template].append(_expansion(template, seed, c, extra))
             stats.kept += 1
-        pending = [i for i in pending if len(kept[i]) < wanted and examined[i] < len(suggestions[i])]
+        pending = [i for i in pending if len(kept[i]) < room[i] and examined[i] < len(suggestions[i])]
         window *= 2
     stats.unused += sum(len(fills) - n for fills, n in zip(suggestions, examined))
-    return [case for cases in kept for case in cases]
+    return kept
 
 
 def _check_fluency(

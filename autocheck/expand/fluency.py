@@ -40,6 +40,8 @@ class FluencyScorer:
         self.mlm = mlm
         self.batch_size = batch_size
         self.forward_seconds = 0.0
+        self.forward_passes = 0
+        self.forward_rows = 0
 
     def scores(self, texts: Sequence[str]) -> list[float]:
         """The PLL per token of each text (cached on disk by model identity and text)."""
@@ -90,12 +92,15 @@ class FluencyScorer:
         ids[rows, positions] = mlm.tokenizer.mask_token_id
         ids, attention = ids.to(mlm.device), attention.to(mlm.device)
         positions, rows = positions.to(mlm.device), rows.to(mlm.device)
-        if mlm._head is not None:
-            hidden = mlm.model.base_model(input_ids=ids, attention_mask=attention).last_hidden_state
-            logits = mlm._head(hidden[rows, positions])
-        else:
-            logits = mlm.model(input_ids=ids, attention_mask=attention).logits[rows, positions]
+        with mlm.autocast():
+            if mlm._head is not None:
+                hidden = mlm.model.base_model(input_ids=ids, attention_mask=attention).last_hidden_state
+                logits = mlm._head(hidden[rows, positions])
+            else:
+                logits = mlm.model(input_ids=ids, attention_mask=attention).logits[rows, positions]
         out = logits.float().log_softmax(-1).gather(1, targets.to(mlm.device).unsqueeze(1)).squeeze(1)
+        self.forward_passes += 1
+        self.forward_rows += len(batch)
         self.forward_seconds += time.perf_counter() - started
         return out.cpu().tolist()
 

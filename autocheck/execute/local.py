@@ -1,0 +1,118 @@
+"""N worker processes on this machine, each with its own models, units handed out and merged in order.
+
+Each worker builds the generator's ``_Expander`` once (its models load on the first unit that needs
+them) and expands whole units (``config.unit_size`` seed cases), so a unit's result is exactly what one
+process computes for it. The parent answers units found in the chunk cache itself and starts the pool
+only at the first unit that is not, so a fully cached rerun starts no worker and loads no model. At most
+``2 × workers`` units are in flight: memory does not grow with the number of seeds. Workers are forked
+when this process has not imported torch, after importing (never running) torch, transformers and
+benepar once here so that the workers share them; they are spawned otherwise (forking a process whose
+OpenMP threads have run can hang).
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import os
+import sys
+from collections import deque
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+_EXPANDER: Any = None  # the worker process's expander (set by _start)
+
+
+def _start(config: Any, lexicon: Any, capabilities: dict, threads: int, options: dict) -> None:
+    global _EXPANDER
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
+    from ..pipeline import _Expander, _Timer
+
+    _EXPANDER = _Expander(config, lexicon, capabilities, _Timer())
+    for name, value in options.items():
+        setattr(_EXPANDER, name, value)
+
+
+def _expand(unit: list) -> Any:
+    from ..pipeline import _model_calls
+
+    result = _EXPANDER.expand_chunk(unit)
+    # this worker's totals so far, by process (the parent keeps the latest of each worker)
+    result.calls = {
+        str(os.getpid()): {**_model_calls(_EXPANDER, {}), "timings": dict(_EXPANDER.timer.seconds)}
+    }
+    return result
+
+
+def context_name() -> str:
+    forkable = "fork" in multiprocessing.get_all_start_methods()
+    return "fork" if forkable and "torch" not in sys.modules else "spawn"
+
+
+def _preload() -> None:
+    """Import torch, the masked-LM classes and benepar before forking (imports start no OpenMP threads)."""
+    for name in ("torch", "transformers", "benepar"):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # a missing one is reported where it is needed
+            pass
+    try:
+        from transformers import AutoModelForMaskedLM, AutoTokenizer  # noqa: F401
+    except ImportError:
+        pass
+
+
+class _Done:
+    """A unit's result already at hand (from the cache), shaped like an ``AsyncResult``."""
+
+    def __init__(self, result: Any):
+        self.result = result
+
+    def get(self) -> Any:
+        return self.result
+
+
+def expand_in_processes(chunks: Iterable[list], workers: int, expander: Any) -> Iterator[tuple[list, Any]]:
+    """``(chunk, ChunkResult)`` pairs in chunk order; each chunk's uncached units are expanded by
+    ``workers`` processes and the unit results merged in unit order."""
+    from ..pipeline import ChunkResult, _units
+
+    config = expander.config
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    pool = None
+    try:
+        pending: deque = deque()  # (chunk, [unit results])
+        in_flight = 0
+        iterator = iter(chunks)
+        exhausted = False
+        while True:
+            while not exhausted and in_flight < 2 * workers and len(pending) < 4 * workers:
+                chunk = next(iterator, None)
+                if chunk is None:
+                    exhausted = True
+                    break
+                units = []
+                for unit in _units(chunk, config.unit_size):
+                    found = expander.cached(unit)
+                    if found is not None:
+                        units.append(_Done(found))
+                        continue
+                    if pool is None:
+                        name = context_name()
+                        if name == "fork":
+                            _preload()
+                        args = (config, expander.lexicon, expander.capabilities, threads, expander.options())
+                        pool = multiprocessing.get_context(name).Pool(workers, _start, args)
+                    units.append(pool.apply_async(_expand, (unit,)))
+                    in_flight += 1
+                pending.append((chunk, units))
+            if not pending:
+                return
+            chunk, units = pending.popleft()
+            in_flight -= sum(not isinstance(unit, _Done) for unit in units)
+            yield chunk, ChunkResult.merge([unit.get() for unit in units])
+    finally:
+        if pool is not None:
+            pool.terminate()

@@ -1,0 +1,139 @@
+"""Same work as the original implementation's measured run: ../shared/bench/alict60 (LC2, LC4, LC9, 20 SST
+rows each), one ``autocheck generate`` process per capability, start-up and model loading included.
+
+    python benchmarks/bench_alict60.py [--workers 2] [--src CHECKOUT] [--count-shim] [-- extra generate args]
+
+Prints per capability and in total: wall, CPU-s (the process and its workers), peak RSS (the process tree,
+sampled every 50 ms), masked-LM forward passes and rows (fills; fluency), candidates scored, expansions
+per seed case and per CPU-second, rows and candidates per kept expansion, against the original's figures
+(837.6 s, 435 expansions of 60 seeds, 821 masked sentences). Caches are off unless --cache DIR is given
+(run twice with the same DIR for the fully cached rerun). ``--src`` runs another checkout (e.g. the
+commit before this work) and ``--count-shim`` counts its forward rows by wrapping the model calls
+(for code that does not report them in timings.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", REPO.parent / "shared/data"))
+BENCH = Path(os.environ.get("AUTOCHECK_ALICT60", REPO.parent / "shared/bench/alict60"))
+ORIGINAL = {"wall": 837.6, "expansions": 435, "seeds": 60, "masked": 821}
+
+SHIM = r"""
+import atexit, json, os, sys
+from autocheck.expand import fill, fluency
+calls = {"mlm_passes": 0, "mlm_rows": 0, "fluency_passes": 0, "fluency_rows": 0}
+real_mlm, real_pll = fill.MaskedLM._mask_log_probs, fluency.FluencyScorer._log_probs
+def mlm(self, ids, *a, **k):
+    calls["mlm_passes"] += 1; calls["mlm_rows"] += len(ids); return real_mlm(self, ids, *a, **k)
+def pll(self, batch, *a, **k):
+    calls["fluency_passes"] += 1; calls["fluency_rows"] += len(batch); return real_pll(self, batch, *a, **k)
+fill.MaskedLM._mask_log_probs, fluency.FluencyScorer._log_probs = mlm, pll
+atexit.register(lambda: json.dump(calls, open(os.environ["BENCH_CALLS"], "w")))
+from autocheck.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and its descendants."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            continue
+    return total
+
+
+def run(lc: str, args, out: Path, env: dict) -> dict:
+    command = [
+        "generate", "--dataset", str(BENCH / lc / "SSTB_train.csv"), "--capability", lc,
+        "--lexicon", "opinion", "--parser", str(SHARED / "models/benepar_ptbsample_charlstm"),
+        "--mlm", str(SHARED / "models/mini-bert-mlm"), "--max-variants", "1", "--seed", "1",
+        "--workers", str(args.workers), "--out", str(out / lc), "--overwrite", *args.extra,
+    ]  # fmt: skip
+    calls_file = out / f"{lc}.calls.json"
+    if args.count_shim:
+        argv = [sys.executable, "-c", SHIM, *command]
+    else:
+        argv = [sys.executable, "-m", "autocheck", *command]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        argv, cwd=args.src, env={**env, "BENCH_CALLS": str(calls_file)},
+        stdout=subprocess.DEVNULL, stderr=open(out / f"{lc}.log", "w"),
+    )  # fmt: skip
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, tree_rss(process.pid))
+        time.sleep(0.05)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if process.returncode:
+        raise SystemExit(f"{lc}: generate failed, see {out / lc}.log")
+    manifest = json.loads((out / lc / "manifest.json").read_text())
+    counts = manifest["counts"][lc]
+    timings = json.loads((out / lc / "timings.json").read_text())
+    calls = json.loads(calls_file.read_text()) if args.count_shim else timings.get("model_calls", {})
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall": wall, "cpu": cpu, "peak": peak, **counts, **calls}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--src", type=Path, default=REPO, help="checkout to run (default: this one)")
+    parser.add_argument("--count-shim", action="store_true", help="count forward rows by wrapping calls")
+    parser.add_argument("--cache", type=Path, help="cache directory (default: caches off)")
+    parser.add_argument("--out", type=Path, help="suite directories (default: a temporary directory)")
+    parser.add_argument("extra", nargs="*", help="more generate options (after --)")
+    args = parser.parse_args()
+    env = {**os.environ, "NLTK_DATA": str(SHARED / "nltk_data"), "PYTHONPATH": str(args.src)}
+    env["AUTOCHECK_CACHE"] = str(args.cache) if args.cache else "off"
+    out = args.out or Path(tempfile.mkdtemp(prefix="bench-alict60-"))
+    out.mkdir(parents=True, exist_ok=True)
+    rows = {lc: run(lc, args, out, env) for lc in ("LC2", "LC4", "LC9")}
+    total = {k: sum(r.get(k, 0) for r in rows.values()) for k in rows["LC2"] if k != "peak"}
+    total["peak"] = max(r["peak"] for r in rows.values())
+    rows["total"] = total
+    print(f"src {args.src}, --workers {args.workers}, extra {args.extra or 'none'}, suites in {out}")
+    print(
+        f"{'':7}{'wall s':>8}{'CPU-s':>8}{'peak MiB':>9}{'seeds':>6}{'tmpl':>6}{'cands':>7}{'exp':>5}"
+        f"{'exp/seed':>9}{'exp/CPU-s':>10}{'MLM pass':>9}{'MLM rows':>9}{'PLL rows':>9}"
+        f"{'rows/exp':>9}{'cand/exp':>9}"
+    )
+    for name, r in rows.items():
+        expansions = r["expansions"]
+        rows_all = r.get("mlm_rows", 0) + r.get("fluency_rows", 0)
+        print(
+            f"{name:7}{r['wall']:8.1f}{r['cpu']:8.1f}{r['peak'] / 2**20:9.0f}{r['seed_cases']:6}"
+            f"{r['masked_templates']:6}{r['candidates']:7}{expansions:5}"
+            f"{expansions / max(1, r['seed_cases']):9.2f}{expansions / max(r['cpu'], 1e-9):10.2f}"
+            f"{r.get('mlm_passes', 0):9}{r.get('mlm_rows', 0):9}{r.get('fluency_rows', 0):9}"
+            f"{rows_all / max(1, expansions):9.1f}{r['candidates'] / max(1, expansions):9.1f}"
+        )
+    print(
+        f"original (README of alict60): {ORIGINAL['wall']} s, {ORIGINAL['expansions']} expansions of "
+        f"{ORIGINAL['seeds']} seeds ({ORIGINAL['expansions'] / ORIGINAL['seeds']:.2f} per seed), "
+        f"{ORIGINAL['masked']} masked sentences; wall ratio original/this run: "
+        f"{ORIGINAL['wall'] / total['wall']:.1f}x"
+    )
+
+
+if __name__ == "__main__":
+    main()

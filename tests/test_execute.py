@@ -1,0 +1,98 @@
+"""Executors change how chunks are scheduled, never what they compute: worker count, chunk cache and
+device options leave the suite's bytes as they are."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from test_pipeline import small_dataset, stand_in_config  # noqa: F401
+
+from autocheck import pipeline
+from autocheck.expand.fill import MaskedLM, resolve_device
+from autocheck.resources import ResourceMissing
+
+pytestmark = pytest.mark.shared_data
+
+
+def _suite(out) -> tuple[bytes, bytes]:
+    return (out / "cases.jsonl").read_bytes(), (out / "manifest.json").read_bytes()
+
+
+def test_two_workers_write_the_same_bytes_as_one(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
+    stand_in_config.unit_size = 1  # several units per chunk: both workers get some of each chunk
+    one = pipeline.generate(stand_in_config, tmp_path / "one")
+    assert sum(c.expansions for c in one.counts.values()) > 0
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "other-cache"))  # nothing reused
+    pipeline.generate(stand_in_config, tmp_path / "two", workers=2)
+    assert _suite(tmp_path / "two") == _suite(tmp_path / "one")
+    timings = (tmp_path / "two" / "timings.json").read_text()
+    assert '"workers": 2' in timings and '"mlm_rows"' in timings  # the workers did the model work
+
+
+def test_unit_size_does_not_change_the_suite(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
+    stand_in_config.unit_size = 1
+    pipeline.generate(stand_in_config, tmp_path / "small")
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "other-cache"))
+    stand_in_config.unit_size = 8
+    pipeline.generate(stand_in_config, tmp_path / "large")
+    cases = lambda out: (out / "cases.jsonl").read_bytes()  # noqa: E731 (the manifest records the setting)
+    assert cases(tmp_path / "small") == cases(tmp_path / "large")
+
+
+def test_a_fully_cached_rerun_loads_no_model(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
+    pipeline.generate(stand_in_config, tmp_path / "cold")
+    loads = []
+    real = MaskedLM.from_pretrained.__func__
+    monkeypatch.setattr(
+        MaskedLM, "from_pretrained", classmethod(lambda cls, *a, **k: loads.append(a) or real(cls, *a, **k))
+    )
+    from autocheck.expand import parsing
+
+    monkeypatch.setattr(parsing, "_load_benepar", lambda *a: loads.append(a) or pytest.fail("parser loaded"))
+    pipeline.generate(stand_in_config, tmp_path / "warm")
+    assert loads == []
+    assert _suite(tmp_path / "warm") == _suite(tmp_path / "cold")
+
+
+def test_a_changed_setting_misses_the_chunk_cache(stand_in_config, tmp_path):  # noqa: F811
+    pipeline.generate(stand_in_config, tmp_path / "a")
+    stand_in_config.fills_per_mask = 1
+    summary = pipeline.generate(stand_in_config, tmp_path / "b")
+    assert _suite(tmp_path / "a")[0] != _suite(tmp_path / "b")[0]
+    assert sum(c.expansions for c in summary.counts.values()) > 0
+
+
+def test_device_auto_is_the_cpu_here_and_cuda_without_a_gpu_is_a_clear_error():
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    assert resolve_device("auto").type == "cpu" and resolve_device(None).type == "cpu"
+    with pytest.raises(ResourceMissing, match="no CUDA GPU"):
+        resolve_device("cuda")
+
+
+def test_token_sized_batches_give_the_same_suggestions(shared_data):
+    """Rows per forward pass bounded by tokens: more, smaller passes, the same fills."""
+    from conftest import require
+
+    path = require(shared_data / "models/mini-bert-mlm")
+    big = MaskedLM.from_pretrained(path, device="cpu")
+    small = MaskedLM.from_pretrained(path, device="cpu", batch_tokens=8)
+    texts = [f"this is a {big.tokenizer.mask_token} {big.tokenizer.mask_token} film .", "a [MASK] story ."]
+    import os
+
+    os.environ["AUTOCHECK_CACHE"] = "off"
+    a = big.suggest_texts(texts, beam_size=5, top_n=5)
+    b = small.suggest_texts(texts, beam_size=5, top_n=5)
+    assert small.forward_passes > big.forward_passes
+    assert [[w for w, _ in fills] for fills in a] == [[w for w, _ in fills] for fills in b]
+    assert all(abs(x[1] - y[1]) < 1e-3 for fa, fb in zip(a, b) for x, y in zip(fa, fb))
+
+
+def test_autocast_is_off_on_the_cpu(shared_data):
+    from conftest import require
+
+    mlm = MaskedLM.from_pretrained(require(shared_data / "models/mini-bert-mlm"), device="cpu")
+    with mlm.autocast():
+        assert not torch.is_autocast_enabled("cuda")
+    with pytest.raises(ValueError, match="precision"):
+        MaskedLM(mlm.tokenizer, mlm.model, mlm.identity, "cpu", precision="fp8")
