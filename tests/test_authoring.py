@@ -178,3 +178,24 @@ def test_checklist_qqp_and_squad_suites_convert_to_their_tasks(tmp_path):
         case.inputs == {"context": "Ann is taller than Bo.", "question": "Who is shorter?"}
         and case.expected == "Bo"
     )
+
+
+def test_an_out_of_memory_masked_lm_batch_is_computed_in_halves(tiny_mlm, monkeypatch, caplog):
+    texts = [f"The {w} was [MASK]." for w in ("food", "flight", "crew", "seat")]
+    expected = tiny_mlm.suggest_texts(texts, beam_size=4, top_n=3)
+    real = type(tiny_mlm)._forward_log_probs
+    sizes = []
+
+    def small_memory(self, ids, *args):
+        sizes.append(len(ids))
+        if len(ids) > 1:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
+        return real(self, ids, *args)
+
+    monkeypatch.setattr(type(tiny_mlm), "_forward_log_probs", small_memory)
+    monkeypatch.setenv("AUTOCHECK_CACHE", "off")  # compute again, not from the suggestion cache
+    with caplog.at_level("WARNING"):
+        again = tiny_mlm.suggest_texts(texts, beam_size=4, top_n=3)
+    assert [[w for w, _ in s] for s in again] == [[w for w, _ in s] for s in expected]
+    assert sizes[0] == 4 and sizes.count(1) == 4
+    assert "out of memory on 4 rows; computing them in halves" in caplog.text

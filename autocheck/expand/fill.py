@@ -435,7 +435,6 @@ class MaskedLM:
             dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[self.precision]
         return torch.autocast(device_type="cuda", dtype=dtype)
 
-    @torch.inference_mode()
     def _mask_log_probs(
         self,
         ids: torch.Tensor,
@@ -444,7 +443,34 @@ class MaskedLM:
         extra: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Log-probabilities over the vocabulary at one mask position per row; -inf for non-words (and,
-        with ``extra``, -inf where it is: the words a vocabulary filter does not admit)."""
+        with ``extra``, -inf where it is: the words a vocabulary filter does not admit). A batch that runs
+        out of memory (GPU or CPU) is computed in halves, and the log says so; rows do not depend on each
+        other, so the result is the same."""
+        try:
+            return self._forward_log_probs(ids, attention, positions, extra)
+        except (torch.OutOfMemoryError, RuntimeError) as e:
+            if len(ids) == 1 or not _out_of_memory(e):
+                raise
+        log.warning("%s: out of memory on %d rows; computing them in halves", self.identity, len(ids))
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+        half = len(ids) // 2
+        parts = [slice(0, half), slice(half, len(ids))]
+        return torch.cat(
+            [
+                self._mask_log_probs(ids[s], attention[s], positions[s], None if extra is None else extra[s])
+                for s in parts
+            ]
+        )
+
+    @torch.inference_mode()
+    def _forward_log_probs(
+        self,
+        ids: torch.Tensor,
+        attention: torch.Tensor,
+        positions: torch.Tensor,
+        extra: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         started = time.perf_counter()
         ids, attention, positions = ids.to(self.device), attention.to(self.device), positions.to(self.device)
         rows = torch.arange(len(ids), device=self.device)
@@ -459,6 +485,12 @@ class MaskedLM:
         self.forward_rows += len(ids)
         self.forward_seconds += time.perf_counter() - started
         return out
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    """CUDA's OutOfMemoryError, or the CPU allocator's "can't allocate memory"."""
+    text = str(error)
+    return isinstance(error, torch.OutOfMemoryError) or "out of memory" in text or "allocate memory" in text
 
 
 def _lm_head(model: torch.nn.Module) -> torch.nn.Module | None:
