@@ -197,10 +197,9 @@ def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
 
 def _progress(items, total, description):
     """A bar on a terminal, periodic log lines otherwise (CI logs, nohup)."""
-    from .progress import track
+    from .progress import stages
 
-    units = {"generate": "chunks", "search": "capabilities", "load dataset": "rows"}
-    return track(items, total, description, units.get(description, "it"))
+    return stages(items, total, description)
 
 
 def _print_counts(summary) -> None:

@@ -152,3 +152,9 @@ def _is_terminal(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def stages(items: Any, total: int | None, description: str) -> Any:
+    """``generate``'s progress callback: its stages with their units."""
+    units = {"generate": "chunks", "search": "capabilities", "load dataset": "rows"}
+    return track(items, total, description, units.get(description, "it"))
