@@ -335,8 +335,24 @@ def change_names(
     capitalised tokens that the tagger calls proper nouns, so lower-cased text (SST) has none. [] when no
     name is found."""
     _, by_gender, _, last_list = _names()
+    pools = {**by_gender, "last": last_list}
+    return _replace_found(inputs, rng, "change_names", _find_names, pools, fields, n)
+
+
+def _replace_found(
+    inputs: Mapping[str, str],
+    rng: np.random.Generator,
+    perturbation: str,
+    find: Callable[[str], list[tuple[int, int, str, str]]],
+    pools: Mapping[str, Sequence[str]],
+    fields: Sequence[str] | None,
+    n: int,
+) -> list[Perturbed]:
+    """Replace what ``find`` finds ((start, end, name, kind) spans) by other names of the same kind drawn
+    from ``pools[kind]``, the same name the same way in every selected field, never by a name already
+    there. [] when nothing is found; up to ``n`` distinct versions."""
     selected = _select(inputs, fields)
-    found = {f: _find_names(inputs[f]) for f in selected}
+    found = {f: find(inputs[f]) for f in selected}
     originals = sorted({(name, kind) for spans in found.values() for _, _, name, kind in spans})
     if not originals:
         return []
@@ -345,17 +361,16 @@ def change_names(
     def make() -> Perturbed | None:
         mapping: dict[str, str] = {}
         for name, kind in originals:
-            pool = last_list if kind == "last" else by_gender[kind]
             taken = present | set(mapping.values())
             for _ in range(20):
-                new = _choice(rng, pool)
+                new = _choice(rng, pools[kind])
                 if new not in taken:
                     mapping[name] = new
                     break
             else:
                 return None
         edits = [(f, s, e, mapping[name]) for f in selected for s, e, name, _ in found[f]]
-        return _apply(inputs, "change_names", edits, mapping=mapping)
+        return _apply(inputs, perturbation, edits, mapping=mapping)
 
     return _sample_versions(make, n)
 
@@ -394,29 +409,8 @@ def change_location(
     """Replace cities by other cities and countries by other countries (from the shipped lexicons), the
     same place the same way in every selected field. [] when no place is found."""
     _, cities, countries, _ = _places()
-    selected = _select(inputs, fields)
-    found = {f: _find_places(inputs[f]) for f in selected}
-    originals = sorted({(name, kind) for spans in found.values() for _, _, name, kind in spans})
-    if not originals:
-        return []
-    present = {name for name, _ in originals}
-
-    def make() -> Perturbed | None:
-        mapping: dict[str, str] = {}
-        for name, kind in originals:
-            pool = cities if kind == "city" else countries
-            taken = present | set(mapping.values())
-            for _ in range(20):
-                new = _choice(rng, pool)
-                if new not in taken:
-                    mapping[name] = new
-                    break
-            else:
-                return None
-        edits = [(f, s, e, mapping[name]) for f in selected for s, e, name, _ in found[f]]
-        return _apply(inputs, "change_location", edits, mapping=mapping)
-
-    return _sample_versions(make, n)
+    pools = {"city": cities, "country": countries}
+    return _replace_found(inputs, rng, "change_location", _find_places, pools, fields, n)
 
 
 # ---------------------------------------------------------------- numbers
