@@ -64,18 +64,8 @@ def _add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed; same inputs + seed = identical output")
     p.add_argument("--lexicon", default="sentiwordnet", help="sentiwordnet | opinion | vader | PATH")
     p.add_argument("--compat", action="store_true", help="reproduce the original ALiCT code's quirks")
-    p.add_argument("--text-column", help="text column of a CSV/TSV/JSONL/HF dataset")
-    p.add_argument(
-        "--input-column",
-        type=_label_map,
-        help="input field → column for tasks with several fields, e.g. premise=sentence1,hypothesis=s2",
-    )
-    p.add_argument("--label-column", help="label column of a CSV/TSV/JSONL/HF dataset")
+    _add_dataset_options(p)
     p.add_argument("--label-map", type=_label_map, help="raw label → label, e.g. 0=negative,1=positive")
-    p.add_argument("--split", help="dataset split (train/dev/test; HF split name)")
-    p.add_argument(
-        "--encoding", help="text encoding of local dataset files (default: detected; see the manifest)"
-    )
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.add_argument("--chunk-size", type=int, default=64, help="seed cases per batch/checkpoint (default 64)")
@@ -83,6 +73,21 @@ def _add_seed_options(p: argparse.ArgumentParser) -> None:
         "--mlm",
         default="bert-base-uncased",
         help="masked LM (fills and {mask} placeholders): HF id or directory",
+    )
+
+
+def _add_dataset_options(p: argparse.ArgumentParser) -> None:
+    """Where a dataset's fields are: the options of every command that reads one."""
+    p.add_argument("--text-column", help="text column of a CSV/TSV/JSONL/HF dataset")
+    p.add_argument(
+        "--input-column",
+        type=_label_map,
+        help="input field → column for tasks with several fields, e.g. premise=sentence1,hypothesis=s2",
+    )
+    p.add_argument("--label-column", help="label column of a CSV/TSV/JSONL/HF dataset")
+    p.add_argument("--split", help="dataset split (train/dev/test; HF split name)")
+    p.add_argument(
+        "--encoding", help="text encoding of local dataset files (default: detected; see the manifest)"
     )
 
 
@@ -680,11 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tolerance", type=float, default=0.1, help="DIR tolerance (default 0.1)")
     p.add_argument("--max-examples", type=int, help="at most N examples, sampled with --seed")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--text-column", help="text column of a CSV/TSV/JSONL/HF dataset")
-    p.add_argument("--input-column", type=_label_map, help="input field → column for tasks with several")
-    p.add_argument("--label-column", help="label column, if any (kept in the cases)")
-    p.add_argument("--split", help="dataset split")
-    p.add_argument("--encoding", help="text encoding of local dataset files (default: detected)")
+    _add_dataset_options(p)
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.set_defaults(func=cmd_perturb)
