@@ -114,9 +114,9 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fluency-threshold",
         type=_threshold,
-        default=0.15,
-        help="keep an expansion whose masked-LM pseudo-log-likelihood per token is at most this far below "
-        "its seed's (default 0.15); 'off' keeps all",
+        default=1.0,
+        help="keep an expansion whose masked-LM pseudo-log-likelihood around the insertion is at most this "
+        "far below its seed's (default 1.0); 'off' keeps all",
     )
     p.add_argument(
         "--workers",

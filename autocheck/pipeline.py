@@ -75,8 +75,9 @@ class GenerateConfig:
     # "tags": each mask filled only from words validation could keep there (expand/vocabulary.py); "all"
     vocabulary: str = "tags"
     first_beam: int | None = 4  # multi-mask templates: this beam first, the full beam only if short of fills
-    # keep an expansion only if its PLL per token is at least its seed's minus this; None: no fluency check
-    fluency_threshold: float | None = 0.15  # expand.fluency.DEFAULT_THRESHOLD
+    # keep an expansion only if its PLL around the insertion is at least its seed's minus this; None: no
+    # fluency check
+    fluency_threshold: float | None = 1.0  # expand.fluency.DEFAULT_THRESHOLD
     chunk_size: int = 64  # seed cases per resume checkpoint
     unit_size: int = 8  # seed cases expanded together (parse/fill batches): the unit workers share out
     max_cases: int = 100_000  # per template: a larger Cartesian product is an error (use nsamples)

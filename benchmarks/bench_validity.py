@@ -17,7 +17,8 @@ expansions with each defect a program can detect (all must be 0):
 - outside span: an inserted word outside the expansion's editable spans, or template text changed;
 - negation: an inserted word is a negation.
 
-Then the fluency score (masked-LM pseudo-log-likelihood per token of the expansion minus its seed's)
+Then the fluency score (the masked-LM pseudo-log-likelihood around the insertion minus its seed's, as the
+filter computes it)
 before and after the filter, the expansions kept per seed case, and, against the hand-labelled file
 (natural / odd = grammatical but odd / ungrammatical), the filter's precision and recall at several
 thresholds. ``--write-sample N`` writes N unlabelled expansions of the unfiltered run for labelling.
@@ -89,11 +90,11 @@ def main() -> None:
 
     mlm = MaskedLM.from_pretrained(SHARED / "models/mini-bert-mlm", device="cpu")
     scorer = FluencyScorer(mlm)
-    print(f"\nfluency = PLL per token of the expansion minus its seed's (threshold {DEFAULT_THRESHOLD}):")
+    print(f"\nfluency = local PLL of the expansion minus its seed's (threshold {DEFAULT_THRESHOLD}):")
     for name, cases in runs.items():
         seeds = {c.id: c for c in cases if c.kind == "seed"}
         expansions = [c for c in cases if c.kind == "expansion"]
-        deltas = fluency_deltas(scorer, [(e.text, seeds[e.seed_id].text) for e in expansions])
+        deltas = scorer.deltas([(e.text, seeds[e.seed_id].text) for e in expansions])
         per_seed = Counter(e.seed_id for e in expansions)
         kept = [per_seed.get(s, 0) for s in seeds]
         print(
@@ -103,9 +104,7 @@ def main() -> None:
         )  # fmt: skip
     off = runs["filter off"]
     seeds_off = {c.id: c for c in off if c.kind == "seed"}
-    off_deltas = fluency_deltas(
-        scorer, [(e.text, seeds_off[e.seed_id].text) for e in off if e.kind == "expansion"]
-    )
+    off_deltas = scorer.deltas([(e.text, seeds_off[e.seed_id].text) for e in off if e.kind == "expansion"])
     print(
         "  share of the unfiltered expansions within the threshold: "
         + ", ".join(f"{t:g}: {sum(d >= -t for d in off_deltas) / len(off_deltas):.0%}" for t in THRESHOLDS)
@@ -118,12 +117,7 @@ def main() -> None:
     print(f"\nthreshold {DEFAULT_THRESHOLD}; cache and suites in {args.out}")
 
 
-THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
-
-
-def fluency_deltas(scorer, pairs: list[tuple[str, str]]) -> list[float]:
-    scores = scorer.scores([t for pair in pairs for t in pair])
-    return [round(scores[2 * i] - scores[2 * i + 1], 4) for i in range(len(pairs))]
+THRESHOLDS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 
 
 def quantiles(values: list[float]) -> str:
@@ -236,7 +230,7 @@ def write_sample(cases, seeds, deltas, n, path, seed) -> None:
 def report_labels(scorer, path: Path, default: float) -> None:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     labels = Counter(r["label"] for r in rows)
-    deltas = fluency_deltas(scorer, [(r["text"], r["seed"]) for r in rows])
+    deltas = scorer.deltas([(r["text"], r["seed"]) for r in rows])
     print(
         f"\nhand labels ({path.name}): {len(rows)} expansions: "
         + ", ".join(f"{k} {labels[k]}" for k in ("natural", "odd", "ungrammatical"))

@@ -474,28 +474,25 @@ def test_seed_with_a_literal_special_token_is_skipped_and_counted(tiny_bert, lit
 
 
 class FakeScorer:
-    """PLL per token looked up in a table; records what it was asked."""
+    """Fluency differences looked up in a table by expanded text; records what it was asked."""
+
+    window = 1
 
     def __init__(self, table):
         self.table = table
-        self.asked: list[list[str]] = []
+        self.asked: list[list[tuple[str, str]]] = []
 
-    def scores(self, texts):
-        self.asked.append(list(texts))
-        return [self.table[t] for t in texts]
+    def deltas(self, pairs):
+        self.asked.append(list(pairs))
+        return [self.table[text] for text, _ in pairs]
 
 
-def test_fluency_keeps_fills_within_the_threshold_of_the_seed_and_records_the_scores():
+def test_fluency_keeps_fills_within_the_threshold_and_records_the_scores():
     from autocheck.expand.fluency import Fluency
 
     text = "this is a movie ."
     scorer = FakeScorer(
-        {
-            text: -2.0,
-            "this is a quickly movie .": -3.5,
-            "this is a old movie .": -2.6,
-            "this is a new movie .": -1,
-        }
+        {"this is a quickly movie .": -1.5, "this is a old movie .": -0.6, "this is a new movie .": 1}
     )
     fills = [(("quickly",), -0.5), (("old",), -1.0), (("new",), -2.0)]
     stats = FillStats()
@@ -510,20 +507,16 @@ def test_fluency_keeps_fills_within_the_threshold_of_the_seed_and_records_the_sc
         fills_per_mask=None, stats=(stats := FillStats()), fluency=Fluency(scorer, threshold=1.0),
     )  # fmt: skip
     assert [c.text for c in out] == ["this is a old movie .", "this is a new movie ."]
-    assert out[0].provenance["fluency"] == {
-        "pll_per_token": -2.6,
-        "seed_pll_per_token": -2.0,
-        "threshold": 1.0,
-    }
+    assert out[0].provenance["fluency"] == {"pll_delta": -0.6, "window": 1, "threshold": 1.0}
     assert stats.rejected["pos"] == 1 and stats.rejected["fluency"] == 0
-    assert all(text in asked for asked in scorer.asked[:1])  # the seed is scored with its fills
+    assert scorer.asked[1][0] == ("this is a old movie .", text)  # each fill is scored against its seed
 
 
 def test_fluency_rejection_lets_the_next_fill_in():
     from autocheck.expand.fluency import Fluency
 
     text = "this is a movie ."
-    scorer = FakeScorer({text: -2.0, "this is a old movie .": -3.5, "this is a new movie .": -2.5})
+    scorer = FakeScorer({"this is a old movie .": -1.5, "this is a new movie .": -0.5})
     fills = [(("old",), -1.0), (("new",), -2.0)]
     stats = FillStats()
     out = validate(
@@ -532,7 +525,7 @@ def test_fluency_rejection_lets_the_next_fill_in():
     )  # fmt: skip
     assert [c.text for c in out] == ["this is a new movie ."] and stats.rejected["fluency"] == 1
     # scored lazily: the second fill only once the first failed, and nothing after the kept one
-    assert scorer.asked == [["this is a old movie .", text], ["this is a new movie ."]]
+    assert scorer.asked == [[("this is a old movie .", text)], [("this is a new movie .", text)]]
     scorer.asked.clear()
     fills = [(("new",), -1.0), (("old",), -2.0)]
     out = validate(
@@ -540,19 +533,49 @@ def test_fluency_rejection_lets_the_next_fill_in():
         fluency=Fluency(scorer, threshold=1.0),
     )  # fmt: skip
     assert [c.text for c in out] == ["this is a new movie ."]
-    assert scorer.asked == [["this is a new movie .", text]]
+    assert scorer.asked == [[("this is a new movie .", text)]]
+
+
+def _full_pll(lm, text):
+    """The PLL of every token of ``text``, one forward pass per token (the definition, unbatched)."""
+    ids = lm.tokenizer(text)["input_ids"]
+    out = []
+    for p in range(1, len(ids) - 1):
+        masked = torch.tensor([ids[:p] + [lm.tokenizer.mask_token_id] + ids[p + 1 :]])
+        with torch.no_grad():
+            logits = lm.model(input_ids=masked).logits[0, p]
+        out.append(logits.log_softmax(-1)[ids[p]].item())
+    return out
+
+
+def test_local_pll_scores_the_insertion_and_its_neighbours_against_the_seed(tiny_bert):
+    from autocheck.expand.fluency import FluencyScorer
+
+    seed_text, text = "the dog ran quickly .", "the dog ran very quickly ."
+    scorer = FluencyScorer(tiny_bert, batch_size=3, window=1)
+    seed_pll, text_pll = _full_pll(tiny_bert, seed_text), _full_pll(tiny_bert, text)
+    # "very" is token 3 of the text; its neighbours "ran" and "quickly" are seed tokens 2 and 3
+    expected = sum(text_pll[2:5]) / 3 - sum(seed_pll[2:4]) / 2
+    assert scorer.deltas([(text, seed_text)]) == [pytest.approx(expected, abs=2e-4)]
+    assert scorer.forward_rows == 5 + 3  # the seed whole, the text only around the insertion
+    wide = FluencyScorer(tiny_bert, window=10)  # a window past both ends: the whole texts
+    whole = sum(text_pll) / len(text_pll) - sum(seed_pll) / len(seed_pll)
+    assert wide.deltas([(text, seed_text)]) == [pytest.approx(whole, abs=2e-4)]
 
 
 def test_pseudo_log_likelihood_is_batched_cached_and_batch_independent(tiny_bert):
     from autocheck.expand.fluency import FluencyScorer
 
-    texts = ["this is a movie .", "the dog ran quickly .", "it was a really funny plot !"]
-    one = [FluencyScorer(tiny_bert, batch_size=1)._compute([t])[0] for t in texts]
+    pairs = [
+        ("this is a good movie .", "this is a movie ."),
+        ("the dog ran very quickly .", "the dog ran quickly ."),
+        ("it was really a funny plot !", "it was a funny plot !"),
+    ]
+    one = [FluencyScorer(tiny_bert, batch_size=1)._compute([pair])[0] for pair in pairs]
     scorer = FluencyScorer(tiny_bert, batch_size=64)
-    assert scorer.scores(texts) == pytest.approx(one, abs=2e-4)
-    assert all(s < 0 for s in one)
+    assert scorer.deltas(pairs) == pytest.approx(one, abs=2e-4)
     before = scorer.forward_seconds
-    assert scorer.scores(texts[::-1]) == scorer.scores(texts)[::-1]
+    assert scorer.deltas(pairs[::-1]) == scorer.deltas(pairs)[::-1]
     assert scorer.forward_seconds == before  # all cached
 
 
@@ -561,5 +584,8 @@ def test_stand_in_pll_prefers_the_natural_sentence(shared_data):
     from autocheck.expand.fluency import FluencyScorer
 
     lm = MaskedLM.from_pretrained(require(shared_data / "models" / "mini-bert-mlm"), device="cpu")
-    good, bad = FluencyScorer(lm).scores(["this is a very good movie .", "this is a the good movie ."])
+    seed_text = "this is a good movie ."
+    good, bad = FluencyScorer(lm).deltas(
+        [("this is a very good movie .", seed_text), ("this is a the good movie .", seed_text)]
+    )
     assert good > bad

@@ -34,8 +34,8 @@ Validation (the original's checks with their bugs fixed, see reference notes sec
    determiner next to another function word must make a word pair the reference treebank has ("out of"
    yes, "in of" and "and but" no): the grammar's productions are context-free, the sentence is not;
 7. requirement: the filled text must still meet the seed's capability requirement;
-8. fluency (when a ``fluency.Fluency`` is given): the filled text's pseudo-log-likelihood per token must
-   not fall more than its threshold below the seed's.
+8. fluency (when a ``fluency.Fluency`` is given): the masked LM's pseudo-log-likelihood around the
+   insertion must not fall more than its threshold below the seed's (``fluency.py``).
 
 Casing (fix *casing*, for uncased masked LMs): fills are re-cased for their position before any check
 (``recase``): a lone "i" is "I"; a word inserted before a capitalised sentence-initial token (the first of
@@ -673,7 +673,6 @@ def _validate_grouped(
     stats.proposed += sum(map(len, suggestions))
     window = 2 * wanted  # the tagger works sentence by sentence: small first waves waste least
     seed_tags: dict[str, list] = {}
-    seed_fluency: dict[str, float] = {}
     while pending:
         _tag_seeds([templates[i].parse for i in pending], seed_tags)
         wave = [
@@ -685,7 +684,7 @@ def _validate_grouped(
         scores: dict[int, float] = {}
         if fluency is not None:
             left = {i: room[i] - len(kept[i]) for i in pending}
-            _check_fluency(wave, verdicts, seeds, left, fluency, seed_fluency, scores)
+            _check_fluency(wave, verdicts, seeds, left, fluency, scores)
         halted: set[int] = set()  # templates that reached a candidate not scored yet: next wave
         for n, c in enumerate(wave):
             template, seed = templates[c.template], seeds[c.template]
@@ -703,8 +702,8 @@ def _validate_grouped(
             extra = {}
             if fluency is not None:
                 extra["fluency"] = {
-                    "pll_per_token": scores[n],
-                    "seed_pll_per_token": seed_fluency[seed.text],
+                    "pll_delta": scores[n],
+                    "window": fluency.scorer.window,
                     "threshold": fluency.threshold,
                 }
             kept_texts.setdefault(seed.id, set()).add(c.text)
@@ -722,7 +721,6 @@ def _check_fluency(
     seeds: Sequence[TestCase],
     room: dict[int, int],
     fluency: Fluency,
-    seed_fluency: dict[str, float],
     scores: dict[int, float],
 ) -> None:
     """The fluency check of the candidates that passed the others, best first and only as many per
@@ -742,12 +740,10 @@ def _check_fluency(
                 accepted[t] += 1  # counted as if it passed, until scored
         if not take:
             return
-        new_seeds = sorted({seeds[wave[n].template].text for n in take} - seed_fluency.keys())
-        values = fluency.scorer.scores([wave[n].text for n in take] + new_seeds)
-        seed_fluency.update(zip(new_seeds, values[len(take) :]))
-        for n, value in zip(take, values):
-            scores[n] = value
-            if not fluency.keeps(value, seed_fluency[seeds[wave[n].template].text]):
+        deltas = fluency.scorer.deltas([(wave[n].text, seeds[wave[n].template].text) for n in take])
+        for n, delta in zip(take, deltas):
+            scores[n] = delta
+            if not fluency.keeps(delta):
                 verdicts[n] = "fluency"
 
 
