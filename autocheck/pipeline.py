@@ -459,6 +459,18 @@ class _Expander:
         capability = self.capabilities[case.capability]
         return self._satisfies(capability, self._seed_text(case, new_text), case.label, self.lexicon)
 
+    def _placement_check(self, case: TestCase, parse: Any) -> Callable[[tuple], bool]:
+        """Whether a placement of masks can meet the case's requirement at all, told by filling each mask
+        with a neutral word of its tag (every real fill is checked again in validation)."""
+        from .records import MaskedTemplate
+
+        def usable(masks: tuple[tuple[int, str], ...]) -> bool:
+            words = [_PLACEHOLDERS.get(tag, "thing") for _, tag in masks]
+            text, _ = MaskedTemplate("", case.id, parse, masks, "", (), (), 0.0).render(words)
+            return self.requirement(case, text)
+
+        return usable
+
     def expand(
         self, chunk: list[TestCase], counts: dict[str, CapabilityCounts], rejected: Counter[str]
     ) -> dict[str, list[str]]:
@@ -521,6 +533,7 @@ class _Expander:
                     top_k=self.config.top_k,
                     editable=case.editable,
                     per_production=self.config.compat,
+                    usable=None if self.config.compat else self._placement_check(case, parse),
                 )
                 counts[case.capability].masked_templates += len(found)
                 templates.extend(found)
@@ -580,6 +593,17 @@ class _Expander:
             "parser": self.parser.identity,
             "mlm": {"identity": model_identity(self.config.mlm)},
         }
+
+
+# A word of each word-level tag that no lexicon calls polar and that is no negation (placement checks).
+_PLACEHOLDERS = {
+    "CC": "and", "CD": "two", "DT": "the", "EX": "there", "FW": "etc", "IN": "of", "JJ": "other",
+    "JJR": "older", "JJS": "oldest", "LS": "a", "MD": "can", "NN": "thing", "NNS": "things",
+    "NNP": "John", "NNPS": "Americans", "PDT": "all", "POS": "'s", "PRP": "it", "PRP$": "its",
+    "RB": "also", "RBR": "more", "RBS": "most", "RP": "up", "SYM": "&", "TO": "to", "UH": "oh",
+    "VB": "do", "VBD": "did", "VBG": "doing", "VBN": "done", "VBP": "do", "VBZ": "does",
+    "WDT": "which", "WP": "who", "WP$": "whose", "WRB": "where",
+}  # fmt: skip
 
 
 def _units(chunk: list[TestCase], size: int) -> list[list[TestCase]]:

@@ -148,6 +148,34 @@ def test_top_k_is_per_seed_and_the_parent_term_decides_what_is_kept():
     assert [t.lhs for t in differ.differentiate("c", seed, top_k=1)] == ["NP"]
 
 
+def test_placements_that_can_never_be_valid_give_way_to_the_next_ranked():
+    """A seed whose best placements break its requirement (here: nothing may go before "film") still
+    gets its top k, from the candidates ranked after them; the check sees every placement it drops."""
+    seed = parse_of("The film was good", FILM)
+    g = grammar(
+        {
+            "S": {("NP", "VP"): 3, ("NP", "VP", "RB"): 1},
+            "NP": {("DT", "NN"): 1, ("DT", "JJ", "NN"): 1},
+            "VP": {("VBD", "ADJP"): 1, ("VBD",): 9},
+            "ADJP": {("JJ",): 1, ("RB", "JJ"): 3},
+        }
+    )
+    differ = Differentiator(g)
+    asked = []
+
+    def not_before_film(masks):
+        asked.append(masks)
+        return all(index != 1 for index, _ in masks)
+
+    top2 = differ.differentiate("c", seed, top_k=2, usable=not_before_film)
+    assert rendered(top2) == ["The film was good [RB]", "The film was [RB] good"]
+    assert ((1, "JJ"),) in asked
+    assert rendered(differ.differentiate("c", seed, top_k=2)) == [
+        "The [JJ] film was good",
+        "The film was good [RB]",
+    ]
+
+
 def test_top_k_counts_only_candidates_with_an_allowed_position():
     seed = parse_of("It didn't work.", "(S (NP (PRP It)) (VP (VBD did) (RB n't) (VP (VB work))) (. .))")
     g = grammar({"VP": {("VBD", "RB", "VP"): 1, ("VBD", "RB", "RB", "VP"): 1, ("MD", "VBD", "RB", "VP"): 1}})

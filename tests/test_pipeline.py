@@ -302,3 +302,15 @@ def test_fluency_threshold_default_and_off():
     assert _threshold("off") is None and _threshold("0.3") == 0.3
     with pytest.raises(Exception, match="non-negative"):
         _threshold("-1")
+
+
+def test_negation_seeds_are_expanded_after_their_fixed_start(stand_in_config, tmp_path):
+    """LC4's requirement is a text starting "This is" / "That is": the best-ranked placements of these
+    seeds go before it, so without the placement check no template could ever be valid and the seeds got
+    no expansion; with it the next-ranked placements are used and the requirement rejects nothing."""
+    stand_in_config.capabilities = ["LC4"]
+    summary = pipeline.generate(stand_in_config, tmp_path / "suite")
+    expansions = [c for c in _cases(tmp_path / "suite") if c.kind == "expansion"]
+    assert summary.counts["LC4"].expansions == len(expansions) > 0
+    assert all(c.text.startswith(("This is not ", "That is not ")) for c in expansions)
+    assert "fill: requirement" not in summary.rejected

@@ -43,6 +43,11 @@ Departures from the original implementation (alict-notes §5), each a fix:
   is ever inserted into or next to a template's fixed phrase (notes §10.10).
 * Fix *determinism*: distinct placements are all emitted in a fixed order; the original chose one with an
   unseeded ``random.choice`` and lost a seed child's text when its symbol repeated (§5.3).
+* Fix *requirement-blind top-k*: a placement that breaks the seed's capability requirement whatever
+  word fills it (a word before "This is" of a negation seed, whose requirement is that the text starts
+  so) is dropped before the top k are taken, so the next-ranked candidates take its place; the original
+  (and Algorithm 1 read literally) kept such templates, and every fill of them failed validation, so
+  such seeds got no expansion at all (``usable``; not with ``per_production``, as the original).
 * Kept: ``top_k = 5`` and at most 9 added symbols (``max_added``; the original dropped differences ≥ 10).
 
 Candidate lists are memoised per (LHS, seed RHS) in a ``Differentiator`` (seed trees repeat productions
@@ -54,7 +59,7 @@ from __future__ import annotations
 
 import bisect
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..records import MaskedTemplate, Parse, insertable
@@ -71,6 +76,8 @@ WORD_LEVEL_TAGS = frozenset(
 
 # (gap, tag) per added symbol in RHS order; gap i = before seed child i, len(seed RHS) = after the last.
 Placement = tuple[tuple[int, str], ...]
+# (token index, tag) per mask, in text order: where a template inserts its words (MaskedTemplate.masks)
+Masks = tuple[tuple[int, str], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,14 +160,18 @@ class Differentiator:
         editable: tuple[tuple[int, int], ...] = (),
         max_added: int = 9,
         per_production: bool = False,
+        usable: Callable[[Masks], bool] | None = None,
     ) -> list[MaskedTemplate]:
         """Masked templates of one parsed seed case, best score first (ties by mask positions): from the
-        ``top_k`` best candidates of the seed, or of each production with ``per_production``."""
+        ``top_k`` best candidates of the seed, or of each production with ``per_production``.
+
+        ``usable(masks)`` (per seed only) drops placements that can never give a valid expansion, before
+        the top k are taken, so that a candidate ranked below them takes their place."""
         from nltk import Tree
 
         allowed = _allowed_boundaries(parse, editable)
         # masks -> (score, lhs, rhs_from, rhs_to) of the best production giving them
-        best: dict[tuple[tuple[int, str], ...], tuple[float, str, Rhs, Rhs]] = {}
+        best: dict[Masks, tuple[float, str, Rhs, Rhs]] = {}
         # per seed: (-score, tree order, candidate order, lhs, rhs, candidate rhs, mask lists)
         ranked: list[tuple[float, int, int, str, Rhs, Rhs, list]] = []
         grammar = self.grammar
@@ -219,8 +230,14 @@ class Differentiator:
                 f"{case_id}: trees have {start} leaves but the parse has {len(parse.tokens)} tokens"
             )
         ranked.sort(key=lambda item: item[:3])
-        for neg_score, _, _, lhs, rhs, rhs_to, masks_list in ranked[:top_k]:
+        taken = 0
+        for neg_score, _, _, lhs, rhs, rhs_to, masks_list in ranked:
+            if taken == top_k:
+                break
+            if usable is not None and not (masks_list := [m for m in masks_list if usable(m)]):
+                continue
             keep(-neg_score, lhs, rhs, rhs_to, masks_list)
+            taken += 1
         return [
             MaskedTemplate(
                 _template_id(case_id, masks, lhs, rhs, rhs_to), case_id, parse, masks, lhs, rhs, rhs_to, score
@@ -240,13 +257,15 @@ def differentiate(
     editable: tuple[tuple[int, int], ...] = (),
     max_added: int = 9,
     per_production: bool = False,
+    usable: Callable[[Masks], bool] | None = None,
 ) -> list[MaskedTemplate]:
     """Masked templates of one parsed seed case (see the module docstring). Pass a ``Differentiator``
     when differentiating many seeds so its candidate memo is shared between them."""
     differ = grammar if isinstance(grammar, Differentiator) else Differentiator(grammar)
     return differ.differentiate(
-        case_id, parse, top_k=top_k, editable=editable, max_added=max_added, per_production=per_production
-    )
+        case_id, parse, top_k=top_k, editable=editable, max_added=max_added,
+        per_production=per_production, usable=usable,
+    )  # fmt: skip
 
 
 def _template_id(case_id: str, masks: tuple[tuple[int, str], ...], lhs: str, rhs: Rhs, rhs_to: Rhs) -> str:
