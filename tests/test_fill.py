@@ -536,6 +536,24 @@ def test_fluency_rejection_lets_the_next_fill_in():
     assert scorer.asked == [[("this is a new movie .", text)]]
 
 
+def test_a_template_is_given_up_after_its_fluency_tries():
+    from autocheck.expand.fill import FLUENCY_TRIES
+    from autocheck.expand.fluency import Fluency
+
+    text = "this is a movie ."
+    words = ["good", "bad", "great", "old", "new", "funny"]
+    scorer = FakeScorer({f"this is a {w} movie .": -5.0 for w in words})
+    scorer.table["this is a funny movie ."] = 0.0  # fluent, but ranked after the tries
+    fills = [((w,), -float(n)) for n, w in enumerate(words)]
+    stats = FillStats()
+    out = validate(
+        [template(text, [(3, "JJ")])], [fills], {"c1": seed(text)}, Lexicon(), always,
+        stats=stats, fluency=Fluency(scorer, threshold=1.0),
+    )  # fmt: skip
+    assert out == [] and stats.rejected["fluency"] == FLUENCY_TRIES < len(words) - 1
+    assert sum(map(len, scorer.asked)) == FLUENCY_TRIES
+
+
 def _full_pll(lm, text):
     """The PLL of every token of ``text``, one forward pass per token (the definition, unbatched)."""
     ids = lm.tokenizer(text)["input_ids"]
@@ -557,7 +575,9 @@ def test_local_pll_scores_the_insertion_and_its_neighbours_against_the_seed(tiny
     # "very" is token 3 of the text; its neighbours "ran" and "quickly" are seed tokens 2 and 3
     expected = sum(text_pll[2:5]) / 3 - sum(seed_pll[2:4]) / 2
     assert scorer.deltas([(text, seed_text)]) == [pytest.approx(expected, abs=2e-4)]
-    assert scorer.forward_rows == 5 + 3  # the seed whole, the text only around the insertion
+    assert scorer.forward_rows == 2 + 3  # the seed's neighbours, the text around the insertion
+    scorer.deltas([("the dog ran quickly fast .", seed_text)])
+    assert scorer.forward_rows == 5 + 1 + 3  # of the seed only "." is new: "quickly" is kept
     wide = FluencyScorer(tiny_bert, window=10)  # a window past both ends: the whole texts
     whole = sum(text_pll) / len(text_pll) - sum(seed_pll) / len(seed_pll)
     assert wide.deltas([(text, seed_text)]) == [pytest.approx(whole, abs=2e-4)]

@@ -9,7 +9,8 @@ neighbours in the seed. An expansion is kept when that difference is at least ``
 Why local and not the whole sentence (this filter's first version): a sentence mean dilutes one word's
 effect by the sentence's length, so one threshold meant different things for short and long seeds, and
 scoring every token cost a masked-LM row per token of every candidate (most of the model time of a run).
-The local score needs about ``1 + 2 × window`` rows per candidate plus one pass over each seed.
+The local score needs about ``1 + 2 × window`` rows per candidate, and the seed's tokens next to the
+insertions.
 
 Tokens are aligned by dropping the inserted ones: the candidate's other tokens are the seed's, in order
 (compared lower-cased, so a re-cased sentence start still matches). Where they are not (a tokenizer that
@@ -57,7 +58,7 @@ class FluencyScorer:
         self.forward_seconds = 0.0
         self.forward_passes = 0
         self.forward_rows = 0
-        self._seed_scores: OrderedDict[str, list[float]] = OrderedDict()
+        self._seed_scores: OrderedDict[str, dict[int, float]] = OrderedDict()  # seed -> position -> PLL
 
     def deltas(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """For each ``(text, seed)``, ``text`` being ``seed`` with words inserted: the mean PLL of the
@@ -96,16 +97,19 @@ class FluencyScorer:
             neighbours = [p for p in positions[t] if p in near and p in kept]
             plans.append((sorted(set(inserted) | set(neighbours)), [kept[p] for p in neighbours]))
 
-        # seeds are scored whole, once (few seeds, many candidates each)
-        seed_scores = {seed: self._seed_scores.get(seed) for _, seed in pairs}
-        new_seeds = [seed for seed, scores in seed_scores.items() if scores is None]
-        rows = [(index[seed], p) for seed in new_seeds for p in positions[index[seed]]]
+        # a seed's token scores are kept (bounded) and only those its candidates compare with computed
+        seed_scores = {seed: self._seed_scores.setdefault(seed, {}) for _, seed in pairs}
+        for seed in seed_scores:
+            self._seed_scores.move_to_end(seed)
+        while len(self._seed_scores) > _SEEDS_KEPT:
+            self._seed_scores.popitem(last=False)
+        wanted = {(index[seed], p) for (_, seed), (_, compared) in zip(pairs, plans) for p in compared}
+        rows = sorted((s, p) for s, p in wanted if p not in seed_scores[texts[s]])
         rows += [(index[text], p) for (text, _), (scored, _) in zip(pairs, plans) for p in scored]
         values = dict(zip(rows, self._rows(rows, encoded)))
-        for seed in new_seeds:
-            s = index[seed]
-            seed_scores[seed] = [values.get((s, p), 0.0) for p in range(len(encoded[s]))]
-            self._remember(seed, seed_scores[seed])
+        for (s, p), value in values.items():
+            if texts[s] in seed_scores:
+                seed_scores[texts[s]].setdefault(p, value)
 
         out = []
         for (text, seed), (scored, compared) in zip(pairs, plans):
@@ -113,12 +117,6 @@ class FluencyScorer:
             before = fmean(seed_scores[seed][p] for p in compared) if compared else 0.0
             out.append(round(after - before, 4))
         return out
-
-    def _remember(self, seed: str, scores: list[float]) -> None:
-        self._seed_scores[seed] = scores
-        self._seed_scores.move_to_end(seed)
-        while len(self._seed_scores) > _SEEDS_KEPT:
-            self._seed_scores.popitem(last=False)
 
     def _rows(self, rows: list[tuple[int, int]], encoded: list[list[int]]) -> list[float]:
         """``log P(token | text with it masked)`` for each (text, position) row; rows of similar length
