@@ -606,10 +606,14 @@ _PLACEHOLDERS = {
 }  # fmt: skip
 
 
-def _units(chunk: list[TestCase], size: int) -> list[list[TestCase]]:
-    """A chunk's units: consecutive runs of at most ``size`` cases, each expanded on its own."""
+def _units(chunk: list[TestCase], size: int, workers: int = 1) -> list[list[TestCase]]:
+    """A chunk's units: consecutive runs of at most ``size`` cases, each expanded on its own. With several
+    ``workers`` a short chunk is cut finer, into at least two units per worker, so that none of them idles
+    while another works through a large unit (a unit's result does not depend on how cases are grouped)."""
     if size < 1:
         raise InputError(f"unit_size must be at least 1, not {size}")
+    if workers > 1:
+        size = min(size, max(1, -(-len(chunk) // (2 * workers))))
     return [chunk[i : i + size] for i in range(0, len(chunk), size)] or [[]]
 
 

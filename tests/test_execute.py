@@ -39,6 +39,14 @@ def test_unit_size_does_not_change_the_suite(stand_in_config, tmp_path, monkeypa
     assert cases(tmp_path / "small") == cases(tmp_path / "large")
 
 
+def test_several_workers_cut_a_short_chunk_into_at_least_two_units_each():
+    chunk = list(range(12))
+    assert [len(u) for u in pipeline._units(chunk, 8)] == [8, 4]
+    assert [len(u) for u in pipeline._units(chunk, 8, workers=2)] == [3, 3, 3, 3]
+    assert [len(u) for u in pipeline._units(list(range(64)), 8, workers=2)] == [8] * 8  # long: as set
+    assert sum(pipeline._units(chunk, 8, workers=3), []) == chunk
+
+
 def test_a_fully_cached_rerun_loads_no_model(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
     pipeline.generate(stand_in_config, tmp_path / "cold")
     loads = []

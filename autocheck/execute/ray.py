@@ -113,7 +113,7 @@ class RayExecutor:
                     exhausted = True
                     break
                 refs = []
-                for unit in _units(chunk, self.config.unit_size):
+                for unit in _units(chunk, self.config.unit_size, self.size):
                     refs.append(self.actors[turn % self.size].expand.remote(unit))
                     turn += 1
                 pending.append((chunk, refs))
