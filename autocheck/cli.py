@@ -102,7 +102,14 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         "--top-k",
         type=int,
         default=5,
-        help="candidate expansions kept per seed, ranked together (per seed production with --compat)",
+        help="candidate expansions kept per seed (or per seed production, see --top-k-per)",
+    )
+    p.add_argument(
+        "--top-k-per",
+        choices=("seed", "production"),
+        default="seed",
+        help="rank a seed's candidate expansions together (the paper's Algorithm 1) or keep the top k of "
+        "every production of the seed (the original code; always so with --compat)",
     )
     p.add_argument(
         "--fills-per-mask", type=_fills, default=1, help="validated fills kept per masked template, or 'all'"
@@ -173,7 +180,8 @@ def _config(args: argparse.Namespace, expand: bool):
     if expand:
         config.parser = args.parser
         config.grammar = "ptb_sample" if args.treebank == "nltk" else args.treebank
-        config.top_k, config.fills_per_mask = args.top_k, args.fills_per_mask
+        config.top_k, config.top_k_per = args.top_k, args.top_k_per
+        config.fills_per_mask = args.fills_per_mask
         config.beam_size, config.top_n = args.beam_size, args.top_n
         config.fluency_threshold = args.fluency_threshold
         config.vocabulary = args.vocabulary

@@ -68,7 +68,8 @@ class GenerateConfig:
     parser: str = "benepar_en3"
     mlm: str = "bert-base-uncased"
     grammar: str = "ptb_sample"
-    top_k: int = 5  # candidate expansions kept per seed (Algorithm 1); per seed production with compat
+    top_k: int = 5  # candidate expansions kept per seed (Algorithm 1), or per seed production
+    top_k_per: str = "seed"  # "production": the original code's rule (always so with compat)
     fills_per_mask: int | None = 1  # None keeps every valid fill (the older ALiCT runs); 1 is ALiCT HEAD
     beam_size: int = 20  # CheckList used 100; a multi-mask fill costs about beam_size single ones
     top_n: int = 60
@@ -532,7 +533,7 @@ class _Expander:
                     parse,
                     top_k=self.config.top_k,
                     editable=case.editable,
-                    per_production=self.config.compat,
+                    per_production=self.config.compat or self.config.top_k_per == "production",
                     usable=None if self.config.compat else self._placement_check(case, parse),
                 )
                 counts[case.capability].masked_templates += len(found)

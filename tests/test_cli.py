@@ -142,3 +142,17 @@ def test_offline_missing_model_is_a_one_line_error(tmp_path, capsys):
     )
     err = capsys.readouterr().err
     assert code == 2 and "no-such-org/no-such-model" in err and len(err.strip().splitlines()) == 1
+
+
+def test_generate_options_reach_the_config():
+    from autocheck.cli import _config, build_parser
+
+    args = build_parser().parse_args(
+        ["generate", "--dataset", "d.csv", "--out", "o", "--top-k-per", "production"]
+    )
+    config = _config(args, expand=True)
+    assert (config.top_k, config.top_k_per, config.fluency_threshold) == (5, "production", 1.0)
+    default = _config(
+        build_parser().parse_args(["generate", "--dataset", "d.csv", "--out", "o"]), expand=True
+    )
+    assert default.top_k_per == "seed"

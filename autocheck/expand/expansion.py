@@ -47,7 +47,7 @@ Departures from the original implementation (alict-notes §5), each a fix:
   word fills it (a word before "This is" of a negation seed, whose requirement is that the text starts
   so) is dropped before the top k are taken, so the next-ranked candidates take its place; the original
   (and Algorithm 1 read literally) kept such templates, and every fill of them failed validation, so
-  such seeds got no expansion at all (``usable``; not with ``per_production``, as the original).
+  such seeds got no expansion at all (``usable``; not under ``--compat``).
 * Kept: ``top_k = 5`` and at most 9 added symbols (``max_added``; the original dropped differences ≥ 10).
 
 Candidate lists are memoised per (LHS, seed RHS) in a ``Differentiator`` (seed trees repeat productions
@@ -165,8 +165,8 @@ class Differentiator:
         """Masked templates of one parsed seed case, best score first (ties by mask positions): from the
         ``top_k`` best candidates of the seed, or of each production with ``per_production``.
 
-        ``usable(masks)`` (per seed only) drops placements that can never give a valid expansion, before
-        the top k are taken, so that a candidate ranked below them takes their place."""
+        ``usable(masks)`` drops placements that can never give a valid expansion, before the top k are
+        taken, so that a candidate ranked below them takes their place."""
         from nltk import Tree
 
         allowed = _allowed_boundaries(parse, editable)
@@ -206,6 +206,8 @@ class Differentiator:
                     continue
                 at_tokens = (tuple((bounds[gap], tag) for gap, tag in where) for where in cand.placements)
                 masks_list = [masks for masks in at_tokens if all(allowed[i] for i, _ in masks)]
+                if per_production and usable is not None:
+                    masks_list = [masks for masks in masks_list if usable(masks)]
                 if not masks_list:
                     continue
                 kept += 1
