@@ -174,13 +174,17 @@ def defects(expansion, seed) -> list[str]:
     casing |= any(i["tag"] in PROPER_TAGS and i["word"][:1].islower() for i in inserted)
     shift = 0
     seed_index = {a: k for k, (a, _) in enumerate(seed_tokens.offsets)}
+    at_seed_offset: dict[int, list[dict]] = {}  # words inserted before one seed offset, in order
     for item in inserted:
-        at = item["offset"] - shift  # where the word went in the seed text
+        at_seed_offset.setdefault(item["offset"] - shift, []).append(item)
         shift += len(item["word"]) + 1
+    for at, items in at_seed_offset.items():
         k = seed_index.get(at) if at in sentence_starts else None
         if k is None or not seed_tokens.words[k][:1].isupper():
             continue
-        following = text[item["offset"] + len(item["word"]) + 1 :].split(" ", 1)[0]
+        # the first inserted word starts the sentence; the seed's old first word follows the last one
+        item, last = items[0], items[-1]
+        following = text[last["offset"] + len(last["word"]) + 1 :].split(" ", 1)[0]
         word, after = seed_tokens.words[k], seed_tokens.words[k + 1 : k + 2] or [""]
         # "I", an acronym, a known name, or the first word of a name ("Samuel Beckett", "Jacquot's")
         keep_capital = word == "I" or word.isupper() or tagdict.get(word) in PROPER_TAGS
