@@ -215,17 +215,23 @@ def _requirements(tmp_path: Path, max_tokens: int) -> Path:
 
 
 def test_expansions_are_rechecked_against_the_requirement(stand_in_config, tmp_path):
-    """Seeds of exactly the maximum length: every insertion breaks the requirement, so the pipeline's
-    re-check (``_Expander.requirement`` -> ``search.satisfies``) must reject every fill and count it.
-    Replacing that check with ``return True`` lets expansions through and fails this test."""
+    """Seeds of exactly the maximum length: every insertion breaks the requirement. The placement check
+    sees it before the masked LM is called (no template); under --compat, which has no placement check,
+    the pipeline's re-check of every fill (``_Expander.requirement`` -> ``search.satisfies``) must reject
+    them all and count them. Replacing that check with ``return True`` fails this test."""
     stand_in_config.requirements = str(_requirements(tmp_path, 5))
     stand_in_config.capabilities = None
     stand_in_config.fluency_threshold = None
     summary = pipeline.generate(stand_in_config, tmp_path / "suite")
     counts = summary.counts["SHORT"]
+    assert counts.seed_cases == 3 and counts.masked_templates == counts.candidates == counts.expansions == 0
+    stand_in_config.compat = True
+    summary = pipeline.generate(stand_in_config, tmp_path / "compat")
+    counts = summary.counts["SHORT"]
     assert counts.seed_cases == 3 and counts.candidates > 0  # max_seeds 3 of the 5-token sentences
     assert counts.expansions == 0 and summary.rejected["fill: requirement"] > 0
     # with room for one more word the same seeds do expand, and each expansion meets the requirement
+    stand_in_config.compat = False
     stand_in_config.requirements = str(_requirements(tmp_path, 6))
     summary = pipeline.generate(stand_in_config, tmp_path / "roomy")
     assert summary.counts["SHORT"].expansions > 0
