@@ -10,6 +10,11 @@ masked LM load on the first unit that needs them) and expands whole units, exact
 so the suite is byte-identical to the local executor's for the same ``--seed``; the resume point
 (``state.json``) is written by the driver after each chunk as for the local executors.
 
+For ``run`` (``RayPredictor``) each actor loads the model under test from its spec (``Model.loader``:
+``load_model``'s arguments, never the loaded model) and answers the batches ``Model.predict`` cuts, as it
+would in process, so the predictions are byte-identical; the driver keeps the prediction cache (only
+uncached inputs are sent, and it caches the answers as they come back).
+
 Faults: actors are created with ``max_restarts=-1`` and ``max_task_retries=-1``, so when an actor's
 process dies Ray starts a new one (which loads its models again) and re-runs the work that was in flight
 on it; a result is a pure function of its item, so a re-run gives the same bytes, and since results are
@@ -62,6 +67,25 @@ class _Worker(_Actor):
         return result
 
 
+class _Predictor(_Actor):
+    """A ``run`` actor: one model under test per process, loaded from its spec."""
+
+    def __init__(self, setup: tuple, threads: int):
+        try:
+            import torch
+
+            torch.set_num_threads(threads)
+        except ImportError:  # a callable model needs no torch
+            pass
+        from ..models import load_model
+
+        spec, task, options = setup
+        self.model = load_model(spec, task, **options)
+
+    def answers(self, batch: list) -> list:
+        return self.model._answers(batch)
+
+
 class ActorPool:
     """``actors`` Ray actors of ``worker`` (default: one per CPU of the cluster, or one GPU each when
     ``device`` asks for CUDA or finds one), each built once from ``setup``; ``address`` as for
@@ -108,9 +132,22 @@ class ActorPool:
         for turn, item in enumerate(items):
             pending.append(getattr(self.actors[turn % self.size], method).remote(item))
             if len(pending) >= 2 * self.size:
-                yield self.ray.get(pending.popleft())
+                yield self._get(pending.popleft())
         while pending:
-            yield self.ray.get(pending.popleft())
+            yield self._get(pending.popleft())
+
+    def _get(self, ref: Any) -> Any:
+        """The result, or the actor's own error when it is a mistake in what the user gave (a one-line
+        message, not a remote traceback)."""
+        from ..resources import ResourceMissing
+        from ..store import InputError
+
+        try:
+            return self.ray.get(ref)
+        except self.ray.exceptions.RayTaskError as e:
+            if isinstance(e.cause, (InputError, ResourceMissing)):
+                raise e.cause from None
+            raise
 
     def close(self) -> None:
         for actor in self.actors:
@@ -151,3 +188,30 @@ class RayExecutor(ActorPool):
         for first in results:  # the first unit of the next chunk: that chunk has been drawn
             chunk, n = sizes.popleft()
             yield chunk, ChunkResult.merge([first, *islice(results, n - 1)])
+
+
+class RayPredictor:
+    """A model's batches answered by ``_Predictor`` actors that load it from ``model.loader``; the pool
+    starts on the first batch to compute (a fully cached run starts none). Pass as ``Model.predict``'s
+    ``compute``."""
+
+    def __init__(self, model: Any, *, address: str | None = None, actors: int | None = None):
+        self.model, self.address, self.actors = model, address, actors
+        self.pool: ActorPool | None = None
+
+    def __call__(self, batches: Iterable[list]) -> Iterator[list]:
+        if self.pool is None:
+            spec, options = self.model.loader
+            options = {**options, "batch_size": self.model.batch_size}
+            self.pool = ActorPool(
+                _Predictor,
+                (spec, self.model.task, options),
+                device=options.get("device", "auto"),
+                address=self.address,
+                actors=self.actors,
+            )
+        return self.pool.map("answers", batches)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
