@@ -78,11 +78,20 @@ class _Predictor(_Actor):
         except ImportError:  # a callable model needs no torch
             pass
         from ..models import load_model
+        from ..resources import ResourceMissing
+        from ..store import InputError
 
-        spec, task, options = setup
-        self.model = load_model(spec, task, **options)
+        name, spec, task, options = setup
+        self.error: Exception | None = None
+        try:
+            self.model = load_model(spec, task, **options)
+            self.model.name = name  # its warnings and errors name it as the driver does
+        except (InputError, ResourceMissing) as e:  # (a module missing on this node) told on the first
+            self.error = e  # batch, where the driver reads it as a one-line error, not a dead actor
 
     def answers(self, batch: list) -> list:
+        if self.error is not None:
+            raise self.error
         return self.model._answers(batch)
 
 
@@ -205,7 +214,7 @@ class RayPredictor:
             options = {**options, "batch_size": self.model.batch_size}
             self.pool = ActorPool(
                 _Predictor,
-                (spec, self.model.task, options),
+                (self.model.name, spec, self.model.task, options),
                 device=options.get("device", "auto"),
                 address=self.address,
                 actors=self.actors,
