@@ -355,6 +355,8 @@ def run_suite(
             finally:
                 ray_predictor.close()
         else:
+            if executor == "ray":
+                log.info("%s: predicted by this process (Ray actors load models given by a spec)", model.name)
             predictions.append(_predict_all(model, index))
 
     tallies = [defaultdict(_CapabilityTally) for _ in models]
