@@ -286,7 +286,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         load_model(spec, task, batch_size=args.batch_size, device=args.device, **remote)
         for spec in args.model
     ]
-    results = run_suite(args.suite, models, out, batch_size=args.batch_size, task=task)
+    results = run_suite(
+        args.suite,
+        models,
+        out,
+        batch_size=args.batch_size,
+        task=task,
+        executor=args.executor,
+        ray_address=args.ray_address,
+    )
     print(format_table(results))
     print(f"results written to {args.out}")
     failing = check_thresholds(results, thresholds)
@@ -550,6 +558,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.add_argument("--task", help="the suite's task (default: the one its manifest records, or sentiment)")
+    p.add_argument(
+        "--executor",
+        default="local",
+        choices=["local", "ray"],
+        help="predict in this process or with Ray actors that each load the model "
+        "(pip install 'autocheck[ray]'); same output",
+    )
+    p.add_argument("--ray-address", help="Ray cluster to join (default: start a local one)")
     p.add_argument(
         "--fail-above",
         action="append",

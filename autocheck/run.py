@@ -238,12 +238,12 @@ class _Predictions:
     invalid: dict[int, str]
 
 
-def _predict_all(model: Model, index: _SuiteIndex) -> _Predictions:
+def _predict_all(model: Model, index: _SuiteIndex, compute: Any = None) -> _Predictions:
     if isinstance(model, FilePredictions):
         model.align(index.inputs, index.case_input)
     parts = []
     for start in tqdm(range(0, len(index.inputs), PREDICT_CHUNK), desc=model.name, unit="chunk", leave=False):
-        parts.append((start, model.predict(index.inputs[start : start + PREDICT_CHUNK])))
+        parts.append((start, model.predict(index.inputs[start : start + PREDICT_CHUNK], compute)))
     width = 1 if index.task.is_span else len(index.task.labels)
     result = _Predictions(np.zeros((0, width)), [], {}, {})
     chunks = []
@@ -307,10 +307,16 @@ def run_suite(
     *,
     batch_size: int | None = None,
     task: Task | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
+    ray_actors: int | None = None,
 ) -> dict[str, Any]:
     """Run every case of ``suite_dir/cases.jsonl`` against each model; write ``predictions.jsonl`` and
     ``results.json`` into ``out_dir`` and return the results. ``batch_size`` overrides the models' own;
-    ``task`` the suite's own (recorded in its manifest).
+    ``task`` the suite's own (recorded in its manifest). With ``executor="ray"``, the batches of a model
+    loaded from a spec (``Model.loader``: HF models, callables) are answered by a pool of Ray actors
+    (``execute.ray``; ``ray_address`` as for ``ray.init``, ``ray_actors`` default one per CPU or GPU), with
+    the same results; files and remote endpoints are read by this process as with the local executor.
 
     Cases are streamed twice (index, then outcomes); only distinct inputs, their predictions and the seed
     cases are held in memory. Each distinct input is predicted once per model (and not at all when cached).
@@ -321,6 +327,8 @@ def run_suite(
         raise InputError(f"{cases_path}: suite cases not found")
     if not models:
         raise InputError("run_suite: no models given")
+    if executor not in ("local", "ray"):
+        raise InputError(f"--executor must be local or ray, not {executor!r}")
     names = [m.name for m in models]
     if len(set(names)) != len(names):
         raise InputError(f"run_suite: model names must differ, got {names}")
@@ -338,7 +346,18 @@ def run_suite(
     for model in models:
         if batch_size:
             model.batch_size = batch_size
-        predictions.append(_predict_all(model, index))
+        if executor == "ray" and model.loader is not None:
+            from .execute.ray import RayPredictor
+
+            ray_predictor = RayPredictor(model, address=ray_address, actors=ray_actors)
+            try:
+                predictions.append(_predict_all(model, index, ray_predictor))
+            finally:
+                ray_predictor.close()
+        else:
+            if executor == "ray":
+                log.info("%s: predicted by this process (Ray actors load models given by a spec)", model.name)
+            predictions.append(_predict_all(model, index))
 
     tallies = [defaultdict(_CapabilityTally) for _ in models]
     groups: list[dict[str, _Group]] = [{} for _ in models]

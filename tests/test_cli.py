@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,15 @@ def test_run_and_report_with_a_python_function(suite, tmp_path, capsys):
     assert "<mark" in page and "really" in page
     # an existing results directory is not overwritten without --overwrite
     assert main(["run", str(suite), "--model", f"{model_file}:predict", "--out", str(results)]) == 2
+
+
+def test_run_on_ray_without_ray_installed_says_how_to_get_it(suite, tmp_path, capsys, monkeypatch):
+    (tmp_path / "keyword_model.py").write_text(KEYWORD_MODEL)
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails, as when it is not installed
+    run = ["run", str(suite), "--model", f"{tmp_path / 'keyword_model.py'}:predict", "--executor", "ray"]
+    assert main([*run, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'autocheck[ray]'" in err and "Traceback" not in err
 
 
 def test_export_then_metrics(suite, tmp_path, capsys):

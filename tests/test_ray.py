@@ -1,18 +1,25 @@
-"""The Ray executor against a local cluster the test starts: same bytes as the local executor, and a
-worker killed in the middle of a run costs nothing (the run finishes, nothing lost or duplicated)."""
+"""The Ray executor against a local cluster the test starts, for generate and run: same bytes as the local
+executor, and a worker killed in the middle of a run costs nothing (the run finishes, nothing lost or
+duplicated)."""
 
 from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
+from conftest import tiny_bert
 from test_pipeline import small_dataset, stand_in_config  # noqa: F401
+from test_run import TABLE, suite  # noqa: F401
 
 from autocheck import pipeline
+from autocheck.cli import main
+from autocheck.models import load_model
+from autocheck.run import run_suite
+from autocheck.store import read_jsonl
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'autocheck[ray]')")
-pytestmark = pytest.mark.shared_data
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +33,7 @@ def _bytes(out):
     return (out / "cases.jsonl").read_bytes(), (out / "manifest.json").read_bytes()
 
 
+@pytest.mark.shared_data
 def test_ray_writes_the_same_bytes_and_survives_a_killed_worker(
     cluster,
     stand_in_config,  # noqa: F811
@@ -56,6 +64,7 @@ def test_ray_writes_the_same_bytes_and_survives_a_killed_worker(
     assert sum(c.expansions for c in summary.counts.values()) > 0
 
 
+@pytest.mark.shared_data
 def test_ray_run_resumes(cluster, stand_in_config, tmp_path, monkeypatch):  # noqa: F811
     pipeline.generate(stand_in_config, tmp_path / "local")
     from autocheck.execute import ray as ray_executor
@@ -75,3 +84,105 @@ def test_ray_run_resumes(cluster, stand_in_config, tmp_path, monkeypatch):  # no
     monkeypatch.setattr(ray_executor.RayExecutor, "map", real_map)
     pipeline.generate(stand_in_config, tmp_path / "ray", executor="ray", resume=True)
     assert _bytes(tmp_path / "ray") == _bytes(tmp_path / "local")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# autocheck run --executor ray
+
+TABLE_MODEL = """
+import os, time
+
+TABLE = {table!r}
+
+
+def predict(texts):
+    with open({log!r}, "a") as f:  # which process computed how many inputs
+        f.write(f"{{os.getpid()}} {{len(texts)}}\\n")
+    time.sleep({sleep})
+    if "s2 e3" in texts:
+        raise RuntimeError("CUDA out of memory")  # recorded as this input's error
+    return [TABLE[t] for t in texts]
+
+
+predict.labels = ["negative", "neutral", "positive"]
+"""
+
+
+def _table_model(tmp_path, sleep=0.0):
+    """A callable model given as a file (``test_run``'s table), logging which process computed what."""
+    log = tmp_path / "calls.log"
+    (tmp_path / "table_model.py").write_text(TABLE_MODEL.format(table=TABLE, log=str(log), sleep=sleep))
+    return f"{tmp_path / 'table_model.py'}:predict", log
+
+
+def _computed(log):
+    """{pid: inputs computed} from the model's log."""
+    out: dict[int, int] = {}
+    for line in log.read_text().splitlines() if log.exists() else ():
+        pid, n = map(int, line.split())
+        out[pid] = out.get(pid, 0) + n
+    return out
+
+
+def _run_bytes(out):
+    return (out / "predictions.jsonl").read_bytes(), (out / "results.json").read_bytes()
+
+
+def test_run_on_ray_writes_the_same_bytes_and_a_rerun_computes_nothing_again(
+    cluster,
+    suite,  # noqa: F811
+    tmp_path,
+    monkeypatch,
+):
+    spec, log = _table_model(tmp_path)
+    words = sorted({word for text in TABLE for word in text.split()})
+    bert = tiny_bert(tmp_path / "bert", "ForSequenceClassification", words, {0: "negative", 1: "positive"})
+    run = ["run", str(suite), "--model", spec, "--model", bert, "--batch-size", "3"]
+    assert main([*run, "--out", str(tmp_path / "local")]) == 0
+    local = _computed(log)
+    assert set(local) == {os.getpid()}
+    log.unlink()
+
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "ray-cache"))  # nothing cached yet
+    assert main([*run, "--out", str(tmp_path / "ray"), "--executor", "ray"]) == 0
+    computed = _computed(log)
+    assert os.getpid() not in computed  # by the actors, each batch as in process (a failing one halved)
+    assert sum(computed.values()) == sum(local.values())
+    assert _run_bytes(tmp_path / "ray") == _run_bytes(tmp_path / "local")
+    rows = {r["case"]: r for r in read_jsonl(tmp_path / "ray" / "predictions.jsonl") if r["model"] == spec}
+    assert rows["f3"]["outcome"] == "error" and "CUDA out of memory" in rows["f3"]["error"]
+
+    log.unlink()
+    assert main([*run, "--out", str(tmp_path / "again"), "--executor", "ray"]) == 0
+    assert sum(_computed(log).values()) == 1  # only the input without an answer (errors are not cached)
+    assert _run_bytes(tmp_path / "again") == _run_bytes(tmp_path / "local")
+
+
+def test_run_on_ray_survives_a_killed_actor(cluster, suite, tmp_path, monkeypatch):  # noqa: F811
+    spec, log = _table_model(tmp_path, sleep=0.5)
+    model = load_model(spec, batch_size=1)
+    run_suite(suite, [model], tmp_path / "local")
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "ray-cache"))  # every input computed by actors
+    log.unlink()
+
+    from autocheck.execute import ray as ray_executor
+
+    killed = []
+    real_map = ray_executor.ActorPool.map
+
+    def map_and_kill(self, method, items):
+        pid = self.pids()[0]  # asked before any batch is in flight (an actor answers in order)
+        for n, result in enumerate(real_map(self, method, items)):
+            if n == 0:  # the first batch is back: kill the actor once it is inside its next one
+                while log.read_text().split().count(str(pid)) < 2:
+                    time.sleep(0.01)
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            yield result
+
+    monkeypatch.setattr(ray_executor.ActorPool, "map", map_and_kill)
+    run_suite(suite, [model], tmp_path / "ray", executor="ray")
+    computed = _computed(log)
+    assert killed and killed[0] in computed
+    assert sum(computed.values()) > len(TABLE)  # the batch in flight on it was computed again elsewhere
+    assert _run_bytes(tmp_path / "ray") == _run_bytes(tmp_path / "local")  # nothing lost, nothing twice

@@ -1,21 +1,29 @@
-"""Ray executor: units of seed cases expanded by a pool of Ray actors holding the models, merged in order.
+"""Ray executor: work handed to a pool of Ray actors that each load their models once, results taken in order.
 
-Each actor builds the generator's ``_Expander`` once (its parser and masked LM load on the first unit
-that needs them, on a GPU when the actor was given one) and expands whole units, exactly as a local worker
-does, so the suite is byte-identical to the local executor's for the same ``--seed``. Units are handed out
-round-robin with at most ``2 × actors`` in flight and their results are taken in submission order, so
-memory stays flat and the writer sees chunks in order; the resume point (``state.json``) is written by the
-driver after each chunk as for the local executors.
+``ActorPool`` holds the pool: one actor per CPU of the cluster (or per GPU when the work asks for CUDA or
+finds it), each built once from a setup sent through the object store; ``ActorPool.map`` hands items out
+round-robin with at most ``2 × actors`` in flight and yields their results in submission order, so memory
+stays flat and whoever writes sees results in order.
+
+For ``generate`` (``RayExecutor``) each actor builds the generator's ``_Expander`` once (its parser and
+masked LM load on the first unit that needs them) and expands whole units, exactly as a local worker does,
+so the suite is byte-identical to the local executor's for the same ``--seed``; the resume point
+(``state.json``) is written by the driver after each chunk as for the local executors.
+
+For ``run`` (``RayPredictor``) each actor loads the model under test from its spec (``Model.loader``:
+``load_model``'s arguments, never the loaded model) and answers the batches ``Model.predict`` cuts, as it
+would in process, so the predictions are byte-identical; the driver keeps the prediction cache (only
+uncached inputs are sent, and it caches the answers as they come back).
 
 Faults: actors are created with ``max_restarts=-1`` and ``max_task_retries=-1``, so when an actor's
-process dies Ray starts a new one (which loads its models again) and re-runs the units that were in
-flight on it; a unit's result is a pure function of the unit, so a re-run gives the same bytes, and
-since results are taken once each, in order, nothing is lost or written twice.
+process dies Ray starts a new one (which loads its models again) and re-runs the work that was in flight
+on it; a result is a pure function of its item, so a re-run gives the same bytes, and since results are
+taken once each, in order, nothing is lost or written twice.
 
 Why actors and tasks rather than a Ray Data dataset: the stream is already split into resumable chunks by
-the driver, and Ray Data's ``map_batches`` re-batches rows (a unit must stay whole to give the same
-bytes) and keeps output order only with ``preserve_order`` set; plain actors give the same parallelism
-with the order and the unit boundaries explicit.
+the driver, and Ray Data's ``map_batches`` re-batches rows (a unit or a batch must stay whole to give the
+same bytes) and keeps output order only with ``preserve_order`` set; plain actors give the same
+parallelism with the order and the boundaries explicit.
 """
 
 from __future__ import annotations
@@ -23,11 +31,17 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Any
 
 
-class _Worker:
-    """The body of a Ray actor: one ``_Expander`` per process."""
+class _Actor:
+    def pid(self) -> int:
+        return os.getpid()
+
+
+class _Worker(_Actor):
+    """A ``generate`` actor: one ``_Expander`` per process."""
 
     def __init__(self, setup: tuple, threads: int):
         import torch
@@ -39,9 +53,6 @@ class _Worker:
         self.expander = _Expander(config, lexicon, capabilities, _Timer())
         for name, value in options.items():
             setattr(self.expander, name, value)
-
-    def pid(self) -> int:
-        return os.getpid()
 
     def expand(self, unit: list) -> Any:
         from ..pipeline import _model_calls
@@ -56,17 +67,45 @@ class _Worker:
         return result
 
 
-class RayExecutor:
-    """A pool of ``actors`` Ray actors (default: one per CPU of the cluster, GPUs requested per actor
-    when ``options['device']`` asks for CUDA or finds one); ``address`` as for ``ray.init``."""
+class _Predictor(_Actor):
+    """A ``run`` actor: one model under test per process, loaded from its spec."""
+
+    def __init__(self, setup: tuple, threads: int):
+        try:
+            import torch
+
+            torch.set_num_threads(threads)
+        except ImportError:  # a callable model needs no torch
+            pass
+        from ..models import load_model
+        from ..resources import ResourceMissing
+        from ..store import InputError
+
+        name, spec, task, options = setup
+        self.error: Exception | None = None
+        try:
+            self.model = load_model(spec, task, **options)
+            self.model.name = name  # its warnings and errors name it as the driver does
+        except (InputError, ResourceMissing) as e:  # (a module missing on this node) told on the first
+            self.error = e  # batch, where the driver reads it as a one-line error, not a dead actor
+
+    def answers(self, batch: list) -> list:
+        if self.error is not None:
+            raise self.error
+        return self.model._answers(batch)
+
+
+class ActorPool:
+    """``actors`` Ray actors of ``worker`` (default: one per CPU of the cluster, or one GPU each when
+    ``device`` asks for CUDA or finds one), each built once from ``setup``; ``address`` as for
+    ``ray.init``."""
 
     def __init__(
         self,
-        config: Any,
-        lexicon: Any,
-        capabilities: dict,
-        options: dict | None = None,
+        worker: type,
+        setup: tuple,
         *,
+        device: str = "auto",
         address: str | None = None,
         actors: int | None = None,
     ):
@@ -83,47 +122,105 @@ class RayExecutor:
             ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
         cpus = int(ray.cluster_resources().get("CPU", 1))
         gpus = int(ray.cluster_resources().get("GPU", 0))
-        options = dict(options or {})
-        use_gpu = gpus > 0 and options.get("device", "auto") in ("auto", "cuda")
+        use_gpu = gpus > 0 and device in ("auto", "cuda")
         self.size = actors or (gpus if use_gpu else max(1, cpus))
         remote = ray.remote(num_cpus=1, num_gpus=1 if use_gpu else 0, max_restarts=-1, max_task_retries=-1)(
-            _Worker
+            worker
         )
         # the constructor's arguments stay referenced here, so a restarted actor can read them again
-        self._setup = ray.put((config, lexicon, capabilities, options))
+        self._setup = ray.put(setup)
         self.actors = [remote.remote(self._setup, 1) for _ in range(self.size)]
-        self.config = config
 
     def pids(self) -> list[int]:
         return self.ray.get([actor.pid.remote() for actor in self.actors])
 
-    def map(self, chunks: Iterable[list]) -> Iterator[tuple[list, Any]]:
-        """``(chunk, ChunkResult)`` pairs in chunk order."""
-        from ..pipeline import ChunkResult, _units
-
+    def map(self, method: str, items: Iterable[Any]) -> Iterator[Any]:
+        """The actors' ``method`` over ``items``, round-robin, at most ``2 × actors`` in flight, results in
+        item order. Items are drawn only as results are taken."""
         pending: deque = deque()
-        in_flight = 0
-        turn = 0
-        iterator = iter(chunks)
-        exhausted = False
-        while True:
-            while not exhausted and in_flight < 2 * self.size:
-                chunk = next(iterator, None)
-                if chunk is None:
-                    exhausted = True
-                    break
-                refs = []
-                for unit in _units(chunk, self.config.unit_size, self.size):
-                    refs.append(self.actors[turn % self.size].expand.remote(unit))
-                    turn += 1
-                pending.append((chunk, refs))
-                in_flight += len(refs)
-            if not pending:
-                return
-            chunk, refs = pending.popleft()
-            in_flight -= len(refs)
-            yield chunk, ChunkResult.merge(self.ray.get(refs))
+        for turn, item in enumerate(items):
+            pending.append(getattr(self.actors[turn % self.size], method).remote(item))
+            if len(pending) >= 2 * self.size:
+                yield self._get(pending.popleft())
+        while pending:
+            yield self._get(pending.popleft())
+
+    def _get(self, ref: Any) -> Any:
+        """The result, or the actor's own error when it is a mistake in what the user gave (a one-line
+        message, not a remote traceback)."""
+        from ..resources import ResourceMissing
+        from ..store import InputError
+
+        try:
+            return self.ray.get(ref)
+        except self.ray.exceptions.RayTaskError as e:
+            if isinstance(e.cause, (InputError, ResourceMissing)):
+                raise e.cause from None
+            raise
 
     def close(self) -> None:
         for actor in self.actors:
             self.ray.kill(actor)
+
+
+class RayExecutor(ActorPool):
+    """``generate``'s units expanded by ``_Worker`` actors (``options['device']`` places their masked LM)."""
+
+    def __init__(
+        self,
+        config: Any,
+        lexicon: Any,
+        capabilities: dict,
+        options: dict | None = None,
+        *,
+        address: str | None = None,
+        actors: int | None = None,
+    ):
+        options = dict(options or {})
+        setup = (config, lexicon, capabilities, options)
+        super().__init__(_Worker, setup, device=options.get("device", "auto"), address=address, actors=actors)
+        self.config = config
+
+    def map(self, chunks: Iterable[list]) -> Iterator[tuple[list, Any]]:  # type: ignore[override]
+        """``(chunk, ChunkResult)`` pairs in chunk order."""
+        from ..pipeline import ChunkResult, _units
+
+        sizes: deque = deque()  # (chunk, its number of units), filled as units are drawn
+
+        def units() -> Iterator[list]:
+            for chunk in chunks:
+                parts = _units(chunk, self.config.unit_size, self.size)
+                sizes.append((chunk, len(parts)))
+                yield from parts
+
+        results = super().map("expand", units())
+        for first in results:  # the first unit of the next chunk: that chunk has been drawn
+            chunk, n = sizes.popleft()
+            yield chunk, ChunkResult.merge([first, *islice(results, n - 1)])
+
+
+class RayPredictor:
+    """A model's batches answered by ``_Predictor`` actors that load it from ``model.loader``; the pool
+    starts on the first batch to compute (a fully cached run starts none). Pass as ``Model.predict``'s
+    ``compute``."""
+
+    def __init__(self, model: Any, *, address: str | None = None, actors: int | None = None):
+        self.model, self.address, self.actors = model, address, actors
+        self.pool: ActorPool | None = None
+
+    def __call__(self, batches: Iterable[list]) -> Iterator[list]:
+        if self.pool is None:
+            spec, options = self.model.loader
+            options = {**options, "batch_size": self.model.batch_size}
+            self.pool = ActorPool(
+                _Predictor,
+                (self.model.name, spec, self.model.task, options),
+                device=options.get("device", "auto"),
+                address=self.address,
+                actors=self.actors,
+            )
+        return self.pool.map("answers", batches)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()

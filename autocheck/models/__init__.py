@@ -39,7 +39,8 @@ def load_model(
     spec: str, task: Task | None = None, *, batch_size: int = 32, device: str = "auto", **remote: Any
 ) -> Model:
     """A model of ``task`` (default: sentiment) from its spec (see the module docs). ``remote`` holds the
-    options of HTTP and chat models (``remote.RemoteOptions``)."""
+    options of HTTP and chat models (``remote.RemoteOptions``). A model computed in this process (a
+    callable, an HF model) records in ``loader`` how to load it again in another (``execute.ray``)."""
     task = task or default_task()
     if spec.startswith("file:"):
         from .files import FilePredictions
@@ -50,10 +51,18 @@ def load_model(
 
         return load_remote(spec, task, batch_size=batch_size, **remote)
     target, sep, attr = spec.rpartition(":")
+    model: Model
     if sep and target and attr.isidentifier() and not Path(spec).is_dir():
         from .callables import CallableModel, load_callable
 
-        return CallableModel(spec, load_callable(spec), task, batch_size=batch_size)
-    from .hf import load_hf
+        model = CallableModel(spec, load_callable(spec), task, batch_size=batch_size)
+        if target.endswith(".py") or "/" in target:  # a file: found again from any working directory
+            spec = f"{Path(target).expanduser().resolve()}:{attr}"
+    else:
+        from .hf import load_hf
 
-    return load_hf(spec, task, batch_size=batch_size, device=device)
+        model = load_hf(spec, task, batch_size=batch_size, device=device)
+        if Path(spec).expanduser().is_dir():
+            spec = str(Path(spec).expanduser().resolve())
+    model.loader = (spec, {"batch_size": batch_size, "device": device})  # what a Ray actor loads
+    return model

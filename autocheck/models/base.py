@@ -8,13 +8,14 @@ reports an *error* for it, and one whose reply cannot be read (a chat model answ
 *invalid* reply: the runner records both, counts the first as not run and the second as a failure.
 
 ``predict`` goes through a persistent prediction cache keyed by (model identity, input), so the same model
-never runs twice on the same input, across runs. Errors are never cached.
+never runs twice on the same input, across runs. Errors are never cached. The batches it cuts can be
+answered in other processes (``execute.ray``), by copies of the model loaded from ``loader``.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,13 +57,19 @@ class Model:
     labels: tuple[str, ...] = ()
     batch_size: int = 32
     cacheable = True
+    loader: tuple[str, dict[str, Any]] | None = None  # load_model's spec and options, to load it elsewhere
 
     def _predict(self, batch: list[Input]) -> Any:
         raise NotImplementedError
 
-    def predict(self, inputs: Sequence[Input]) -> Outputs:
+    def predict(
+        self,
+        inputs: Sequence[Input],
+        compute: Callable[[list[list[Input]]], Iterable[list[Any]]] | None = None,
+    ) -> Outputs:
         """The model's outputs for ``inputs``: cached answers, then each distinct uncached input once, in
-        batches of ``batch_size`` (sorted by length, so batches waste less padding)."""
+        batches of ``batch_size`` (sorted by length, so batches waste less padding). ``compute`` answers
+        the batches elsewhere, in order (``execute.ray.RayPredictor``); by default this process does."""
         inputs = list(inputs)
         cache = Cache("predictions") if self.cacheable else None
         keys = [content_hash(self.identity, *item) for item in inputs]
@@ -72,9 +79,9 @@ class Model:
         errors: dict[str, str] = {}
         if todo:
             log.info("%s: predicting %d inputs (%d cached)", self.name, len(todo), len(inputs) - len(todo))
-        for start in range(0, len(todo), self.batch_size):
-            batch = todo[start : start + self.batch_size]
-            answers = self._answers(batch)
+        batches = [todo[start : start + self.batch_size] for start in range(0, len(todo), self.batch_size)]
+        answered = compute(batches) if compute and batches else map(self._answers, batches)
+        for batch, answers in zip(batches, answered):
             fresh = {}
             for item, answer in zip(batch, answers):
                 key = content_hash(self.identity, *item)
@@ -87,7 +94,7 @@ class Model:
             found.update(fresh)
         if cache:
             cache.close()
-        if not self.task.is_span and not self.labels:  # every answer came from the cache
+        if not self.task.is_span and not self.labels:  # every answer came from the cache or elsewhere
             width = next((len(a) for a in found.values() if isinstance(a, list)), None)
             if width:
                 self.labels = default_labels(self.task, width, f"model {self.name}")
