@@ -50,9 +50,9 @@ def test_ray_writes_the_same_bytes_and_survives_a_killed_worker(
     real_map = ray_executor.RayExecutor.map
 
     def map_and_kill(self, chunks):
+        pid = self.pids()[0]  # asked before any unit is queued (an actor answers in order)
         for n, pair in enumerate(real_map(self, chunks)):
-            if n == 0:  # after the first chunk: kill one actor while units are in flight on it
-                pid = self.pids()[0]
+            if n == 0:  # after the first chunk: kill one actor while units are queued on it
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
             yield pair
