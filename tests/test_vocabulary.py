@@ -126,3 +126,19 @@ def test_same_first_valid_fill_on_real_seeds(shared_data):
         assert [c.text for c in constrained] == [c.text for c in plain], t.id
         compared += 1
     assert compared >= 5
+
+
+def test_allowed_words_are_cached_by_the_filters_fingerprint(tiny_bert):  # noqa: F811
+    class Described(Lexicon):  # a lexicon that says what it holds can be cached
+        def describe(self):
+            return {"polar": sorted(self.polar)}
+
+    first = vocabulary_filter(tiny_bert, Described({"good"}))
+    allowed = first.allowed("JJ")
+    assert "old" in {tiny_bert.words[i] for i in allowed}
+    second = vocabulary_filter(tiny_bert, Described({"good"}))
+    assert second.allowed("JJ") == allowed and second.lexicon.calls == []  # from the cache: no lookup
+    other = vocabulary_filter(tiny_bert, Described({"good", "old"}))  # another lexicon: computed again
+    assert other.allowed("JJ") == [i for i in allowed if tiny_bert.words[i] != "old"]
+    undescribed = vocabulary_filter(tiny_bert, Lexicon({"good"}))
+    assert undescribed.allowed("JJ") == allowed and undescribed.lexicon.calls  # never cached

@@ -76,10 +76,12 @@ class VocabularyFilter:
         self.fingerprint = content_hash(
             "vocabulary-filter-1",
             identity,
+            dumps(sorted(self.words.items())),
             tag_dictionary.fingerprint,
             dumps(describe() if describe else type(lexicon).__name__),
             str(known_only),
         )
+        self._cacheable = describe is not None  # a lexicon that cannot say what it holds is not cached
         self._allowed: dict[str, list[int]] = {}
         self._neutral: dict[tuple[str, str | None], bool] = {}
         self._whole: dict[str, bool] = {}
@@ -102,7 +104,21 @@ class VocabularyFilter:
         return self._whole[word]
 
     def allowed(self, tag: str) -> list[int]:
-        """The vocabulary ids a ``tag`` mask may be filled with, ascending (computed once per tag)."""
+        """The vocabulary ids a ``tag`` mask may be filled with, ascending (computed once per tag, and
+        cached on disk by the filter's fingerprint: the lexicon lookups take about a CPU-second)."""
         if tag not in self._allowed:
-            self._allowed[tag] = sorted(i for i, w in self.words.items() if self.admits(w, tag))
+            from ..cache import Cache
+
+            key = content_hash(self.fingerprint, tag)
+            cache = Cache("vocabulary") if self._cacheable else None
+            try:
+                found = cache.get_many([key]).get(key) if cache else None
+                if found is None:
+                    found = sorted(i for i, w in self.words.items() if self.admits(w, tag))
+                    if cache:
+                        cache.put_many({key: found})
+            finally:
+                if cache:
+                    cache.close()
+            self._allowed[tag] = found
         return self._allowed[tag]
