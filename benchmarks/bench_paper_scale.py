@@ -16,11 +16,13 @@ per GPU.
 Extrapolation is linear in seed cases, per LC: the fixed part of a run (loading and the search of the
 whole dataset: ``load`` + ``search`` + ``templates`` of timings.json) is counted once per LC, the rest of
 the wall time is multiplied by (the LC's seed cases) / (the sample's), CPU-s in the same shares. Bytes and
-expansions scale the same way; the run stage by test cases, after its one-case start-up. Peak
-memory does not scale: it is flat in the number of seeds (bench_memory.py), so the whole run needs the
-sample's peak. Machines for ``--target-hours``: this machine's extrapolated wall (one process per LC,
-``--workers`` each) divided by the target. ``--gpu-expansions-per-s`` is the whole-run expansions/s that
-bench_gpu.py prints on a GPU; GPU-hours are the extrapolated expansions divided by it.
+expansions scale the same way; the run stage by test cases, after its one-case start-up. Peak memory is
+not extrapolated: the sample's largest per-process peak is printed (bench_memory.py measures how it grows
+with the number of seed cases). Machines for ``--target-hours``: the extrapolated CPU-hours over this
+machine's cores (chunks are independent: ``--workers`` = cores keeps them busy) divided by the target; the
+wall time as measured is printed too, but other work on a shared machine stretches it.
+``--gpu-expansions-per-s`` is the whole-run expansions/s that bench_gpu.py prints on a GPU; GPU-hours are
+the extrapolated expansions divided by it. Small fractions (1–2 seeds per LC) give noisy figures.
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ def report(args, rows: dict[str, dict], seeds_all: dict, full: dict, run: dict |
           f"extra generate args: {args.extra or 'none'}")  # fmt: skip
     print(
         f"{'LC':<6}{'seeds':>7}{'cases':>7}{'exp':>6}{'wall s':>8}{'fixed s':>8}{'CPU-s':>8}{'peak MiB':>9}"
-        f"{'MiB':>7}{'×':>7} | 100 %:{'cases':>9}{'exp':>9}{'wall h':>8}{'CPU-h':>7}{'GiB':>7}"
+        f"{'MiB':>7}{'×':>7} | 100 %:{'cases':>10}{'exp':>11}{'wall h':>9}{'CPU-h':>8}{'GiB':>7}"
     )
     total = dict.fromkeys(("cases", "exp", "wall", "cpu", "bytes"), 0.0)
     for lc, r in rows.items():
@@ -138,19 +140,19 @@ def report(args, rows: dict[str, dict], seeds_all: dict, full: dict, run: dict |
         print(
             f"{lc:<6}{r['seeds']:>7,}{r['cases']:>7,}{r['expansions']:>6,}{r['wall']:8.1f}{r['fixed']:8.1f}"
             f"{r['cpu']:8.1f}{r['peak'] / 2**20:9.0f}{r['bytes'] / 2**20:7.1f}{f:7.1f} |      "
-            f"{lc_total['cases']:>9,.0f}{lc_total['exp']:>9,.0f}{wall / hour:8.2f}{cpu / hour:7.2f}"
+            f"{lc_total['cases']:>10,.0f}{lc_total['exp']:>11,.0f}{wall / hour:9.2f}{cpu / hour:8.2f}"
             f"{lc_total['bytes'] / gib:7.2f}"
         )
     peak = max(r["peak"] for r in rows.values())
     print(
-        f"{'total':<6}{'':>67} |      {total['cases']:>9,.0f}{total['exp']:>9,.0f}{total['wall'] / hour:8.2f}"
-        f"{total['cpu'] / hour:7.2f}{total['bytes'] / gib:7.2f}"
+        f"{'total':<6}{'':>67} |      {total['cases']:>10,.0f}{total['exp']:>11,.0f}"
+        f"{total['wall'] / hour:9.2f}{total['cpu'] / hour:8.2f}{total['bytes'] / gib:7.2f}"
     )
     print(
         f"seeds stage over the whole SST (measured): {seeds_all['wall']:.1f} s wall, {seeds_all['cpu']:.1f} "
         f"CPU-s, {seeds_all['peak'] / 2**20:.0f} MiB peak"
     )
-    print(f"peak memory of the whole run: {peak / 2**20:.0f} MiB per process (flat in the number of seeds)")
+    print(f"peak RSS of the sample's generate runs: {peak / 2**20:.0f} MiB (one process; not extrapolated)")
     if run:
         start, per_case = run["one"]["wall"], (run["all"]["wall"] - run["one"]["wall"]) / run["cases"]
         wall = start + per_case * run["full_cases"]
@@ -160,10 +162,15 @@ def report(args, rows: dict[str, dict], seeds_all: dict, full: dict, run: dict |
             f"{start:.1f} s; 100 % ({run['full_cases']:,.0f} cases): {wall / hour:.2f} h"
         )
         total["wall"] += wall
-    machines = math.ceil(total["wall"] / hour / args.target_hours)
+        total["cpu"] += run["all"]["cpu"] * wall / run["all"]["wall"]
+    # chunks are independent, so the CPU-hours spread over all cores (--workers = cores) and machines;
+    # the measured wall time is stretched by whatever else ran on this shared machine
+    cores = os.cpu_count() or 1
+    machines = math.ceil(total["cpu"] / hour / (cores * args.target_hours))
     print(
-        f"this machine ({os.cpu_count()} cores, --workers {args.workers}): {total['wall'] / hour:.1f} h for "
-        f"all of SST; {machines} such machine(s) for {args.target_hours:g} h (one LC process at a time each)"
+        f"all of SST, generate + run: {total['wall'] / hour:,.1f} h wall as measured here (--workers "
+        f"{args.workers}), {total['cpu'] / hour:,.1f} CPU-h = {total['cpu'] / hour / cores:,.1f} h on this "
+        f"machine's {cores} cores; {machines} such machine(s) for {args.target_hours:g} h"
     )
     print(f"load average at the end {os.getloadavg()[0]:.2f} (a shared machine stretches the wall time)")
     if args.gpu_expansions_per_s:
