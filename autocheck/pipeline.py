@@ -12,7 +12,9 @@ Stages are the modules named in DESIGN.md; this module only wires them, streams 
 
 from __future__ import annotations
 
+import json
 import logging
+import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -215,6 +217,24 @@ def seed_cases(config: GenerateConfig, timer: _Timer | None = None, progress: Pr
     return spec, capabilities, lexicon, stats, seed_counts, stream()
 
 
+def _spooled(cases: Iterable[TestCase], out: Path) -> tuple[int, Iterator[TestCase]]:
+    """The number of ``cases`` and the cases again, streamed back from an anonymous temporary file in
+    ``out``: a list of all SST's 269k seed cases would hold about 250 MiB, growing with the seeds."""
+    spool = tempfile.TemporaryFile(dir=out)
+    n = 0
+    for case in cases:
+        spool.write((dumps(case.to_json()) + "\n").encode("utf-8"))
+        n += 1
+    spool.seek(0)
+
+    def read() -> Iterator[TestCase]:
+        with spool:
+            for line in spool:
+                yield TestCase.from_json(json.loads(line))
+
+    return n, read()
+
+
 def _chunks(items: Iterable[TestCase], size: int) -> Iterator[list[TestCase]]:
     iterator = iter(items)
     while chunk := list(islice(iterator, size)):
@@ -267,12 +287,13 @@ def generate(
     if resume and cases_path.exists():
         with open(cases_path, "r+b") as f:  # drop what an interrupted chunk half-wrote
             f.truncate(state["offset"])
-    if progress is not None:
-        cases = list(cases)  # seed cases are few beside expansions; counting them gives the bar a total
+    total = 0
+    if progress is not None:  # counting the seed cases gives the bar a total (spooled, not kept in memory)
+        total, cases = _spooled(cases, out)
     first = state["chunks"]  # chunks finished before an interruption are not redone (nor counted again)
     chunks: Iterable[list[TestCase]] = islice(_chunks(cases, config.chunk_size), first, None)
     if progress is not None:  # the bar counts the chunks left, so its rate and ETA hold after --resume
-        chunks = progress(chunks, max(0, -(-len(cases) // config.chunk_size) - first), "generate")
+        chunks = progress(chunks, max(0, -(-total // config.chunk_size) - first), "generate")
     bar = chunks
     pairs: Iterable[tuple[list[TestCase], ChunkResult | None]] = ((chunk, None) for chunk in chunks)
     ray_executor = None

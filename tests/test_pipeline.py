@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gc
 import json
 from pathlib import Path
 
@@ -320,3 +321,36 @@ def test_negation_seeds_are_expanded_after_their_fixed_start(stand_in_config, tm
     assert summary.counts["LC4"].expansions == len(expansions) > 0
     assert all(c.text.startswith(("This is not ", "That is not ")) for c in expansions)
     assert "fill: requirement" not in summary.rejected
+
+
+@pytest.mark.parametrize("requirements", [None, "qqp"])  # dataset seeds; templates of a two-input task
+def test_progress_total_does_not_change_the_output(shared_data, small_dataset, tmp_path, requirements):
+    """With a progress bar the seed cases are counted through a temporary file, not kept in a list (which
+    grew with the number of seeds); the suite is byte-identical to a run without one."""
+    config = pipeline.GenerateConfig(
+        dataset=None if requirements else str(small_dataset),
+        requirements=requirements,
+        lexicon="opinion",
+        expand=False,
+        chunk_size=3,
+        seed=2,
+    )
+    pipeline.generate(config, tmp_path / "plain")
+    totals = {}
+
+    def progress(items, total, description):
+        totals[description] = total
+        if description == "generate":  # the seed cases in memory as the first chunk starts
+            alive["cases"] = sum(type(o) is TestCase for o in gc.get_objects())
+        return items
+
+    alive = {}
+
+    pipeline.generate(config, tmp_path / "bar", progress=progress)
+    plain = (tmp_path / "plain" / "cases.jsonl").read_bytes()
+    assert plain and (tmp_path / "bar" / "cases.jsonl").read_bytes() == plain
+    assert totals["generate"] == -(-len(plain.splitlines()) // config.chunk_size)
+    assert alive["cases"] <= config.chunk_size < len(plain.splitlines())
+    assert sorted(p.name for p in (tmp_path / "bar").iterdir()) == sorted(
+        p.name for p in (tmp_path / "plain").iterdir()
+    )  # the spool leaves nothing behind
