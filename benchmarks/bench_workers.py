@@ -7,7 +7,9 @@ BERT masked LM; ``--max-seeds`` seeds for each of the ten capabilities, one temp
 per worker count, in a fresh process each, caches off, start-up and model loading included. Prints wall,
 CPU-s (the process and its workers), seed cases, expansions, the speed-up over one worker, and whether
 ``cases.jsonl`` is byte-identical across worker counts (it must be). One worker runs torch with every
-core; N workers with cores / N threads each.
+core; N workers with cores / N threads each. A third run, one worker with one torch thread
+(``OMP_NUM_THREADS=1``), gives the scaling per core: torch's own threads already keep more than one core
+busy in a single worker.
 """
 
 from __future__ import annotations
@@ -53,13 +55,16 @@ def main() -> None:
     args = parser.parse_args()
     env = {**os.environ, "NLTK_DATA": str(SHARED / "nltk_data"), "AUTOCHECK_CACHE": "off"}
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-workers-"))
-    rows = {n: run(n, args, out / f"workers-{n}", env) for n in (1, args.workers)}
+    rows = {str(n): run(n, args, out / f"workers-{n}", env) for n in (1, args.workers)}
+    rows["1, 1 thread"] = run(1, args, out / "workers-1-thread-1", {**env, "OMP_NUM_THREADS": "1"})
     print(f"generate, {args.max_seeds} seeds x 10 LCs, 1 variant, stand-ins, caches off; suites in {out}")
-    print(f"{'workers':>8}{'wall s':>9}{'CPU-s':>9}{'seed cases':>11}{'expansions':>11}{'speed-up':>9}")
-    for n, r in rows.items():
-        speedup = rows[1]["wall"] / r["wall"]
-        print(f"{n:>8}{r['wall']:9.1f}{r['cpu']:9.1f}{r['seeds']:11}{r['expansions']:11}{speedup:8.2f}x")
-    same = rows[1]["cases"] == rows[args.workers]["cases"]
+    print(f"{'workers':>12}{'wall s':>9}{'CPU-s':>9}{'seed cases':>11}{'expansions':>11}{'speed-up':>9}")
+    for name, r in rows.items():
+        speedup = rows["1"]["wall"] / r["wall"]
+        print(f"{name:>12}{r['wall']:9.1f}{r['cpu']:9.1f}{r['seeds']:11}{r['expansions']:11}{speedup:8.2f}x")
+    per_core = rows["1, 1 thread"]["wall"] / rows[str(args.workers)]["wall"]
+    print(f"{args.workers} workers over 1 worker with 1 thread: {per_core:.2f}x")
+    same = len({r["cases"] for r in rows.values()}) == 1
     print(f"cases.jsonl byte-identical across worker counts: {same}")
     if not same:
         raise SystemExit(1)
