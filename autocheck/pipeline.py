@@ -266,6 +266,8 @@ def generate(
         raise InputError(f"--workers must be at least 1, not {workers}")
     if executor not in ("local", "ray"):
         raise InputError(f"--executor must be local or ray, not {executor!r}")
+    if config.top_k_per not in ("seed", "production"):
+        raise InputError(f"top_k_per must be 'seed' or 'production', not {config.top_k_per!r}")
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
     state = _load_state(out, config) if resume else _fresh_state()
     timer = _Timer()

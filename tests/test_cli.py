@@ -166,3 +166,13 @@ def test_generate_options_reach_the_config():
         build_parser().parse_args(["generate", "--dataset", "d.csv", "--out", "o"]), expand=True
     )
     assert default.top_k_per == "seed"
+
+
+def test_a_bad_top_k_rule_in_python_is_a_clear_error(tmp_path):
+    from autocheck import pipeline
+    from autocheck.store import InputError
+
+    config = pipeline.GenerateConfig(dataset="d.csv", top_k_per="productions")
+    with pytest.raises(InputError, match="top_k_per must be 'seed' or 'production', not 'productions'"):
+        pipeline.generate(config, tmp_path / "out")
+    assert not (tmp_path / "out").exists()  # refused before anything is written
