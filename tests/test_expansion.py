@@ -116,13 +116,10 @@ def test_top_k_by_score_with_deterministic_ties():
     assert ("JJ", "CC", "JJ") not in longer and ("RBR", "JJ") in longer
 
 
-def test_top_k_is_per_seed_and_the_parent_term_decides_what_is_kept():
-    """Algorithm 1 ranks all of a seed's candidate expansions together by P(rule) x P(ancestors) x P(root):
-    the candidate with the most probable rule (ADJP -> RB JJ, 3/4) sits under an improbable VP -> VBD ADJP
-    (1/10), so with the parent term it falls out of the seed's top 2; ranked by P(rule) alone, or kept per
-    production (--compat), it stays."""
-    seed = parse_of("The film was good", FILM)
-    g = grammar(
+def film_grammar() -> Grammar:
+    """A reference grammar for "The film was good" whose most probable rule (ADJP -> RB JJ) sits under an
+    improbable parent (VP -> VBD ADJP)."""
+    return grammar(
         {
             "S": {("NP", "VP"): 3, ("NP", "VP", "RB"): 1},
             "NP": {("DT", "NN"): 1, ("DT", "JJ", "NN"): 1},
@@ -130,7 +127,15 @@ def test_top_k_is_per_seed_and_the_parent_term_decides_what_is_kept():
             "ADJP": {("JJ",): 1, ("RB", "JJ"): 3},
         }
     )
-    differ = Differentiator(g)
+
+
+def test_top_k_is_per_seed_and_the_parent_term_decides_what_is_kept():
+    """Algorithm 1 ranks all of a seed's candidate expansions together by P(rule) x P(ancestors) x P(root):
+    the candidate with the most probable rule (ADJP -> RB JJ, 3/4) sits under an improbable VP -> VBD ADJP
+    (1/10), so with the parent term it falls out of the seed's top 2; ranked by P(rule) alone, or kept per
+    production (--compat), it stays."""
+    seed = parse_of("The film was good", FILM)
+    differ = Differentiator(film_grammar())
     by_rule_alone = sorted(
         ((c.prob, lhs) for lhs, rhs in [("S", ("NP", "VP")), ("NP", ("DT", "NN")), ("ADJP", ("JJ",))]
          for c in differ.candidates(lhs, rhs)),
@@ -152,15 +157,7 @@ def test_placements_that_can_never_be_valid_give_way_to_the_next_ranked():
     """A seed whose best placements break its requirement (here: nothing may go before "film") still
     gets its top k, from the candidates ranked after them; the check sees every placement it drops."""
     seed = parse_of("The film was good", FILM)
-    g = grammar(
-        {
-            "S": {("NP", "VP"): 3, ("NP", "VP", "RB"): 1},
-            "NP": {("DT", "NN"): 1, ("DT", "JJ", "NN"): 1},
-            "VP": {("VBD", "ADJP"): 1, ("VBD",): 9},
-            "ADJP": {("JJ",): 1, ("RB", "JJ"): 3},
-        }
-    )
-    differ = Differentiator(g)
+    differ = Differentiator(film_grammar())
     asked = []
 
     def not_before_film(masks):
