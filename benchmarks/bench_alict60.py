@@ -60,6 +60,39 @@ def tree_rss(pid: int) -> int:
     return total
 
 
+def measure(
+    argv: list[str], log: Path, env: dict, state: Path | None = None, cwd: Path | None = None
+) -> dict:
+    """Wall, CPU-s (the process and its children) and peak tree RSS of one CLI run (stderr to ``log``);
+    with ``state`` (the run's state.json, rewritten after every chunk) also the RSS samples by chunks
+    finished."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    trace: list[tuple[int, int]] = []  # (chunks finished, RSS)
+    with open(log, "w") as err:
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        peak = 0
+        while process.poll() is None:
+            rss = tree_rss(process.pid)
+            peak = max(peak, rss)
+            if state is not None:
+                trace.append((chunks_done(state), rss))
+            time.sleep(0.05)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if process.returncode:
+        raise SystemExit(f"failed ({process.returncode}), see {log}: {' '.join(argv)}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall": wall, "cpu": cpu, "peak": peak, "trace": trace}
+
+
+def chunks_done(state: Path) -> int:
+    try:
+        return json.loads(state.read_text())["chunks"]
+    except (OSError, ValueError, KeyError):  # not written yet, or being replaced
+        return 0
+
+
 def run(lc: str, args, out: Path, env: dict) -> dict:
     command = [
         "generate", "--dataset", str(BENCH / lc / "SSTB_train.csv"), "--capability", lc,
@@ -72,26 +105,13 @@ def run(lc: str, args, out: Path, env: dict) -> dict:
         argv = [sys.executable, "-c", SHIM, *command]
     else:
         argv = [sys.executable, "-m", "autocheck", *command]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        argv, cwd=args.src, env={**env, "BENCH_CALLS": str(calls_file)},
-        stdout=subprocess.DEVNULL, stderr=open(out / f"{lc}.log", "w"),
-    )  # fmt: skip
-    peak = 0
-    while process.poll() is None:
-        peak = max(peak, tree_rss(process.pid))
-        time.sleep(0.05)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if process.returncode:
-        raise SystemExit(f"{lc}: generate failed, see {out / lc}.log")
+    env = {**env, "BENCH_CALLS": str(calls_file)}
+    figures = measure(argv, out / f"{lc}.log", env, cwd=args.src)
     manifest = json.loads((out / lc / "manifest.json").read_text())
     counts = manifest["counts"][lc]
     timings = json.loads((out / lc / "timings.json").read_text())
     calls = json.loads(calls_file.read_text()) if args.count_shim else timings.get("model_calls", {})
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall": wall, "cpu": cpu, "peak": peak, **counts, **calls}
+    return {"wall": figures["wall"], "cpu": figures["cpu"], "peak": figures["peak"], **counts, **calls}
 
 
 def main() -> None:

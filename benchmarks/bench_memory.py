@@ -4,7 +4,7 @@
     python benchmarks/bench_memory.py [--sizes 1000 20000] [--stages seeds generate] [-- extra generate args]
 
 Each run is the real CLI in a subprocess (start-up and model loading included, caches off); the resident
-memory of its process tree is sampled every 50 ms (``tree_rss`` of bench_alict60.py). N seed cases are
+memory of its process tree is sampled every 50 ms (``measure`` of bench_alict60.py). N seed cases are
 selected with ``--max-seeds K --max-variants 1`` over the whole SST: the whole dataset is loaded and
 searched in every run, so only the number of seed cases streamed differs between sizes, and K is the
 smallest cap reaching N (from the per-capability seed counts of an uncapped ``seeds`` run).
@@ -21,47 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_alict60 import SHARED, tree_rss  # noqa: E402  (a sibling script, not a package)
+from bench_alict60 import SHARED, measure  # noqa: E402  (a sibling script, not a package)
 
 SST = SHARED / "datasets/sst/derived_sentence_labels"
-
-
-def measure(argv: list[str], log: Path, env: dict, state: Path | None = None) -> dict:
-    """Wall, CPU-s (the process and its children) and peak tree RSS of one CLI run; with ``state`` (the
-    run's state.json, rewritten after every chunk) also the RSS samples by chunks finished."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    trace: list[tuple[int, int]] = []  # (chunks finished, RSS)
-    with open(log, "w") as err:
-        process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=err)
-        peak = 0
-        while process.poll() is None:
-            rss = tree_rss(process.pid)
-            peak = max(peak, rss)
-            if state is not None:
-                trace.append((chunks_done(state), rss))
-            time.sleep(0.05)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if process.returncode:
-        raise SystemExit(f"failed ({process.returncode}), see {log}: {' '.join(argv)}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall": wall, "cpu": cpu, "peak": peak, "trace": trace}
-
-
-def chunks_done(state: Path) -> int:
-    try:
-        return json.loads(state.read_text())["chunks"]
-    except (OSError, ValueError, KeyError):  # not written yet, or being replaced
-        return 0
 
 
 def halves(trace: list[tuple[int, int]]) -> tuple[int, int] | None:

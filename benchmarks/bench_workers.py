@@ -16,15 +16,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", REPO.parent / "shared/data"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_alict60 import SHARED, measure  # noqa: E402  (a sibling script, not a package)
 
 
 def run(workers: int, args, out: Path, env: dict) -> dict:
@@ -35,16 +32,11 @@ def run(workers: int, args, out: Path, env: dict) -> dict:
         "--mlm", str(SHARED / "models/mini-bert-mlm"), "--max-seeds", str(args.max_seeds),
         "--max-variants", "1", "--seed", "1", "--workers", str(workers), "--out", str(out), "--overwrite",
     ]  # fmt: skip
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    figures = measure(command, out.with_suffix(".log"), env)
     cases = (out / "cases.jsonl").read_bytes()
     seeds = sum(b'"kind":"seed"' in line for line in cases.splitlines())
     expansions = sum(b'"kind":"expansion"' in line for line in cases.splitlines())
-    return {"wall": wall, "cpu": cpu, "cases": cases, "seeds": seeds, "expansions": expansions}
+    return {**figures, "cases": cases, "seeds": seeds, "expansions": expansions}
 
 
 def main() -> None:
@@ -55,6 +47,7 @@ def main() -> None:
     args = parser.parse_args()
     env = {**os.environ, "NLTK_DATA": str(SHARED / "nltk_data"), "AUTOCHECK_CACHE": "off"}
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-workers-"))
+    out.mkdir(parents=True, exist_ok=True)
     rows = {str(n): run(n, args, out / f"workers-{n}", env) for n in (1, args.workers)}
     rows["1, 1 thread"] = run(1, args, out / "workers-1-thread-1", {**env, "OMP_NUM_THREADS": "1"})
     print(f"generate, {args.max_seeds} seeds x 10 LCs, 1 variant, stand-ins, caches off; suites in {out}")
