@@ -31,6 +31,7 @@ from .summary import (
     is_checklist,
     load_results,
     mapped_checklist,
+    model_capabilities,
     overall,
     pct,
     row_label,
@@ -430,10 +431,7 @@ def _counts_tables(results: dict[str, Any]) -> str:
     )
     for name, model in results["models"].items():
         rows = []
-        for cap in capabilities(results):
-            c = model["capabilities"].get(cap)
-            if c is None:
-                continue
+        for cap, c in model_capabilities(results, model):
             tr, inv = c.get("transitions", {}), c.get("inv") or {}
             inv_cell = (
                 f"<td>{pct(inv.get('failure_rate'))}"

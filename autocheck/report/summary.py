@@ -61,6 +61,12 @@ def capabilities(results: dict[str, Any]) -> list[str]:
     return sorted(caps, key=natural_key)
 
 
+def model_capabilities(results: dict[str, Any], model: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``(capability, its results)`` of one model, in the report's order, only those the model has."""
+    own = model["capabilities"]
+    return [(cap, own[cap]) for cap in capabilities(results) if cap in own]
+
+
 def row_label(results: dict[str, Any], cap: str) -> str:
     """A CheckList test's full name and LC; an autocheck capability as is."""
     test = manifest(results).get("tests", {}).get(cap)
@@ -273,10 +279,7 @@ def format_table(
     lines: list[str] = []
     for name, model in results["models"].items():
         rows = []
-        for cap in capabilities(results):
-            c = model["capabilities"].get(cap)
-            if c is None:
-                continue
+        for cap, c in model_capabilities(results, model):
             info = capability_info(results, cap)
             label = info["name"] + (f" {info['group']}" if info["group"] and info["name"] == cap else "")
             tally, transitions = headline(c), c.get("transitions", {})
