@@ -171,6 +171,9 @@ def test_placements_that_can_never_be_valid_give_way_to_the_next_ranked():
         "The [JJ] film was good",
         "The film was good [RB]",
     ]
+    # the top k of every production (--top-k-per production) skips them the same way
+    per_production = differ.differentiate("c", seed, top_k=1, per_production=True, usable=not_before_film)
+    assert rendered(per_production) == ["The film was good [RB]", "The film was [RB] good"]
 
 
 def test_top_k_counts_only_candidates_with_an_allowed_position():
