@@ -3,8 +3,13 @@ device options leave the suite's bytes as they are."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
+from conftest import tiny_bert
 from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 
 from autocheck import pipeline
@@ -27,6 +32,48 @@ def test_two_workers_write_the_same_bytes_as_one(stand_in_config, tmp_path, monk
     assert _suite(tmp_path / "two") == _suite(tmp_path / "one")
     timings = (tmp_path / "two" / "timings.json").read_text()
     assert '"workers": 2' in timings and '"mlm_rows"' in timings  # the workers did the model work
+
+
+def test_forked_workers_of_the_cli_write_the_same_cases_as_one_process(stand_in_config, tmp_path):  # noqa: F811
+    """The CLI has not imported torch when its pool starts, so its workers are forked after the preload
+    (the path users take; the tests' own process has torch and spawns)."""
+    pipeline.generate(stand_in_config, tmp_path / "one")
+    c = stand_in_config
+    capabilities = [arg for cap in c.capabilities for arg in ("--capability", cap)]
+    argv = [
+        *(
+            sys.executable,
+            "-m",
+            "autocheck",
+            "-v",
+            "generate",
+            "--dataset",
+            c.dataset,
+            "--lexicon",
+            c.lexicon,
+        ),
+        *capabilities,
+        *("--max-seeds", "3", "--parser", c.parser, "--mlm", c.mlm, "--fills-per-mask", "2"),
+        *("--chunk-size", "2", "--seed", "1", "--workers", "2", "--out", str(tmp_path / "forked")),
+    ]
+    env = {**os.environ, "AUTOCHECK_CACHE": str(tmp_path / "other-cache")}
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "expanding with 2 worker processes (fork)" in done.stderr
+    assert (tmp_path / "forked/cases.jsonl").read_bytes() == (tmp_path / "one/cases.jsonl").read_bytes()
+
+
+def test_the_preload_imports_the_masked_lms_model_module_and_loads_wordnet(tmp_path):
+    """What every forked worker would otherwise repeat is done once before the fork."""
+    mlm = tiny_bert(tmp_path / "mlm", "ForMaskedLM", ["good", "film"])
+    code = (
+        "import sys; from autocheck.execute.local import _preload; _preload(sys.argv[1]); "
+        "from autocheck.sources.lexicon import wordnet_reader; "
+        "print('transformers.models.bert.modeling_bert' in sys.modules, wordnet_reader.cache_info().currsize)"
+    )
+    done = subprocess.run([sys.executable, "-c", code, mlm], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "1"]
 
 
 def test_unit_size_does_not_change_the_suite(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
