@@ -189,8 +189,10 @@ def _config(args: argparse.Namespace, expand: bool):
 
 
 def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
+    from .execute import fix_malloc_thresholds
     from .pipeline import generate
 
+    fix_malloc_thresholds()  # a long generate's heap stays bounded (forked workers inherit it)
     config = _config(args, expand and not getattr(args, "no_expand", False))
     summary = generate(
         config,

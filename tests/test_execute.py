@@ -76,6 +76,40 @@ def test_the_preload_imports_the_masked_lms_model_module_and_loads_wordnet(tmp_p
     assert done.stdout.split() == ["True", "1"]
 
 
+MALLOC_PROBE = """
+import ctypes, sys
+from autocheck.execute import fix_malloc_thresholds
+if sys.argv[1] == "fixed":
+    assert fix_malloc_thresholds()
+libc = ctypes.CDLL("libc.so.6")
+libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+names = "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()
+Info = type("Info", (ctypes.Structure,), {"_fields_": [(n, ctypes.c_size_t) for n in names]})
+libc.mallinfo2.restype = Info
+before = libc.mallinfo2().hblks
+libc.free(libc.malloc(8 << 20))  # freeing a mapped 8 MiB block raises glibc's dynamic mmap threshold
+block = libc.malloc(4 << 20)
+print(libc.mallinfo2().hblks - before)  # 1: the 4 MiB block is mapped (given back when freed); 0: heap
+"""
+
+
+def test_fixed_malloc_thresholds_keep_large_blocks_mapped_after_a_large_free():
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6").mallinfo2  # noqa: B018 (glibc 2.33+)
+    except (OSError, AttributeError):
+        pytest.skip("not glibc 2.33 or later")
+    mapped = {
+        how: subprocess.run(
+            [sys.executable, "-c", MALLOC_PROBE, how], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        for how in ("default", "fixed")
+    }
+    assert mapped == {"default": "0", "fixed": "1"}
+
+
 def test_unit_size_does_not_change_the_suite(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
     stand_in_config.unit_size = 1
     pipeline.generate(stand_in_config, tmp_path / "small")

@@ -599,6 +599,25 @@ def test_pseudo_log_likelihood_is_batched_cached_and_batch_independent(tiny_bert
     assert scorer.forward_seconds == before  # all cached
 
 
+def test_pseudo_log_likelihood_passes_are_sized_by_tokens(tiny_bert, monkeypatch):
+    from autocheck.expand.fluency import FluencyScorer
+
+    pairs = [("this is a good movie .", "this is a movie ."), ("the dog ran very quickly .", "the dog ran .")]
+    one = FluencyScorer(tiny_bert, batch_size=64)._compute(pairs)
+    widths = []
+    real = FluencyScorer._log_probs
+    monkeypatch.setattr(
+        FluencyScorer,
+        "_log_probs",
+        lambda self, batch, encoded: (
+            widths.append(len(batch) * max(len(encoded[t]) for t, _ in batch)) or real(self, batch, encoded)
+        ),
+    )
+    monkeypatch.setattr(tiny_bert, "batch_tokens", 20)
+    assert FluencyScorer(tiny_bert, batch_size=64)._compute(pairs) == pytest.approx(one, abs=2e-4)
+    assert len(widths) > 2 and max(widths) <= 20  # padded tokens per pass within the budget
+
+
 @pytest.mark.shared_data
 def test_stand_in_pll_prefers_the_natural_sentence(shared_data):
     from autocheck.expand.fluency import FluencyScorer

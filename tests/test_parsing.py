@@ -37,6 +37,17 @@ def test_model_checksum_follows_file_contents(tmp_path):
     assert model_checksum(model) != before
 
 
+def test_parser_batches_group_similar_lengths_within_a_chart_cell_budget():
+    lengths = [5, 100, 6, 30, 5, 31, 99]
+    budget = 3 * 32**2
+    out = parsing.batches(lengths, 3, budget)
+    assert out == [[0, 4, 2], [3, 5], [6], [1]]  # shortest first; long sentences alone
+    for batch in out[:2]:
+        assert len(batch) * (max(lengths[i] for i in batch) + 1) ** 2 <= budget
+    assert parsing.batches(lengths, 64, 10**9) == [[0, 4, 2, 3, 5, 6, 1]]
+    assert parsing.batches([], 64, budget) == []
+
+
 def test_tree_string_drops_top_and_escapes_brackets():
     assert _escape("(") == "-LRB-" and _escape(":-)") == ":--RRB-"
     assert (

@@ -120,13 +120,19 @@ class FluencyScorer:
 
     def _rows(self, rows: list[tuple[int, int]], encoded: list[list[int]]) -> list[float]:
         """``log P(token | text with it masked)`` for each (text, position) row; rows of similar length
-        are batched together."""
+        are batched together, at most ``batch_size`` rows and the masked LM's ``batch_tokens`` tokens a
+        pass (memory follows the padded tokens, not the row count)."""
         order = sorted(range(len(rows)), key=lambda r: (len(encoded[rows[r][0]]), rows[r]))
         out = [0.0] * len(rows)
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
+        start = 0
+        while start < len(order):
+            end = min(start + self.batch_size, len(order))
+            width = len(encoded[rows[order[end - 1]][0]])  # the batch's longest (sorted by length)
+            end = min(end, start + max(1, self.mlm.batch_tokens // max(1, width)))
+            batch = order[start:end]
             for r, value in zip(batch, self._log_probs([rows[r] for r in batch], encoded)):
                 out[r] = value
+            start = end
         return out
 
     @torch.inference_mode()
