@@ -189,10 +189,8 @@ def _config(args: argparse.Namespace, expand: bool):
 
 
 def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
-    from .execute import fix_malloc_thresholds
     from .pipeline import generate
 
-    fix_malloc_thresholds()  # a long generate's heap stays bounded (forked workers inherit it)
     config = _config(args, expand and not getattr(args, "no_expand", False))
     summary = generate(
         config,
@@ -206,7 +204,7 @@ def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
         executor=getattr(args, "executor", "local"),
         ray_address=getattr(args, "ray_address", None),
     )
-    _print_counts(summary)
+    summary.print_table()
     return 0
 
 
@@ -215,29 +213,6 @@ def _progress(items, total, description):
     from .progress import stages
 
     return stages(items, total, description)
-
-
-def _print_counts(summary) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"suite written to {summary.out}")
-    columns = ["seeds", "seed_cases"]
-    if any(counts.perturbations for counts in summary.counts.values()):
-        columns.append("perturbations")
-    if any(counts.parsed or counts.masked_templates for counts in summary.counts.values()):  # expanded
-        columns += ["parsed", "masked_templates", "candidates", "expansions"]
-    table.add_column("capability")
-    for column in columns:
-        table.add_column(column.replace("_", " "), justify="right")
-    for cap_id, counts in summary.counts.items():
-        table.add_row(cap_id, *(f"{getattr(counts, c):,}" for c in columns))
-    Console().print(table)
-    skipped = summary.dataset_stats.get("skipped") or {}
-    if skipped:
-        Console().print(f"dataset rows skipped: {skipped}")
-    if summary.rejected:
-        Console().print(f"rejected: {dict(sorted(summary.rejected.items()))}")
 
 
 def cmd_grammar_build(args: argparse.Namespace) -> int:
@@ -492,7 +467,7 @@ def cmd_perturb(args: argparse.Namespace) -> int:
         labelled=False,
     )
     summary = generate(config, args.out, resume=args.resume, overwrite=args.overwrite, progress=_progress)
-    _print_counts(summary)
+    summary.print_table()
     return 0
 
 

@@ -77,13 +77,12 @@ def run_demo(
         print(f"reusing the suite generated before with the same settings: {suite_dir}")
     else:
         resume = (suite_dir / "state.json").exists()  # an interrupted demo continues where it stopped
-        from .cli import _print_counts
         from .progress import stages
 
         summary = generate(
             config, suite_dir, resume=resume and not overwrite, overwrite=overwrite, progress=stages
         )
-        _print_counts(summary)
+        summary.print_table()
     model = load_model(res["model"])  # its predictions are cached, so a rerun is quick
     results = run_suite(suite_dir, [model], prepare_output_dir(results_dir, overwrite=True))
     checklist_results, checklist_dir = None, None

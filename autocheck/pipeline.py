@@ -108,6 +108,29 @@ class RunSummary:
     rejected: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
 
+    def print_table(self) -> None:
+        """The counts per capability, the skipped rows and the rejections, as a terminal table."""
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"suite written to {self.out}")
+        columns = ["seeds", "seed_cases"]
+        if any(counts.perturbations for counts in self.counts.values()):
+            columns.append("perturbations")
+        if any(counts.parsed or counts.masked_templates for counts in self.counts.values()):  # expanded
+            columns += ["parsed", "masked_templates", "candidates", "expansions"]
+        table.add_column("capability")
+        for column in columns:
+            table.add_column(column.replace("_", " "), justify="right")
+        for cap_id, counts in self.counts.items():
+            table.add_row(cap_id, *(f"{getattr(counts, c):,}" for c in columns))
+        Console().print(table)
+        skipped = self.dataset_stats.get("skipped") or {}
+        if skipped:
+            Console().print(f"dataset rows skipped: {skipped}")
+        if self.rejected:
+            Console().print(f"rejected: {dict(sorted(self.rejected.items()))}")
+
 
 class _Timer:
     def __init__(self) -> None:
@@ -519,6 +542,7 @@ class _Expander:
     def expand_chunk(self, chunk: list[TestCase]) -> ChunkResult:
         """The chunk's result, from the chunk cache when it is there."""
         from .cache import Cache
+        from .execute import release_free_memory
 
         key = content_hash(self.identity(), *(dumps(case.to_json()) for case in chunk))
         cache = Cache("chunks")
@@ -527,6 +551,7 @@ class _Expander:
             if found is not None:
                 return ChunkResult(found["expansions"], found["counts"], found["rejected"], cached=True)
             result = self._expand_uncached(chunk)
+            release_free_memory()  # what the unit's batches freed, so the peak does not creep up
             cache.put_many({key: result.to_json()})
         finally:
             cache.close()

@@ -76,38 +76,41 @@ def test_the_preload_imports_the_masked_lms_model_module_and_loads_wordnet(tmp_p
     assert done.stdout.split() == ["True", "1"]
 
 
-MALLOC_PROBE = """
+HEAP_PROBE = """
 import ctypes, sys
-from autocheck.execute import fix_malloc_thresholds
-if sys.argv[1] == "fixed":
-    assert fix_malloc_thresholds()
+from autocheck.execute import release_free_memory
 libc = ctypes.CDLL("libc.so.6")
 libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
 libc.free.argtypes = [ctypes.c_void_p]
-names = "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()
-Info = type("Info", (ctypes.Structure,), {"_fields_": [(n, ctypes.c_size_t) for n in names]})
-libc.mallinfo2.restype = Info
-before = libc.mallinfo2().hblks
-libc.free(libc.malloc(8 << 20))  # freeing a mapped 8 MiB block raises glibc's dynamic mmap threshold
-block = libc.malloc(4 << 20)
-print(libc.mallinfo2().hblks - before)  # 1: the 4 MiB block is mapped (given back when freed); 0: heap
+rss = lambda: int(open("/proc/self/statm").read().split()[1]) * 4096 >> 20
+blocks = [libc.malloc(64 << 10) for _ in range(3200)]  # 200 MiB of heap blocks (below the mmap threshold)
+for block in blocks:
+    ctypes.memset(block, 1, 64 << 10)
+for block in blocks[:-1]:  # the last one pins the top of the heap: glibc keeps the freed pages
+    libc.free(block)
+held = rss()
+if sys.argv[1] == "release":
+    release_free_memory()
+print(held - rss())
 """
 
 
-def test_fixed_malloc_thresholds_keep_large_blocks_mapped_after_a_large_free():
+def test_released_free_memory_goes_back_to_the_system():
     import ctypes
 
     try:
-        ctypes.CDLL("libc.so.6").mallinfo2  # noqa: B018 (glibc 2.33+)
+        ctypes.CDLL("libc.so.6").malloc_trim  # noqa: B018
     except (OSError, AttributeError):
-        pytest.skip("not glibc 2.33 or later")
-    mapped = {
-        how: subprocess.run(
-            [sys.executable, "-c", MALLOC_PROBE, how], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        for how in ("default", "fixed")
+        pytest.skip("not glibc")
+    returned = {
+        how: int(
+            subprocess.run(
+                [sys.executable, "-c", HEAP_PROBE, how], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for how in ("keep", "release")
     }
-    assert mapped == {"default": "0", "fixed": "1"}
+    assert returned["keep"] < 10 and returned["release"] > 150  # MiB given back
 
 
 def test_unit_size_does_not_change_the_suite(stand_in_config, tmp_path, monkeypatch):  # noqa: F811

@@ -27,9 +27,6 @@ _EXPANDER: Any = None  # the worker process's expander (set by _start)
 
 def _start(config: Any, lexicon: Any, capabilities: dict, threads: int, options: dict) -> None:
     global _EXPANDER
-    from . import fix_malloc_thresholds
-
-    fix_malloc_thresholds()  # a forked worker has it from its parent already; a spawned one has not
     os.environ["OMP_NUM_THREADS"] = str(threads)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)

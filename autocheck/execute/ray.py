@@ -46,9 +46,6 @@ class _Worker(_Actor):
     def __init__(self, setup: tuple, threads: int):
         import torch
 
-        from . import fix_malloc_thresholds
-
-        fix_malloc_thresholds()
         torch.set_num_threads(threads)
         from ..pipeline import _Expander, _Timer
 
