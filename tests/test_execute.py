@@ -9,7 +9,6 @@ import sys
 
 import pytest
 import torch
-from conftest import tiny_bert
 from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 
 from autocheck import pipeline
@@ -61,19 +60,6 @@ def test_forked_workers_of_the_cli_write_the_same_cases_as_one_process(stand_in_
     assert done.returncode == 0, done.stderr
     assert "expanding with 2 worker processes (fork)" in done.stderr
     assert (tmp_path / "forked/cases.jsonl").read_bytes() == (tmp_path / "one/cases.jsonl").read_bytes()
-
-
-def test_the_preload_imports_the_masked_lms_model_module_and_loads_wordnet(tmp_path):
-    """What every forked worker would otherwise repeat is done once before the fork."""
-    mlm = tiny_bert(tmp_path / "mlm", "ForMaskedLM", ["good", "film"])
-    code = (
-        "import sys; from autocheck.execute.local import _preload; _preload(sys.argv[1]); "
-        "from autocheck.sources.lexicon import wordnet_reader; "
-        "print('transformers.models.bert.modeling_bert' in sys.modules, wordnet_reader.cache_info().currsize)"
-    )
-    done = subprocess.run([sys.executable, "-c", code, mlm], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "1"]
 
 
 HEAP_PROBE = """

@@ -5,9 +5,9 @@ them) and expands whole units (``config.unit_size`` seed cases), so a unit's res
 process computes for it. The parent answers units found in the chunk cache itself and starts the pool
 only at the first unit that is not, so a fully cached rerun starts no worker and loads no model. At most
 ``2 × workers`` units are in flight: memory does not grow with the number of seeds. Workers are forked
-when this process has not imported torch, after importing (never running) torch, transformers, the
-masked LM's model module and benepar and loading WordNet once here, so that the workers share them;
-they are spawned otherwise (forking a process whose OpenMP threads have run can hang).
+when this process has not imported torch, after importing (never running) torch, transformers and
+benepar once here so that the workers share them; they are spawned otherwise (forking a process whose
+OpenMP threads have run can hang).
 """
 
 from __future__ import annotations
@@ -53,28 +53,21 @@ def context_name() -> str:
     return "fork" if forkable and "torch" not in sys.modules else "spawn"
 
 
-def _preload(mlm: str) -> None:
-    """Before forking, do once what every worker would otherwise repeat (about 5 CPU-s each here): import
-    torch, benepar and the masked LM's own model module (``transformers`` imports it only when a model of
-    that type is first built), and load WordNet (the lexicons lemmatise with it). None of this starts an
-    OpenMP thread. A failure is left for the worker to report where the resource is needed."""
+def _preload() -> None:
+    """Import torch, the masked-LM classes and benepar before forking (imports start no OpenMP threads).
+
+    Importing more here (the masked LM's model module, WordNet) saved each worker 2 CPU-s but cost 4 to 5 s
+    of wall on the alict60 workload, the parent doing serially what the workers did side by side; importing
+    nothing here cost 15 CPU-s and no less wall."""
     for name in ("torch", "transformers", "benepar"):
         try:
             importlib.import_module(name)
-        except ImportError:
+        except ImportError:  # a missing one is reported where it is needed
             pass
     try:
-        from transformers import MODEL_FOR_MASKED_LM_MAPPING, AutoConfig
-
-        from ..resources import offline
-
-        local_only = offline() or os.path.isdir(mlm)
-        MODEL_FOR_MASKED_LM_MAPPING[type(AutoConfig.from_pretrained(mlm, local_files_only=local_only))]
-    except Exception:  # noqa: BLE001 (any failure here is the worker's to report, with its context)
+        from transformers import AutoModelForMaskedLM, AutoTokenizer  # noqa: F401
+    except ImportError:
         pass
-    from ..sources.lexicon import wordnet_reader
-
-    wordnet_reader()
 
 
 class _Done:
@@ -115,7 +108,7 @@ def expand_in_processes(chunks: Iterable[list], workers: int, expander: Any) -> 
                     if pool is None:
                         name = context_name()
                         if name == "fork":
-                            _preload(config.mlm)
+                            _preload()
                         args = (config, expander.lexicon, expander.capabilities, threads, expander.options())
                         pool = multiprocessing.get_context(name).Pool(workers, _start, args)
                         log.info("expanding with %d worker processes (%s)", workers, name)

@@ -102,7 +102,7 @@ class Lexicon(Protocol):
 
 
 @lru_cache(maxsize=1)
-def wordnet_reader() -> Any:
+def _wordnet() -> Any:
     """NLTK's WordNet reader when the corpus is installed, else None (lemmatisation falls back to rules)."""
     import nltk
 
@@ -121,7 +121,7 @@ def lemma_candidates(word: str, pos: str | None) -> Iterator[str]:
     """Base forms to try for an inflected ``word`` (lower-cased), most specific first."""
     word = word.lower()
     classes = POS_CLASSES if pos is None else (pos,)
-    wordnet = wordnet_reader()
+    wordnet = _wordnet()
     for p in classes:
         if wordnet is not None and p in _WORDNET_POS:
             lemma = wordnet.morphy(word, _WORDNET_POS[p])
