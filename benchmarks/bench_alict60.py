@@ -9,7 +9,8 @@ per seed case and per CPU-second, rows and candidates per kept expansion, agains
 (837.6 s, 435 expansions of 60 seeds, 821 masked sentences). Caches are off unless --cache DIR is given
 (run twice with the same DIR for the fully cached rerun). ``--src`` runs another checkout (e.g. the
 commit before this work) and ``--count-shim`` counts its forward rows by wrapping the model calls
-(for code that does not report them in timings.json).
+(for code that does not report them in timings.json). Last, the import floor: one process that only imports
+what a generate process must (autocheck's CLI, torch, the masked LM's model module, benepar).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", REPO.parent / "shared/data
 BENCH = Path(os.environ.get("AUTOCHECK_ALICT60", REPO.parent / "shared/bench/alict60"))
 ORIGINAL = {"wall": 837.6, "expansions": 435, "seeds": 60, "masked": 821}
 
+FLOOR = "import autocheck.cli, torch, transformers.models.bert.modeling_bert, benepar"
 SHIM = r"""
 import atexit, json, os, sys
 from autocheck.expand import fill, fluency
@@ -152,6 +154,12 @@ def main() -> None:
         f"{ORIGINAL['seeds']} seeds ({ORIGINAL['expansions'] / ORIGINAL['seeds']:.2f} per seed), "
         f"{ORIGINAL['masked']} masked sentences; wall ratio original/this run: "
         f"{ORIGINAL['wall'] / total['wall']:.1f}x"
+    )
+    # what no generate process can avoid: starting Python and importing the libraries its models need
+    floor = measure([sys.executable, "-c", FLOOR], out / "floor.log", env, cwd=args.src)
+    print(
+        f"import floor (python -c '{FLOOR}'): {floor['wall']:.1f} s wall, {floor['cpu']:.1f} CPU-s per "
+        f"process; three processes: {3 * floor['wall']:.1f} s of the total"
     )
 
 
