@@ -40,21 +40,10 @@ def test_forked_workers_of_the_cli_write_the_same_cases_as_one_process(stand_in_
     c = stand_in_config
     capabilities = [arg for cap in c.capabilities for arg in ("--capability", cap)]
     argv = [
-        *(
-            sys.executable,
-            "-m",
-            "autocheck",
-            "-v",
-            "generate",
-            "--dataset",
-            c.dataset,
-            "--lexicon",
-            c.lexicon,
-        ),
-        *capabilities,
-        *("--max-seeds", "3", "--parser", c.parser, "--mlm", c.mlm, "--fills-per-mask", "2"),
-        *("--chunk-size", "2", "--seed", "1", "--workers", "2", "--out", str(tmp_path / "forked")),
-    ]
+        sys.executable, "-m", "autocheck", "-v", "generate", "--dataset", c.dataset, "--lexicon", c.lexicon,
+        *capabilities, "--max-seeds", "3", "--parser", c.parser, "--mlm", c.mlm, "--fills-per-mask", "2",
+        "--chunk-size", "2", "--seed", "1", "--workers", "2", "--out", str(tmp_path / "forked"),
+    ]  # fmt: skip
     env = {**os.environ, "AUTOCHECK_CACHE": str(tmp_path / "other-cache")}
     done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr

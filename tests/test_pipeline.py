@@ -358,3 +358,20 @@ def test_progress_total_does_not_change_the_output(shared_data, small_dataset, t
     assert sorted(p.name for p in (tmp_path / "bar").iterdir()) == sorted(
         p.name for p in (tmp_path / "plain").iterdir()
     )  # the spool leaves nothing behind
+
+
+def test_the_closing_table_shows_counts_skipped_rows_and_rejections(capsys):
+    counts = {
+        "LC1": pipeline.CapabilityCounts(seeds=3, seed_cases=5, parsed=5, masked_templates=7, expansions=4),
+        "LC2": pipeline.CapabilityCounts(seeds=1, seed_cases=1),
+    }
+    summary = pipeline.RunSummary(Path("suites/sst"), counts, {"skipped": {"empty text": 2}}, {"fill: pos": 9})
+    summary.print_table()
+    out = capsys.readouterr().out
+    assert "suite written to suites/sst" in out
+    assert "masked" in out and "parsed" in out and "perturbations" not in out  # expanded, no empty column
+    rows = [line.strip("│ ").split() for line in out.splitlines() if line.startswith("│")]
+    assert rows == [["LC1", "│", "3", "│", "5", "│", "5", "│", "7", "│", "0", "│", "4"],
+                    ["LC2", "│", "1", "│", "1", "│", "0", "│", "0", "│", "0", "│", "0"]]  # fmt: skip
+    assert "dataset rows skipped: {'empty text': 2}" in out
+    assert "rejected: {'fill: pos': 9}" in out
