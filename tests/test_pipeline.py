@@ -365,7 +365,8 @@ def test_the_closing_table_shows_counts_skipped_rows_and_rejections(capsys):
         "LC1": pipeline.CapabilityCounts(seeds=3, seed_cases=5, parsed=5, masked_templates=7, expansions=4),
         "LC2": pipeline.CapabilityCounts(seeds=1, seed_cases=1),
     }
-    summary = pipeline.RunSummary(Path("suites/sst"), counts, {"skipped": {"empty text": 2}}, {"fill: pos": 9})
+    skipped = {"skipped": {"empty text": 2}}
+    summary = pipeline.RunSummary(Path("suites/sst"), counts, skipped, {"fill: pos": 9})
     summary.print_table()
     out = capsys.readouterr().out
     assert "suite written to suites/sst" in out
