@@ -45,11 +45,11 @@ def main() -> None:
     start = time.perf_counter()
     with torch.inference_mode():
         for i in range(0, len(texts), args.batch_size):
-            batch = model.tokenizer(
+            batch = model.network.tokenizer(
                 texts[i : i + args.batch_size], padding=True, truncation=True,
-                max_length=model.max_length, return_tensors="pt",
+                max_length=model.network.max_length, return_tensors="pt",
             )  # fmt: skip
-            torch.softmax(model.model(**batch).logits, dim=-1).numpy()
+            torch.softmax(model.network.model(**batch).logits, dim=-1).numpy()
     bare = time.perf_counter() - start
 
     start = time.perf_counter()

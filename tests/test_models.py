@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+import transformers
 
 from autocheck.models import default_task, load_model
 from autocheck.models.callables import CallableModel
@@ -113,11 +114,21 @@ def test_hf_model_from_directory_predicts_and_caches(tmp_path, monkeypatch):
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
     np.testing.assert_allclose(probs[0], probs[2])
 
-    calls = []
-    monkeypatch.setattr(HFModel, "_predict", lambda self, batch: calls.append(batch))
+    def no_weights(*args, **kwargs):
+        raise AssertionError("the weights were loaded")
+
+    monkeypatch.setattr(transformers.AutoModelForSequenceClassification, "from_pretrained", no_weights)
     again = load_model(str(directory), device="cpu")  # a new process would load it the same way
-    np.testing.assert_allclose(again.predict_proba(texts), probs)
-    assert calls == []  # every text came from the prediction cache
+    np.testing.assert_allclose(again.predict_proba(texts), probs)  # every text from the prediction cache
+    assert again.labels == ("positive", "negative")  # read from the config alone
+
+
+def test_hf_weights_that_cannot_load_stop_the_run_on_the_first_batch(tmp_path):
+    directory = make_bert(tmp_path / "bert", {0: "negative", 1: "positive"})
+    (directory / "model.safetensors").write_bytes(b"not a checkpoint")
+    model = load_model(str(directory), device="cpu")  # the config is fine
+    with pytest.raises(ResourceMissing, match="directory '.*bert' could not be loaded"):
+        model.predict_proba(["good"])  # not recorded as a failed input and the run going on
 
 
 def test_hf_identity_changes_with_weights(tmp_path):

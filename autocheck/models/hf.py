@@ -2,14 +2,17 @@
 texts (``roberta-large-mnli``, ``textattack/bert-base-uncased-QQP``, ``textattack/bert-base-uncased-SST-2``)
 and extractive question answering (``distilbert-base-cased-distilled-squad``).
 
-Loaded once, batched, truncated to the model's maximum length, run under ``torch.inference_mode()``.
+Loaded once (the config at once, the weights on the first batch to compute), batched, truncated to the
+model's maximum length, run under ``torch.inference_mode()``.
 Classifier labels come from ``config.id2label`` through the task's names and aliases.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,6 +24,12 @@ from .base import Input, Model
 MAX_ANSWER_TOKENS = 30  # SQuAD's usual bound on an answer span
 
 
+class Network(NamedTuple):
+    tokenizer: Any
+    model: Any  # on its device, in eval mode
+    max_length: int
+
+
 class _HFBase(Model):
     auto_class = "AutoModelForSequenceClassification"
 
@@ -29,29 +38,41 @@ class _HFBase(Model):
         import transformers
 
         self.name, self.task, self.batch_size = spec, task, batch_size
-        local = Path(spec).expanduser()
-        source = str(local) if local.is_dir() else spec
-        try:
-            self.tokenizer = transformers.AutoTokenizer.from_pretrained(source)
-            self.model = getattr(transformers, self.auto_class).from_pretrained(source)
-        except (OSError, ValueError) as e:
-            where = "directory" if local.is_dir() else "Hugging Face model"
-            how = "" if local.is_dir() else " (download it once online, or pass a local directory)"
-            state = "offline: " if offline() and not local.is_dir() else ""
-            message = f"{state}{where} '{spec}' could not be loaded as {self.auto_class}{how}: {e}"
-            raise ResourceMissing(message.split("\n")[0]) from None
+        self._local = Path(spec).expanduser()
+        self._source = str(self._local) if self._local.is_dir() else spec
+        self.config = self._loading(transformers.AutoConfig.from_pretrained)
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device = torch.device(device)
-        self.model.to(self.device).eval()
-        # Tokenizers saved without a limit report a huge model_max_length; the position table is the real one.
-        positions = getattr(self.model.config, "max_position_embeddings", None) or 512
-        self.max_length = min(self.tokenizer.model_max_length or positions, positions)
-        self.identity = f"hf:{_weights_identity(local) if local.is_dir() else self._hub_identity(spec)}"
+        if self._local.is_dir():
+            self.identity = f"hf:{_weights_identity(self._local)}"
+        else:
+            commit = getattr(self.config, "_commit_hash", None)
+            self.identity = f"hf:{spec}@{commit}" if commit else f"hf:{spec}"
 
-    def _hub_identity(self, spec: str) -> str:
-        commit = getattr(self.model.config, "_commit_hash", None)
-        return f"{spec}@{commit}" if commit else spec
+    @cached_property
+    def network(self) -> Network:
+        """Tokenizer and weights, loaded on the first batch this process computes: a run whose answers
+        all come from the prediction cache, or from Ray actors, never loads them (only the config)."""
+        import transformers
+
+        tokenizer = self._loading(transformers.AutoTokenizer.from_pretrained)
+        model = self._loading(getattr(transformers, self.auto_class).from_pretrained)
+        model.to(self.device).eval()
+        # Tokenizers saved without a limit report a huge model_max_length; the position table is the real one.
+        positions = getattr(self.config, "max_position_embeddings", None) or 512
+        return Network(tokenizer, model, min(tokenizer.model_max_length or positions, positions))
+
+    def _loading(self, from_pretrained: Callable[[str], Any]) -> Any:
+        """``from_pretrained(source)``; what cannot be loaded is a ``ResourceMissing`` naming the model."""
+        try:
+            return from_pretrained(self._source)
+        except Exception as e:  # OSError, ValueError, safetensors' own error on a damaged file, ...
+            where = "directory" if self._local.is_dir() else "Hugging Face model"
+            how = "" if self._local.is_dir() else " (download it once online, or pass a local directory)"
+            state = "offline: " if offline() and not self._local.is_dir() else ""
+            message = f"{state}{where} '{self.name}' could not be loaded as {self.auto_class}{how}: {e}"
+            raise ResourceMissing(message.split("\n")[0]) from None
 
 
 class HFModel(_HFBase):
@@ -63,18 +84,19 @@ class HFModel(_HFBase):
                 f"model {spec}: a sequence classifier reads one text or a pair, not {task.inputs}"
             )
         super().__init__(spec, task, batch_size=batch_size, device=device)
-        id2label = self.model.config.id2label
+        id2label = self.config.id2label
         self.labels = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {spec}")
 
     def _predict(self, batch: list[Input]) -> np.ndarray:
         import torch
 
+        tokenizer, model, max_length = self.network
         columns = [list(column) for column in zip(*batch)]
-        encoded = self.tokenizer(
-            *columns, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+        encoded = tokenizer(
+            *columns, padding=True, truncation=True, max_length=max_length, return_tensors="pt"
         ).to(self.device)
         with torch.inference_mode():
-            logits = self.model(**encoded).logits
+            logits = model(**encoded).logits
         return torch.softmax(logits.float(), dim=-1).cpu().numpy()
 
 
@@ -95,13 +117,14 @@ class HFQuestionAnswering(_HFBase):
     def _predict(self, batch: list[Input]) -> list[tuple[str, float]]:
         import torch
 
+        tokenizer, model, max_length = self.network
         contexts = [item[self._context] for item in batch]
-        encoded = self.tokenizer(
+        encoded = tokenizer(
             [item[self._question] for item in batch],
             contexts,
             padding=True,
             truncation="only_second",
-            max_length=self.max_length,
+            max_length=max_length,
             return_offsets_mapping=True,
             return_tensors="pt",
         )
@@ -109,7 +132,7 @@ class HFQuestionAnswering(_HFBase):
         in_context = torch.tensor([[s == 1 for s in encoded.sequence_ids(i)] for i in range(len(batch))])
         encoded = encoded.to(self.device)
         with torch.inference_mode():
-            out = self.model(**encoded)
+            out = model(**encoded)
         start = out.start_logits.float().cpu().masked_fill(~in_context, -1e9)
         end = out.end_logits.float().cpu().masked_fill(~in_context, -1e9)
         # span (i, j) scores start[i] + end[j] for i <= j < i + MAX_ANSWER_TOKENS
