@@ -11,6 +11,7 @@ import pytest
 
 from autocheck.records import Example
 from autocheck.requirements import load_capabilities
+from autocheck.sources import search as search_module
 from autocheck.sources.search import NEGATIONS, analyze, satisfies, search, select, tag
 
 log = logging.getLogger(__name__)
@@ -202,6 +203,17 @@ def test_negation_lcs_take_only_what_the_negation_governs(text, lc4):
     assert satisfies(lc6_cap, "This is a bad movie, but the cast is good.", "negative", LEXICON)
     assert not satisfies(lc6_cap, "It is not a good movie.", "negative", LEXICON)
     assert not satisfies(lc6_cap, "I never liked it.", "negative", LEXICON)
+
+
+def test_satisfies_decides_a_failed_label_or_pattern_without_tokenising(monkeypatch):
+    """The expansion stage asks this of thousands of placements per seed (most LC4 insertions break its
+    "This is" pattern); those are answered from the raw text."""
+    lc4, lc9 = load_capabilities(only=["LC4", "LC9"])
+    monkeypatch.setattr(search_module, "tokenize", None)  # tokenising would raise
+    assert not satisfies(lc4, "This thing is a bad movie.", "negative", LEXICON)  # the pattern fails
+    assert not satisfies(lc4, "This is a bad movie.", "positive", LEXICON)  # the label fails
+    with pytest.raises(TypeError):
+        satisfies(lc9, "A good film.", "positive", LEXICON)  # label and pattern pass: tokenised
 
 
 def test_select_is_deterministic_and_independent_of_input_order():
