@@ -19,6 +19,20 @@ from pathlib import Path
 SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared/data"))
 
 
+def stand_in_config(**settings):
+    """A ``GenerateConfig`` on the offline stand-ins (SST table, opinion lexicon, stand-in benepar, mini BERT
+    masked LM) with ``settings`` (further fields); bench_gpu.py and bench_validity.py use it too."""
+    from autocheck.pipeline import GenerateConfig
+
+    return GenerateConfig(
+        dataset=str(SHARED / "datasets/sst/derived_sentence_labels"),
+        lexicon="opinion",
+        parser=str(SHARED / "models/benepar_ptbsample_charlstm"),
+        mlm=str(SHARED / "models/mini-bert-mlm"),
+        **settings,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--max-seeds", type=int, default=20)
@@ -32,7 +46,7 @@ def main() -> None:
 
     torch.set_num_threads(1)
     from autocheck.expand import fill
-    from autocheck.pipeline import GenerateConfig, generate
+    from autocheck.pipeline import generate
 
     tag_seconds = [0.0]
 
@@ -48,14 +62,8 @@ def main() -> None:
 
     fill.pos_tag_sents = timed(fill.pos_tag_sents)  # the tagger calls of validation
     fill.pos_tag_from = timed(fill.pos_tag_from)
-    config = GenerateConfig(
-        dataset=str(SHARED / "datasets/sst/derived_sentence_labels"),
-        lexicon="opinion",
-        parser=str(SHARED / "models/benepar_ptbsample_charlstm"),
-        mlm=str(SHARED / "models/mini-bert-mlm"),
-        max_seeds=args.max_seeds,
-        max_variants=args.max_variants,
-        beam_size=args.beam_size,
+    config = stand_in_config(
+        max_seeds=args.max_seeds, max_variants=args.max_variants, beam_size=args.beam_size
     )
     shutil.rmtree(args.out, ignore_errors=True)
     rss_after_chunk: list[float] = []

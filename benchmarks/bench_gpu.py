@@ -13,11 +13,12 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", REPO.parent / "shared/data"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_generate import SHARED, stand_in_config  # noqa: E402  (a sibling script, not a package)
 
 
 def main() -> None:
@@ -33,16 +34,9 @@ def main() -> None:
         return
     os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
     os.environ["AUTOCHECK_CACHE"] = "off"
-    from autocheck.pipeline import GenerateConfig, generate
+    from autocheck.pipeline import generate
 
-    config = GenerateConfig(
-        dataset=str(SHARED / "datasets/sst/derived_sentence_labels"),
-        lexicon="opinion",
-        parser=str(SHARED / "models/benepar_ptbsample_charlstm"),
-        mlm=str(SHARED / "models/mini-bert-mlm"),
-        max_seeds=args.max_seeds,
-        max_variants=1,
-    )
+    config = stand_in_config(max_seeds=args.max_seeds, max_variants=1)
     shutil.rmtree(args.out, ignore_errors=True)
     start = time.perf_counter()
     summary = generate(config, args.out, device="cuda", batch_size=args.batch_size)

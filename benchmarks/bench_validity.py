@@ -31,10 +31,13 @@ import json
 import os
 import shutil
 import statistics
+import sys
 from collections import Counter
 from pathlib import Path
 
-SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared/data"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_generate import SHARED, stand_in_config  # noqa: E402  (a sibling script, not a package)
+
 LABELS = Path(__file__).with_name("fluency_labels.jsonl")
 DEFECTS = ("glued", "casing", "doubled", "seed changed", "outside span", "negation")
 
@@ -59,15 +62,8 @@ def main() -> None:
     from autocheck.store import read_jsonl
 
     def config(threshold: float | None) -> GenerateConfig:
-        return GenerateConfig(
-            dataset=str(SHARED / "datasets/sst/derived_sentence_labels"),
-            lexicon="opinion",
-            parser=str(SHARED / "models/benepar_ptbsample_charlstm"),
-            mlm=str(SHARED / "models/mini-bert-mlm"),
-            max_seeds=args.max_seeds,
-            max_variants=1,
-            seed=args.seed,
-            fluency_threshold=threshold,
+        return stand_in_config(
+            max_seeds=args.max_seeds, max_variants=1, seed=args.seed, fluency_threshold=threshold
         )
 
     runs: dict[str, list[TestCase]] = {}
