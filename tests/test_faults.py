@@ -5,7 +5,6 @@ state not yet saved, the state half replaced) and a full disk (ENOSPC) during a 
 
 from __future__ import annotations
 
-import csv
 import errno
 import json
 import signal
@@ -15,23 +14,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+from test_pipeline import small_dataset  # noqa: F401
 
 from autocheck import pipeline, store
 from autocheck.cli import main
 
 LEXICON = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet.txt"
-ROWS = [
-    ("This is a bad movie.", "negative"),
-    ("That is a terrible plot.", "negative"),
-    ("The acting is awful and boring.", "negative"),
-    ("This is a good film.", "positive"),
-    ("That is a wonderful story.", "positive"),
-    ("The cast is great and the script is smart.", "positive"),
-    ("This is a film about a family.", "neutral"),
-    ("That is a story about a town.", "neutral"),
-    ("A terrible and boring mess.", "negative"),
-    ("A lovely and charming film.", "positive"),
-]
 
 # Runs generate in a child process and SIGKILLs it at the chosen point of the chosen chunk.
 CHILD = r"""
@@ -79,12 +67,9 @@ pipeline.generate(config, out)
 
 
 @pytest.fixture
-def config(shared_data, tmp_path) -> pipeline.GenerateConfig:
-    dataset = tmp_path / "reviews.csv"
-    with open(dataset, "w", newline="") as f:
-        csv.writer(f).writerows([("text", "label"), *ROWS])
+def config(shared_data, small_dataset) -> pipeline.GenerateConfig:  # noqa: F811
     return pipeline.GenerateConfig(
-        dataset=str(dataset), lexicon=str(LEXICON), expand=False, chunk_size=3, seed=3
+        dataset=str(small_dataset), lexicon=str(LEXICON), expand=False, chunk_size=3, seed=3
     )
 
 
