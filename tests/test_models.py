@@ -18,11 +18,14 @@ SENTIMENT = default_task()
 
 
 def three_way(p):
-    return SENTIMENT._banded(np.asarray(p))
+    """A binary model's P(positive) ``p`` read as the three sentiment labels: their probabilities."""
+    p = np.asarray(p, dtype=float)
+    return SENTIMENT.read(("negative", "positive"), np.column_stack([1 - p, p]))[0]
 
 
 def three_way_labels(p):
-    return SENTIMENT._band_labels(np.asarray(p))
+    p = np.asarray(p, dtype=float)
+    return SENTIMENT.read(("negative", "positive"), np.column_stack([1 - p, p]))[1]
 
 
 def sentiment_probs(labels, probs):

@@ -222,16 +222,19 @@ def test_stand_in_model_on_a_hand_written_suite(shared_data, tmp_path):
     assert caps["LC2"]["transitions"]["pass_to_pass"] == 2
 
 
+BINARY = ("negative", "positive")  # a two-class sentiment model
+
+
 def test_dir_on_the_task_score_counts_a_move_into_the_neutral_band_the_right_way():
     """CheckList's "add positive phrases": P(positive) - P(negative) must not fall by more than 0.1. A binary
     model moving from P(positive) 0.2 to 0.5 lands in the neutral band, where P(positive) reads 0: the
     score rises (pass), though P(positive) alone fell (the old reading failed it)."""
-    before, after = T._banded(np.array([0.2, 0.5]))
+    before, after = T.read(BINARY, np.array([[0.8, 0.2], [0.5, 0.5]]))[0]
     score_up = {"score": {"plus": "positive", "minus": "negative"}, "direction": "up", "tolerance": 0.1}
     assert expect.dir_outcome(T, score_up, before, "negative", after, "neutral") == PASS
     label_up = {"label": "positive", "direction": "up", "tolerance": 0.1}
     assert expect.dir_outcome(T, label_up, before, "negative", after, "neutral") == FAIL
-    worse = T._banded(np.array([0.05]))[0]
+    worse = T.read(BINARY, np.array([[0.95, 0.05]]))[0][0]
     assert expect.dir_outcome(T, score_up, before, "negative", worse, "negative") == FAIL  # -0.6 -> -0.9
     target = {"target": ["neutral", "positive"]}
     assert expect.dir_outcome(T, target, before, "negative", after, "neutral") == PASS
