@@ -17,15 +17,18 @@ from autocheck.store import InputError
 SENTIMENT = default_task()
 
 
-def three_way(p):
-    """A binary model's P(positive) ``p`` read as the three sentiment labels: their probabilities."""
+def read_binary(p):
+    """A binary model's P(positive) ``p`` read as the three sentiment labels: (probabilities, labels)."""
     p = np.asarray(p, dtype=float)
-    return SENTIMENT.read(("negative", "positive"), np.column_stack([1 - p, p]))[0]
+    return SENTIMENT.read(("negative", "positive"), np.column_stack([1 - p, p]))
+
+
+def three_way(p):
+    return read_binary(p)[0]
 
 
 def three_way_labels(p):
-    p = np.asarray(p, dtype=float)
-    return SENTIMENT.read(("negative", "positive"), np.column_stack([1 - p, p]))[1]
+    return read_binary(p)[1]
 
 
 def sentiment_probs(labels, probs):
