@@ -7,6 +7,7 @@ import pytest
 import torch
 import transformers
 
+from autocheck.export import BINARY
 from autocheck.models import default_task, load_model
 from autocheck.models.callables import CallableModel
 from autocheck.models.files import FilePredictions
@@ -20,7 +21,7 @@ SENTIMENT = default_task()
 def read_binary(p):
     """A binary model's P(positive) ``p`` read as the three sentiment labels: (probabilities, labels)."""
     p = np.asarray(p, dtype=float)
-    return SENTIMENT.read(("negative", "positive"), np.column_stack([1 - p, p]))
+    return SENTIMENT.read(BINARY, np.column_stack([1 - p, p]))
 
 
 def three_way(p):

@@ -10,6 +10,7 @@ import torch
 
 from autocheck import expect
 from autocheck.expect import FAIL, NA, PASS
+from autocheck.export import BINARY
 from autocheck.models import CallableModel, default_task, load_model
 from autocheck.records import TestCase
 from autocheck.run import run_suite
@@ -220,9 +221,6 @@ def test_stand_in_model_on_a_hand_written_suite(shared_data, tmp_path):
     assert caps["LC2"]["failure_rate"] == 0.0  # plain sentiment is what the stand-in learned
     assert caps["LC4"]["failure_rate"] >= 2 / 3  # negated negatives mostly read as negative
     assert caps["LC2"]["transitions"]["pass_to_pass"] == 2
-
-
-BINARY = ("negative", "positive")  # a two-class sentiment model
 
 
 def test_dir_on_the_task_score_counts_a_move_into_the_neutral_band_the_right_way():
