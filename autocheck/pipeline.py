@@ -655,14 +655,20 @@ _PLACEHOLDERS = {
 }  # fmt: skip
 
 
-def _units(chunk: list[TestCase], size: int, workers: int = 1) -> list[list[TestCase]]:
-    """A chunk's units: consecutive runs of at most ``size`` cases, each expanded on its own. With several
-    ``workers`` a short chunk is cut finer, into at least two units per worker, so that none of them idles
-    while another works through a large unit (a unit's result does not depend on how cases are grouped)."""
+# A short chunk is cut into at least this many units, so that several workers share it.
+MIN_UNITS = 4
+
+
+def _units(chunk: list[TestCase], size: int) -> list[list[TestCase]]:
+    """A chunk's units: consecutive runs of at most ``size`` cases, each expanded on its own; a short chunk
+    is cut finer, into at least ``MIN_UNITS``, so that workers do not idle while one works through a large
+    unit. The cut depends on the chunk and ``size`` alone, never on how many workers or actors share it:
+    a unit's cases are batched together, and the masked LM's scores change in their last bits with the
+    batch they are computed in (a logit by 7.6e-6 when a row is scored with others, even of its own
+    length), which changed a rounded score between one and two workers on the alict60 seeds."""
     if size < 1:
         raise InputError(f"unit_size must be at least 1, not {size}")
-    if workers > 1:
-        size = min(size, max(1, -(-len(chunk) // (2 * workers))))
+    size = min(size, max(1, -(-len(chunk) // MIN_UNITS)))
     return [chunk[i : i + size] for i in range(0, len(chunk), size)] or [[]]
 
 

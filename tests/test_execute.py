@@ -9,6 +9,7 @@ import sys
 
 import pytest
 import torch
+from conftest import require
 from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 
 from autocheck import pipeline
@@ -98,12 +99,31 @@ def test_unit_size_does_not_change_the_suite(stand_in_config, tmp_path, monkeypa
     assert cases(tmp_path / "small") == cases(tmp_path / "large")
 
 
-def test_several_workers_cut_a_short_chunk_into_at_least_two_units_each():
+def test_a_chunk_is_cut_into_the_same_units_whatever_shares_it():
     chunk = list(range(12))
-    assert [len(u) for u in pipeline._units(chunk, 8)] == [8, 4]
-    assert [len(u) for u in pipeline._units(chunk, 8, workers=2)] == [3, 3, 3, 3]
-    assert [len(u) for u in pipeline._units(list(range(64)), 8, workers=2)] == [8] * 8  # long: as set
-    assert sum(pipeline._units(chunk, 8, workers=3), []) == chunk
+    assert [len(u) for u in pipeline._units(chunk, 8)] == [3, 3, 3, 3]  # short: at least MIN_UNITS
+    assert [len(u) for u in pipeline._units(list(range(64)), 8)] == [8] * 8  # long: as set
+    assert [len(u) for u in pipeline._units(chunk[:2], 8)] == [1, 1]
+    assert sum(pipeline._units(chunk, 5), []) == chunk
+
+
+def test_two_workers_write_the_same_bytes_as_one_on_the_alict60_seeds(shared_data, tmp_path, monkeypatch):
+    """On real seeds, where a unit's batches decide the last bits of the masked LM's scores: the alict60
+    LC9 seeds once got another rounded score with two workers, whose units were cut finer."""
+    models = shared_data / "models"
+    config = pipeline.GenerateConfig(
+        dataset=str(require(shared_data.parent / "bench/alict60/LC9/SSTB_train.csv")),
+        capabilities=["LC9"],
+        lexicon="opinion",
+        max_variants=1,
+        parser=str(require(models / "benepar_ptbsample_charlstm")),
+        mlm=str(require(models / "mini-bert-mlm")),
+        seed=1,
+    )
+    pipeline.generate(config, tmp_path / "one")
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "other-cache"))
+    pipeline.generate(config, tmp_path / "two", workers=2)
+    assert _suite(tmp_path / "two") == _suite(tmp_path / "one")
 
 
 def test_a_fully_cached_rerun_loads_no_model(stand_in_config, tmp_path, monkeypatch):  # noqa: F811

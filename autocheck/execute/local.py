@@ -100,7 +100,7 @@ def expand_in_processes(chunks: Iterable[list], workers: int, expander: Any) -> 
                     exhausted = True
                     break
                 units = []
-                for unit in _units(chunk, config.unit_size, workers):
+                for unit in _units(chunk, config.unit_size):
                     found = expander.cached(unit)
                     if found is not None:
                         units.append(_Done(found))

@@ -189,7 +189,7 @@ class RayExecutor(ActorPool):
 
         def units() -> Iterator[list]:
             for chunk in chunks:
-                parts = _units(chunk, self.config.unit_size, self.size)
+                parts = _units(chunk, self.config.unit_size)
                 sizes.append((chunk, len(parts)))
                 yield from parts
 
