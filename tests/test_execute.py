@@ -3,6 +3,7 @@ device options leave the suite's bytes as they are."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -87,6 +88,18 @@ def test_released_free_memory_goes_back_to_the_system():
         for how in ("keep", "release")
     }
     assert returned["keep"] < 10 and returned["release"] > 150  # MiB given back
+
+
+def test_a_worker_that_cannot_start_fails_the_first_unit_instead_of_restarting_forever():
+    from autocheck.execute import local
+
+    config = pipeline.GenerateConfig(dataset=None, parser="no_such_benepar_model")
+    pool = multiprocessing.get_context("spawn").Pool(1, local._start, (config, None, {}, 1, {}))
+    try:
+        with pytest.raises(ResourceMissing, match="no_such_benepar_model"):
+            pool.apply_async(local._expand, ([],)).get(timeout=120)
+    finally:
+        pool.terminate()
 
 
 def test_unit_size_does_not_change_the_suite(stand_in_config, tmp_path, monkeypatch):  # noqa: F811

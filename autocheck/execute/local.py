@@ -23,16 +23,21 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 _EXPANDER: Any = None  # the worker process's expander (set by _start)
+_START_ERROR: Exception | None = None  # why _start could not set it
 
 
 def _start(config: Any, lexicon: Any, capabilities: dict, threads: int, options: dict) -> None:
-    global _EXPANDER
+    global _EXPANDER, _START_ERROR
     os.environ["OMP_NUM_THREADS"] = str(threads)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
     from ..pipeline import _Expander, _Timer
 
-    _EXPANDER = _Expander(config, lexicon, capabilities, _Timer())
+    try:
+        _EXPANDER = _Expander(config, lexicon, capabilities, _Timer())
+    except Exception as error:  # a pool restarts a worker whose initializer raises, forever: report it
+        _START_ERROR = error
+        return
     for name, value in options.items():
         setattr(_EXPANDER, name, value)
 
@@ -40,6 +45,8 @@ def _start(config: Any, lexicon: Any, capabilities: dict, threads: int, options:
 def _expand(unit: list) -> Any:
     from ..pipeline import _model_calls
 
+    if _START_ERROR is not None:
+        raise _START_ERROR
     result = _EXPANDER.expand_chunk(unit)
     # this worker's totals so far, by process (the parent keeps the latest of each worker)
     result.calls = {
@@ -107,9 +114,9 @@ def expand_in_processes(chunks: Iterable[list], workers: int, expander: Any) -> 
                         continue
                     if pool is None:
                         name = context_name()
+                        args = (config, expander.lexicon, expander.capabilities, threads, expander.options())
                         if name == "fork":
                             _preload()
-                        args = (config, expander.lexicon, expander.capabilities, threads, expander.options())
                         pool = multiprocessing.get_context(name).Pool(workers, _start, args)
                         log.info("expanding with %d worker processes (%s)", workers, name)
                     units.append(pool.apply_async(_expand, (unit,)))
