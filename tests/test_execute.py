@@ -90,6 +90,30 @@ def test_released_free_memory_goes_back_to_the_system():
     assert returned["keep"] < 10 and returned["release"] > 150  # MiB given back
 
 
+GC_PROBE = """
+import gc, sys, tempfile
+from autocheck.execute import local
+from autocheck.pipeline import GenerateConfig
+
+def collector():
+    return gc.isenabled(), gc.get_freeze_count()
+
+config = GenerateConfig(dataset=None, parser=tempfile.gettempdir())  # a directory: loaded on first parse
+pool = local._forked_pool(1, (config, None, {}, 1, {}))
+print(*pool.apply(collector), *collector(), "transformers" in sys.modules)
+pool.terminate()
+"""
+
+
+def test_forked_workers_collect_garbage_but_never_walk_what_they_inherit():
+    out = subprocess.run(
+        [sys.executable, "-c", GC_PROBE], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
+    worker_on, worker_frozen, parent_on, parent_frozen, preloaded = out.split()
+    assert worker_on == "True" and int(worker_frozen) > 100_000  # the preloaded modules' objects
+    assert parent_on == "True" and parent_frozen == "0" and preloaded == "True"
+
+
 def test_a_worker_that_cannot_start_fails_the_first_unit_instead_of_restarting_forever():
     from autocheck.execute import local
 
@@ -100,6 +124,22 @@ def test_a_worker_that_cannot_start_fails_the_first_unit_instead_of_restarting_f
             pool.apply_async(local._expand, ([],)).get(timeout=120)
     finally:
         pool.terminate()
+
+
+def test_the_program_leaves_what_is_alive_at_exit_to_the_system():
+    """``autocheck`` (the script and ``python -m``) freezes what is alive before Python's exit, whose
+    collections would walk it all; ``main``, which tests and library users call, does not."""
+    probe = (
+        "import atexit, gc, sys; atexit.register(lambda: print(gc.get_freeze_count()));"
+        "from autocheck import cli; sys.argv = ['autocheck', 'doctor']; cli.{}()"
+    )
+    counts = {
+        entry: subprocess.run(
+            [sys.executable, "-c", probe.format(entry)], capture_output=True, text=True
+        ).stdout.split()[-1]
+        for entry in ("run", "main")
+    }
+    assert int(counts["run"]) > 1000 and counts["main"] == "0"
 
 
 def test_unit_size_does_not_change_the_suite(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
