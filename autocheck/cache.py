@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,27 @@ def cache_dir() -> Path | None:
     return Path(value) if value else Path.home() / ".cache" / "autocheck"
 
 
+_TIMEOUT = 60.0  # seconds a process waits for another's lock on the same cache file
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """A connection to ``path`` in WAL mode with the ``kv`` table. Processes that set up the same new file
+    at once (the workers of ``generate --workers N`` do) can deadlock on switching it to WAL, which SQLite
+    reports at once as "database is locked", without waiting its busy timeout: the loser tries again."""
+    db = sqlite3.connect(path, timeout=_TIMEOUT)
+    deadline = time.monotonic() + _TIMEOUT
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            return db
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                db.close()
+                raise
+            time.sleep(0.01)
+
+
 class Cache:
     """``get_many``/``put_many`` over one namespace; a disabled cache stores nothing."""
 
@@ -31,9 +53,7 @@ class Cache:
         if directory is None:
             return
         directory.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(directory / f"{namespace}.sqlite", timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self._db = _connect(directory / f"{namespace}.sqlite")
 
     @property
     def enabled(self) -> bool:

@@ -74,3 +74,21 @@ def test_atomic_writes_honour_the_umask(tmp_path, umask):
     for name in ("report.html", "manifest.json", "cases.jsonl"):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o666 & ~umask, name
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def _open_and_put(directory: str, i: int) -> None:
+    cache = Cache("race", directory)
+    cache.put_many({f"k{i}": i})
+    cache.close()
+
+
+def test_processes_that_open_a_new_cache_at_once_all_get_it(tmp_path):
+    """Workers set up the same new cache file together; switching it to WAL used to fail one of them with
+    "database is locked" about one time in six."""
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(8) as pool:
+        for trial in range(30):
+            directory = tmp_path / str(trial)
+            pool.starmap(_open_and_put, [(str(directory), i) for i in range(8)])
+            assert len(Cache("race", directory).get_many(f"k{i}" for i in range(8))) == 8
