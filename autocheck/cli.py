@@ -114,7 +114,10 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         "every production of the seed (the original code; always so with --compat)",
     )
     p.add_argument(
-        "--fills-per-mask", type=_fills, default=1, help="validated fills kept per masked template, or 'all'"
+        "--fills-per-mask",
+        type=_fills,
+        default=3,
+        help="validated fills kept per masked template (default 3; ALiCT's final code kept 1), or 'all'",
     )
     p.add_argument(
         "--beam-size", type=int, default=20, help="beam width for multi-mask fills (CheckList: 100)"
