@@ -63,12 +63,14 @@ def context_name() -> str:
 
 
 def _preload() -> None:
-    """Import torch, the masked-LM classes and benepar before forking (imports start no OpenMP threads).
+    """Import torch, transformers' model classes and benepar before forking (imports start no OpenMP
+    threads), so that the workers share them.
 
-    Importing more here (the masked LM's model module, WordNet) saved each worker 2 CPU-s but cost 4 to 5 s
-    of wall on the alict60 workload, the parent doing serially what the workers did side by side; importing
-    nothing here cost 15 CPU-s and no less wall."""
-    for name in ("torch", "transformers", "benepar"):
+    With the collector off (``_forked_pool``), importing transformers' ``modeling_utils`` here rather than
+    in each worker kept the alict60 wall time (7.6-7.8 s for LC9 either way) and saved 0.9 CPU-s per
+    command; before that, importing it and WordNet here had cost 4 to 5 s of wall, the parent doing serially
+    what the workers did side by side. Importing nothing here cost 15 CPU-s and no less wall."""
+    for name in ("torch", "transformers", "benepar", "transformers.modeling_utils"):
         try:
             importlib.import_module(name)
         except ImportError:  # a missing one is reported where it is needed
