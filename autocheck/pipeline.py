@@ -437,11 +437,13 @@ class _Expander:
     checksums, the code and the chunk's cases) loads none."""
 
     def __init__(self, config: GenerateConfig, lexicon: Any, capabilities: dict, timer: _Timer):
+        from .execute import bound_heap_growth
         from .expand.grammar import build_grammar, load_grammar
         from .expand.parsing import Parser
         from .sources.search import satisfies
         from .sources.transform import seed_text
 
+        bound_heap_growth()  # in every process that expands: this one, its workers, Ray actors
         self.config, self.lexicon, self.capabilities, self.timer = config, lexicon, capabilities, timer
         self._satisfies, self._seed_text = satisfies, seed_text
         with timer("load"):

@@ -10,7 +10,8 @@ per seed case and per CPU-second, rows and candidates per kept expansion, agains
 (run twice with the same DIR for the fully cached rerun). ``--src`` runs another checkout (e.g. the
 commit before this work) and ``--count-shim`` counts its forward rows by wrapping the model calls
 (for code that does not report them in timings.json). Last, the import floor: one process that only imports
-what a generate process must (autocheck's CLI, torch, the masked LM's model module, benepar).
+what a generate process must (autocheck's CLI, torch, the masked LM's model module, benepar), the way it does
+(Python's collector off while importing, what is alive frozen at exit).
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", REPO.parent / "shared/data
 BENCH = Path(os.environ.get("AUTOCHECK_ALICT60", REPO.parent / "shared/bench/alict60"))
 ORIGINAL = {"wall": 837.6, "expansions": 435, "seeds": 60, "masked": 821}
 
-FLOOR = "import autocheck.cli, torch, transformers.models.bert.modeling_bert, benepar"
+# as a generate process imports them: the collector off meanwhile, what is alive frozen at exit
+FLOOR = (
+    "import gc; gc.disable(); import autocheck.cli, torch, transformers.models.bert.modeling_bert, benepar; "
+    "gc.freeze()"
+)
 SHIM = r"""
 import atexit, json, os, sys
 from autocheck.expand import fill, fluency

@@ -53,13 +53,17 @@ def test_forked_workers_of_the_cli_write_the_same_cases_as_one_process(stand_in_
     assert (tmp_path / "forked/cases.jsonl").read_bytes() == (tmp_path / "one/cases.jsonl").read_bytes()
 
 
-HEAP_PROBE = """
+HEAP_PREAMBLE = """
 import ctypes, sys
-from autocheck.execute import release_free_memory
 libc = ctypes.CDLL("libc.so.6")
 libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
 libc.free.argtypes = [ctypes.c_void_p]
 rss = lambda: int(open("/proc/self/statm").read().split()[1]) * 4096 >> 20
+"""
+HEAP_PROBE = (
+    HEAP_PREAMBLE
+    + """
+from autocheck.execute import release_free_memory
 blocks = [libc.malloc(64 << 10) for _ in range(3200)]  # 200 MiB of heap blocks (below the mmap threshold)
 for block in blocks:
     ctypes.memset(block, 1, 64 << 10)
@@ -70,24 +74,63 @@ if sys.argv[1] == "release":
     release_free_memory()
 print(held - rss())
 """
+)
 
 
-def test_released_free_memory_goes_back_to_the_system():
+def _needs_glibc() -> None:
     import ctypes
 
     try:
         ctypes.CDLL("libc.so.6").malloc_trim  # noqa: B018
     except (OSError, AttributeError):
         pytest.skip("not glibc")
-    returned = {
-        how: int(
-            subprocess.run(
-                [sys.executable, "-c", HEAP_PROBE, how], capture_output=True, text=True, check=True
-            ).stdout
-        )
-        for how in ("keep", "release")
-    }
+
+
+def _probe(script: str, how: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
+    return subprocess.run(
+        [sys.executable, "-c", script, how], capture_output=True, text=True, check=True, env=env
+    ).stdout
+
+
+def test_released_free_memory_goes_back_to_the_system():
+    _needs_glibc()
+    returned = {how: int(_probe(HEAP_PROBE, how)) for how in ("keep", "release")}
     assert returned["keep"] < 10 and returned["release"] > 150  # MiB given back
+
+
+LARGE_BLOCKS_PROBE = (
+    HEAP_PREAMBLE
+    + """
+from autocheck.execute import bound_heap_growth
+if sys.argv[1] == "bound":
+    bound_heap_growth()
+libc.free(libc.malloc(4 << 20))  # glibc's first free of a large block raises its threshold above it
+blocks = [libc.malloc(2 << 20) for _ in range(100)]  # 200 MiB of activation-sized blocks
+for block in blocks:
+    ctypes.memset(block, 1, 2 << 20)
+held = rss()
+for block in blocks[:-1]:  # the last one pins the top of the heap
+    libc.free(block)
+print(held - rss())
+"""
+)
+
+
+def test_large_blocks_go_back_to_the_system_when_freed():
+    _needs_glibc()
+    returned = {how: int(_probe(LARGE_BLOCKS_PROBE, how)) for how in ("default", "bound")}
+    assert returned["default"] < 10 and returned["bound"] > 150  # MiB given back
+
+
+def test_every_process_that_expands_bounds_its_heap(monkeypatch, tmp_path):
+    from autocheck import execute
+
+    calls = []
+    monkeypatch.setattr(execute, "bound_heap_growth", lambda: calls.append("bound"))
+    config = pipeline.GenerateConfig(dataset=None, parser=str(tmp_path))  # a directory: loaded on first use
+    pipeline._Expander(config, None, {}, pipeline._Timer())  # what workers and Ray actors build too
+    assert calls == ["bound"]
 
 
 GC_PROBE = """

@@ -4,28 +4,45 @@ the same function whatever runs it, and results are merged in chunk order, so th
 same bytes."""
 
 import ctypes
+import os
 import sys
 from functools import lru_cache
 
+_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+MMAP_THRESHOLD = 1 << 20  # bytes: allocations this large get pages of their own
+
 
 @lru_cache(maxsize=1)
-def _malloc_trim():
-    """glibc's ``malloc_trim``, or None (another C library, another system)."""
+def _libc():
+    """glibc, or None (another C library, another system)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return ctypes.CDLL("libc.so.6").malloc_trim
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim, libc.mallopt  # noqa: B018  (musl has neither)
+        return libc
     except (OSError, AttributeError):
         return None
 
 
-def release_free_memory() -> None:
-    """Give the free pages of the C heap back to the system (glibc's ``malloc_trim``; elsewhere nothing).
+def bound_heap_growth() -> None:
+    """Allocations of ``MMAP_THRESHOLD`` bytes or more (the models' activation tensors, the parser's
+    charts) get pages of their own, which go back to the system when freed (glibc's ``mallopt``; elsewhere
+    nothing; a ``MALLOC_MMAP_THRESHOLD_`` in the environment is left as set).
 
-    The models' activation tensors come and go in sizes that fragment glibc's heap, which then keeps the
-    freed pages: the peak of a long ``generate`` creeps up with the run. Releasing them after every unit
-    costs no measurable CPU; fixing glibc's mmap threshold instead flattened the growth more but cost a
-    quarter more wall, four times the system time (a page fault for every large tensor)."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
+    glibc otherwise raises that threshold to the size of the first such block freed and serves later ones
+    from its heap, where they fragment it: over 120 units of LC8 seeds, a unit's peak above the memory
+    held between units grew from 59 to 98 MiB (33 to 41 MiB with 1 MiB), so the peak of a run grew with
+    its length. Cost: a page fault per new page of those blocks, about 6 % more wall on alict60; 128 KiB
+    flattened no better and cost a quarter more."""
+    libc = _libc()
+    if libc is not None and "MALLOC_MMAP_THRESHOLD_" not in os.environ:
+        libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+
+
+def release_free_memory() -> None:
+    """Give the free pages of the C heap back to the system (glibc's ``malloc_trim``; elsewhere nothing),
+    after every unit: what its smaller blocks freed."""
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)
