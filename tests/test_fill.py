@@ -481,9 +481,11 @@ class FakeScorer:
     def __init__(self, table):
         self.table = table
         self.asked: list[list[tuple[str, str]]] = []
+        self.known: list[list] = []
 
-    def deltas(self, pairs):
+    def deltas(self, pairs, known=None):
         self.asked.append(list(pairs))
+        self.known.append(list(known or ()))
         return [self.table[text] for text, _ in pairs]
 
 
@@ -510,6 +512,8 @@ def test_fluency_keeps_fills_within_the_threshold_and_records_the_scores():
     assert out[0].provenance["fluency"] == {"pll_delta": -0.6, "window": 1, "threshold": 1.0}
     assert stats.rejected["pos"] == 1 and stats.rejected["fluency"] == 0
     assert scorer.asked[1][0] == ("this is a old movie .", text)  # each fill is scored against its seed
+    given_template, given_score = scorer.known[1][0]  # with its fill score, the word's own PLL
+    assert given_template.masks == ((3, "JJ"),) and given_score == -1.0
 
 
 def test_fluency_rejection_lets_the_next_fill_in():
@@ -581,6 +585,32 @@ def test_local_pll_scores_the_insertion_and_its_neighbours_against_the_seed(tiny
     wide = FluencyScorer(tiny_bert, window=10)  # a window past both ends: the whole texts
     whole = sum(text_pll) / len(text_pll) - sum(seed_pll) / len(seed_pll)
     assert wide.deltas([(text, seed_text)]) == [pytest.approx(whole, abs=2e-4)]
+
+
+def test_a_one_word_fill_takes_its_own_pll_from_the_fill_search(tiny_bert):
+    """The inserted token's PLL is the fill search's log-probability of the word at the template's mask
+    (the same input): that row is not computed again, a template that is not the text's input is not
+    taken for it, and the cache keeps the deltas of different known values apart."""
+    from autocheck.expand.fluency import FluencyScorer
+
+    seed_text, text = "the dog ran quickly .", "the dog ran very quickly ."
+    seed_pll, text_pll = _full_pll(tiny_bert, seed_text), _full_pll(tiny_bert, text)
+    expected = sum(text_pll[2:5]) / 3 - sum(seed_pll[2:4]) / 2
+    before_quickly = template(seed_text, [(3, "RB")])
+    scorer = FluencyScorer(tiny_bert, window=1)
+    assert scorer.deltas([(text, seed_text)], [(before_quickly, text_pll[3])]) == [
+        pytest.approx(expected, abs=2e-4)
+    ]
+    assert scorer.forward_rows == 2 + 2  # the seed's neighbours and the text's: not "very" itself
+    off = text_pll[3] - 3  # a value the scorer did not compute moves the mean of three by a third of it
+    assert FluencyScorer(tiny_bert).deltas([(text, seed_text)], [(before_quickly, off)]) == [
+        pytest.approx(expected - 1, abs=2e-4)
+    ]
+    elsewhere = FluencyScorer(tiny_bert, window=1)  # the mask before "ran": another input
+    assert elsewhere.deltas([(text, seed_text)], [(template(seed_text, [(2, "RB")]), off)]) == [
+        pytest.approx(expected, abs=2e-4)
+    ]
+    assert elsewhere.forward_rows == 2 + 3
 
 
 def test_pseudo_log_likelihood_is_batched_cached_and_batch_independent(tiny_bert):

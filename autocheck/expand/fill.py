@@ -83,7 +83,7 @@ from ..tagging import (
     tokenize,
 )
 from .context import FunctionPairs
-from .fluency import Fluency
+from .fluency import Fluency, Known
 from .identity import model_identity
 from .vocabulary import VocabularyFilter
 
@@ -691,7 +691,7 @@ def _validate_grouped(
         scores: dict[int, float] = {}
         if fluency is not None:
             left = {i: room[i] - len(kept[i]) for i in pending}
-            _check_fluency(wave, verdicts, seeds, left, fluency, scores, disfluent)
+            _check_fluency(wave, verdicts, templates, seeds, left, fluency, scores, disfluent)
         halted: set[int] = set()  # templates that reached a candidate not scored yet: next wave
         for n, c in enumerate(wave):
             template, seed = templates[c.template], seeds[c.template]
@@ -729,6 +729,7 @@ def _validate_grouped(
 def _check_fluency(
     wave: Sequence[_Candidate],
     verdicts: list[str | None],
+    templates: Sequence[MaskedTemplate],
     seeds: Sequence[TestCase],
     room: dict[int, int],
     fluency: Fluency,
@@ -753,12 +754,20 @@ def _check_fluency(
                 accepted[t] += 1  # counted as if it passed, until scored
         if not take:
             return
-        deltas = fluency.scorer.deltas([(wave[n].text, seeds[wave[n].template].text) for n in take])
+        pairs = [(wave[n].text, seeds[wave[n].template].text) for n in take]
+        deltas = fluency.scorer.deltas(pairs, [_fill_log_prob(wave[n], templates) for n in take])
         for n, delta in zip(take, deltas):
             scores[n] = delta
             if not fluency.keeps(delta):
                 verdicts[n] = "fluency"
                 disfluent[wave[n].template] += 1
+
+
+def _fill_log_prob(candidate: _Candidate, templates: Sequence[MaskedTemplate]) -> Known | None:
+    """A one-mask candidate's template and score: the fill search's log-probability of its word at the
+    mask, which the fluency scorer takes for that token's PLL instead of computing it again."""
+    template = templates[candidate.template]
+    return (template, candidate.score) if len(template.masks) == 1 else None
 
 
 def _checks(

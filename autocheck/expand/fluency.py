@@ -19,7 +19,9 @@ splits a re-cased word differently), every token of both texts is scored instead
 The same masked LM as the fills is used (no second model), every (text, position) row is batched, and
 differences are cached by (model identity, window, text, seed) like the suggestions. They are rounded to
 4 decimals, so that a score computed in another batch (padding changes the last bits of a float) gives
-the same decision and the same bytes in ``cases.jsonl``.
+the same decision and the same bytes in ``cases.jsonl``. A one-word fill's own token needs no row: its
+PLL is the log-probability the fill search gave that word at the template's mask, from the same input
+(``known``, checked token by token), so that row is never computed twice (a fifth of the rows).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
 from statistics import fmean
 from typing import TYPE_CHECKING
 
@@ -37,6 +40,7 @@ from ..cache import Cache
 from ..store import content_hash
 
 if TYPE_CHECKING:
+    from ..records import MaskedTemplate
     from .fill import MaskedLM
 
 # Chosen with benchmarks/bench_validity.py on benchmarks/fluency_labels.jsonl (130 hand-labelled
@@ -45,6 +49,8 @@ if TYPE_CHECKING:
 # keeps is grammatical and it keeps 83 % of the grammatical ones (the best F1 of the thresholds tried).
 DEFAULT_THRESHOLD = 1.0
 DEFAULT_WINDOW = 1
+# a one-mask fill's template and the fill search's log-probability of its word at the mask
+Known = tuple["MaskedTemplate", float]
 _SEEDS_KEPT = 1024  # seeds' token scores kept in memory (a bounded LRU: memory stays flat over a run)
 
 
@@ -60,23 +66,35 @@ class FluencyScorer:
         self.forward_rows = 0
         self._seed_scores: OrderedDict[str, dict[int, float]] = OrderedDict()  # seed -> position -> PLL
 
-    def deltas(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    def deltas(
+        self, pairs: Sequence[tuple[str, str]], known: Sequence[Known | None] | None = None
+    ) -> list[float]:
         """For each ``(text, seed)``, ``text`` being ``seed`` with words inserted: the mean PLL of the
-        inserted tokens and their neighbours minus the neighbours' mean PLL in the seed (cached on disk)."""
-        keys = {pair: content_hash(self.mlm.identity, "pll-local", str(self.window), *pair) for pair in pairs}
+        inserted tokens and their neighbours minus the neighbours' mean PLL in the seed (cached on disk).
+        ``known[i]``, when given, is ``(template, log-probability)`` of a one-mask fill: its masked
+        template and the log-probability the fill search gave its word there, which is the PLL of the
+        inserted token when that word is one token and the texts agree on every other token."""
+        fills = list(known) if known is not None else [None] * len(pairs)
+        keys = [self._key(pair, fill) for pair, fill in zip(pairs, fills)]
         cache = Cache("fluency")
         try:
-            found = cache.get_many(keys.values())
-            missing = [pair for pair in dict.fromkeys(pairs) if keys[pair] not in found]
+            found = cache.get_many(keys)
+            missing = {key: (pair, fill) for key, pair, fill in zip(keys, pairs, fills) if key not in found}
             if missing:
-                new = {keys[pair]: d for pair, d in zip(missing, self._compute(missing))}
+                queries = list(missing.values())
+                new = dict(zip(missing, self._compute([q[0] for q in queries], [q[1] for q in queries])))
                 cache.put_many(new)
                 found.update(new)
         finally:
             cache.close()
-        return [found[keys[pair]] for pair in pairs]
+        return [found[key] for key in keys]
 
-    def _compute(self, pairs: list[tuple[str, str]]) -> list[float]:
+    def _key(self, pair: tuple[str, str], fill: Known | None) -> str:
+        """A delta's cache key: the pair, and the known log-probability it was computed with, if any."""
+        extra = () if fill is None else (self.mlm.masked_text(fill[0]), repr(fill[1]))
+        return content_hash(self.mlm.identity, "pll-local", str(self.window), *pair, *extra)
+
+    def _compute(self, pairs: list[tuple[str, str]], known: Sequence[Known | None] = ()) -> list[float]:
         tokenizer = self.mlm.tokenizer
         texts = list(dict.fromkeys(t for pair in pairs for t in pair))
         encoded = tokenizer(texts, truncation=True, max_length=self.mlm.max_length)["input_ids"]
@@ -85,17 +103,20 @@ class FluencyScorer:
         positions = [[p for p, tok in enumerate(ids) if tok not in special] for ids in encoded]
         lowered = [[w.lower() for w in tokenizer.convert_ids_to_tokens(ids)] for ids in encoded]
 
-        # (candidate positions scored, seed positions compared) per pair
+        # (candidate positions scored, seed positions compared, {position: PLL the fill search gave}) per pair
         plans = []
-        for text, seed in pairs:
+        for (text, seed), fill in zip_longest(pairs, known):
             t, s = index[text], index[seed]
             inserted, kept = _align(positions[t], positions[s], lowered[t], lowered[s])
             if inserted is None:  # not alignable: the whole texts
-                plans.append((positions[t], positions[s]))
+                plans.append((positions[t], positions[s], {}))
                 continue
             near = {q for p in inserted for q in range(p - self.window, p + self.window + 1)}
             neighbours = [p for p in positions[t] if p in near and p in kept]
-            plans.append((sorted(set(inserted) | set(neighbours)), [kept[p] for p in neighbours]))
+            own = {}
+            if fill is not None and len(inserted) == 1 and self._fill_input(fill[0], encoded[t], inserted[0]):
+                own[inserted[0]] = fill[1]
+            plans.append((sorted(set(inserted) | set(neighbours)), [kept[p] for p in neighbours], own))
 
         # a seed's token scores are kept (bounded) and only those its candidates compare with computed
         seed_scores = {seed: self._seed_scores.setdefault(seed, {}) for _, seed in pairs}
@@ -103,20 +124,34 @@ class FluencyScorer:
             self._seed_scores.move_to_end(seed)
         while len(self._seed_scores) > _SEEDS_KEPT:
             self._seed_scores.popitem(last=False)
-        wanted = {(index[seed], p) for (_, seed), (_, compared) in zip(pairs, plans) for p in compared}
+        wanted = {(index[seed], p) for (_, seed), (_, compared, _) in zip(pairs, plans) for p in compared}
         rows = sorted((s, p) for s, p in wanted if p not in seed_scores[texts[s]])
-        rows += [(index[text], p) for (text, _), (scored, _) in zip(pairs, plans) for p in scored]
+        rows += [
+            (index[text], p)
+            for (text, _), (scored, _, own) in zip(pairs, plans)
+            for p in scored
+            if p not in own
+        ]
+        rows = list(dict.fromkeys(rows))
         values = dict(zip(rows, self._rows(rows, encoded)))
         for (s, p), value in values.items():
             if texts[s] in seed_scores:
                 seed_scores[texts[s]].setdefault(p, value)
 
         out = []
-        for (text, seed), (scored, compared) in zip(pairs, plans):
-            after = fmean(values[index[text], p] for p in scored) if scored else 0.0
+        for (text, seed), (scored, compared, own) in zip(pairs, plans):
+            after = fmean(own[p] if p in own else values[index[text], p] for p in scored) if scored else 0.0
             before = fmean(seed_scores[seed][p] for p in compared) if compared else 0.0
             out.append(round(after - before, 4))
         return out
+
+    def _fill_input(self, template: MaskedTemplate, ids: list[int], position: int) -> bool:
+        """Whether ``ids`` with ``position`` masked is ``template`` with its mask: the input the fill search
+        scored the word at ``position`` with."""
+        tokenizer = self.mlm.tokenizer
+        masked = [*ids[:position], tokenizer.mask_token_id, *ids[position + 1 :]]
+        text = self.mlm.masked_text(template)
+        return tokenizer(text, truncation=True, max_length=self.mlm.max_length)["input_ids"] == masked
 
     def _rows(self, rows: list[tuple[int, int]], encoded: list[list[int]]) -> list[float]:
         """``log P(token | text with it masked)`` for each (text, position) row; rows of similar length
