@@ -125,7 +125,7 @@ def report(args, rows: dict[str, dict], seeds_all: dict, full: dict, run: dict |
     print(f"\nsample: ceil({args.fraction:g} × seeds) per LC, --seed {args.seed}, --workers {args.workers}, "
           f"extra generate args: {args.extra or 'none'}")  # fmt: skip
     print(
-        f"{'LC':<6}{'seeds':>7}{'cases':>7}{'exp':>6}{'wall s':>8}{'fixed s':>8}{'CPU-s':>8}{'peak MiB':>9}"
+        f"{'LC':<6}{'seeds':>7}{'cases':>7}{'exp':>8}{'wall s':>8}{'fixed s':>8}{'CPU-s':>8}{'peak MiB':>9}"
         f"{'MiB':>7}{'×':>7} | 100 %:{'cases':>10}{'exp':>11}{'wall h':>9}{'CPU-h':>8}{'GiB':>7}"
     )
     total = dict.fromkeys(("cases", "exp", "wall", "cpu", "bytes"), 0.0)
@@ -138,14 +138,14 @@ def report(args, rows: dict[str, dict], seeds_all: dict, full: dict, run: dict |
         for key in total:
             total[key] += lc_total[key]
         print(
-            f"{lc:<6}{r['seeds']:>7,}{r['cases']:>7,}{r['expansions']:>6,}{r['wall']:8.1f}{r['fixed']:8.1f}"
+            f"{lc:<6}{r['seeds']:>7,}{r['cases']:>7,}{r['expansions']:>8,}{r['wall']:8.1f}{r['fixed']:8.1f}"
             f"{r['cpu']:8.1f}{r['peak'] / 2**20:9.0f}{r['bytes'] / 2**20:7.1f}{f:7.1f} |      "
             f"{lc_total['cases']:>10,.0f}{lc_total['exp']:>11,.0f}{wall / hour:9.2f}{cpu / hour:8.2f}"
             f"{lc_total['bytes'] / gib:7.2f}"
         )
     peak = max(r["peak"] for r in rows.values())
     print(
-        f"{'total':<6}{'':>67} |      {total['cases']:>10,.0f}{total['exp']:>11,.0f}"
+        f"{'total':<6}{'':>69} |      {total['cases']:>10,.0f}{total['exp']:>11,.0f}"
         f"{total['wall'] / hour:9.2f}{total['cpu'] / hour:8.2f}{total['bytes'] / gib:7.2f}"
     )
     print(

@@ -13,13 +13,13 @@ import numpy as np
 
 from autocheck.metrics import diversity, load_groups, sample_trials
 
-# name → extra `autocheck generate` options (defaults: top-k 5, 1 fill per mask, fixed method)
+# name → extra `autocheck generate` options (defaults: top-k 5, 3 fills per mask, fixed method)
 VARIANTS = {
     "full (fixed)": (),
     "no expansion": ("--no-expand",),
     "top-k 1": ("--top-k", "1"),
     "top-k 10": ("--top-k", "10"),
-    "fills/mask 3": ("--fills-per-mask", "3"),
+    "fills/mask 1 (ALiCT HEAD)": ("--fills-per-mask", "1"),
     "compat (original quirks)": ("--compat",),
 }
 
