@@ -156,6 +156,7 @@ def test_offline_missing_model_is_a_one_line_error(tmp_path, capsys):
 
 def test_generate_options_reach_the_config():
     from autocheck.cli import _config, build_parser
+    from autocheck.pipeline import GenerateConfig
 
     args = build_parser().parse_args(
         ["generate", "--dataset", "d.csv", "--out", "o", "--top-k-per", "production"]
@@ -166,6 +167,8 @@ def test_generate_options_reach_the_config():
         build_parser().parse_args(["generate", "--dataset", "d.csv", "--out", "o"]), expand=True
     )
     assert default.top_k_per == "seed"
+    # three fills per template: the original's 7.25 expansions per seed with the paper's per-seed top-5
+    assert default.fills_per_mask == 3 == GenerateConfig(dataset=None).fills_per_mask
 
 
 def test_a_bad_top_k_rule_in_python_is_a_clear_error(tmp_path):
