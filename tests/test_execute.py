@@ -78,11 +78,9 @@ print(held - rss())
 
 
 def _needs_glibc() -> None:
-    import ctypes
+    from autocheck.execute import _libc
 
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim  # noqa: B018
-    except (OSError, AttributeError):
+    if _libc() is None:
         pytest.skip("not glibc")
 
 
