@@ -13,7 +13,7 @@ Label rules. Every MFT expectation is read as a set of allowed labels (one label
   ``neutral`` has no binary label and a 3-class ``{neutral, positive}`` is ambiguous: both are left out.
 * ``"drop"``: like ``"hard"`` but every set-valued expectation is left out.
 * ``"soft"``: a case gets a uniform distribution over its allowed labels in the space (``soft_label``); plain
-  ``neutral`` in a binary space becomes ``[0.5, 0.5]`` as in the original retraining code (notes §8.4).
+  ``neutral`` in a binary space becomes ``[0.5, 0.5]`` as in the original retraining code.
   ``label`` is the single label when there is one, else -1.
 
 INV and DIR cases have no label and are left out. The label space defaults to the suite's task: its binary

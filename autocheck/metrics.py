@@ -1,4 +1,4 @@
-"""Diversity metrics of the paper (notes §8.2): Self-BLEU and production-rule coverage.
+"""Diversity metrics of the paper: Self-BLEU and production-rule coverage.
 
 Self-BLEU scores each sentence (NLTK ``word_tokenize``) as a hypothesis against all the other sentences as
 references with NLTK's ``sentence_bleu`` (weights 1/3, 1/3, 1/3; ``SmoothingFunction().method1``) and averages
@@ -203,7 +203,7 @@ def sample_trials(
     groups: dict[str, list[str]], size: int, trials: int, seed: int, key: str, with_expansions: bool
 ) -> list[list[str]]:
     """``trials`` random samples of ``size`` seeds (all of them when fewer); with expansions, each sampled
-    seed is replaced by one random element of {seed} ∪ its expansions (notes §8.2)."""
+    seed is replaced by one random element of {seed} ∪ its expansions."""
     population = sorted(groups)
     n = min(size, len(population))
     samples = []

@@ -6,7 +6,7 @@ batch 16, AdamW (lr 2e-5, linear decay to 0), seeded; the loss is cross-entropy 
 SST-2 dev set (accuracy) and on the held-out generated test split (accuracy and failure rate = 1 - accuracy
 per capability, argmax over the model's own labels; cases without a single label are not scored).
 
-The original code (notes §8.4) instead trained per capability on *all* its cases (no held-out split), with
+The original code instead trained per capability on *all* its cases (no held-out split), with
 labels ×0.5 as float targets (HF then silently used a multi-label BCE loss), duplicated the smaller class,
 ran 5-10 epochs with lr 5e-5 and evaluated only on CheckList. The 8:1:1 / 1 epoch / batch 16 setup here is
 the one the ASE'22 draft describes.

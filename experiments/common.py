@@ -178,7 +178,7 @@ def run(work: Path, suite: Path, models: dict[str, str]) -> dict[str, Any]:
 def checklist_suite(
     work: Path, res: Resources, capabilities: Sequence[str], max_cases: int | None, seed: int
 ) -> Path:
-    """The CheckList tests mapped to ``capabilities`` (notes §1.2) as a suite whose capability ids are the LC
+    """The CheckList tests mapped to ``capabilities`` as a suite whose capability ids are the LC
     ids; at most ``max_cases`` random cases per test."""
     from autocheck.sources.checklist import LC_MAP, load_checklist, test_cases
     from autocheck.store import JsonlWriter, atomic_write_json, rng_for

@@ -1,4 +1,4 @@
-"""RQ1 (icse24 effectiveness table, notes §8.1): failure rates of seeds, seeds+expansions and the mapped
+"""RQ1 (the icse24 effectiveness table): failure rates of seeds, seeds+expansions and the mapped
 CheckList test, per capability and model, and pass→fail counts between a seed and its expansions.
 
     python experiments/rq1_failures.py --out OUT [--quick]

@@ -1,4 +1,4 @@
-"""RQ2 diversity (paper's RQ1, notes §8.2): Self-BLEU (lower = more diverse) and production-rule coverage
+"""RQ2 diversity (the paper's RQ1): Self-BLEU (lower = more diverse) and production-rule coverage
 (higher = more diverse) of ALiCT seeds, seeds+expansions and the mapped CheckList test, per capability and
 sample size (median over trials), and the median over capabilities that the paper plots.
 

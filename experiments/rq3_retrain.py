@@ -1,4 +1,4 @@
-"""RQ3 retraining (notes §8.4): fine-tune each model on generated cases (8:1:1 split by seed group, 1 epoch,
+"""RQ3 retraining: fine-tune each model on generated cases (8:1:1 split by seed group, 1 epoch,
 batch 16, hard labels) and compare SST-2 dev accuracy and the held-out generated cases before vs after.
 
     python experiments/rq3_retrain.py --out OUT [--quick]

@@ -268,7 +268,7 @@ def test_shared_sst_derived_table(shared_data):
     examples, stats = load(folder)
     assert len(examples) == 11855 and stats.skipped == {}
     assert len({e.id for e in examples}) == 11855
-    # The counts the paper's logs report (notes §1.3).
+    # The counts the paper's logs report.
     assert Counter(e.label for e in examples) == {"positive": 4963, "negative": 4650, "neutral": 2242}
     assert not any("-LRB-" in e.text or "Ã" in e.text or " n't" in e.text for e in examples)
 

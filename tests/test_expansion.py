@@ -269,8 +269,8 @@ def test_real_grammar_top5_matches_the_original_fixtures(sample):
     def top5(lhs, rhs):
         return [" ".join(c.rhs) for c in sample.candidates(lhs, rhs)[:5]]
 
-    # notes §5.2, same candidates and order; the original broke the RBR JJ / JJ CC JJ tie (both 0.0209) the
-    # other way, here ties go by RHS.
+    # The original's ranking: same candidates and order; the original broke the RBR JJ / JJ CC JJ tie
+    # (both 0.0209) the other way, here ties go by RHS.
     assert top5("NP", ("DT",)) == ["DT NN", "DT JJ NN", "DT NNS", "DT NN NN", "DT NNP"]
     assert top5("ADJP", ("JJ",)) == ["RB JJ", "JJ CC JJ", "RBR JJ", "RBS JJ", "JJ JJ"]
     probs = [c.prob for c in sample.candidates("NP", ("DT",))[:5]]

@@ -105,7 +105,7 @@ def sample_grammar(shared_data):
 def test_real_sample_grammar_counts(sample_grammar):
     g = sample_grammar
     assert g.provenance["trees"] == 3914 and g.provenance["files"] == 199
-    # notes §4 (original, traces kept as ''): 76 LHS keys, 16,802 rules (~12,956 lexical), 1,624 NP RHS.
+    # The original's grammar (traces kept as ''): 76 LHS keys, 16,802 rules (~12,956 lexical), 1,624 NP RHS.
     # Without traces: no '' key and 72 LHS; NP -> '' (the original's top NP rule) is gone and subject-less
     # rules appear instead (S -> RB VP . from "(S (RB Then) (NP-SBJ (-NONE- *)) (VP ...) (.))").
     assert (len(g.rules), len(g.lexical)) == (27, 45)

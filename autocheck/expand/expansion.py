@@ -17,32 +17,32 @@ after the last child it goes in after the node's last token. When ``α`` embeds 
 ways (``NN`` into ``NN CC NN``: "dog [CC] [NN]" or "[NN] [CC] dog") every distinct placement is emitted,
 each as its own template with the rule's score, leftmost embedding of the seed children first.
 
-Departures from the original implementation (alict-notes §5), each a fix:
+Departures from the original implementation, each a fix:
 
 * Fix *subsequence*: a true subsequence test over every embedding, so repeated symbols match
   (``NP -> NN NN`` into ``NP -> DT NN NN``) and valid subsequences are no longer missed behind an earlier
-  duplicate; the original compared first-occurrence indices only (notes §5.1).
+  duplicate; the original compared first-occurrence indices only.
 * Fix *added-symbols*: every added symbol must be a word-level tag; the original let symbols already in
-  the seed RHS repeat, giving phrase-level masks (``{mask:NP}``) that can never be filled (§5.2.3).
+  the seed RHS repeat, giving phrase-level masks (``{mask:NP}``) that can never be filled.
 * Fix *parent-probability*: the ancestor productions really are multiplied in (with the root label's
   probability); the original looked them up by a mangled string key, so the factor was always 1 and the
-  ranking was by ``P_ref(A -> β)`` alone (§5.2.2). Within one seed production the ranking is unchanged;
+  ranking was by ``P_ref(A -> β)`` alone. Within one seed production the ranking is unchanged;
   across the productions of a seed it decides which candidates make the seed's top k.
 * Fix *top-k per seed*: the ``top_k`` candidates are chosen per seed (Algorithm 1), not per production;
   the original kept ``top_k`` per production (``per_production=True`` restores it).
 * A production or root label the reference never saw gets ``Grammar.unseen_prob`` (below any seen
   probability) instead of 1.0 or a KeyError abort.
 * Fix *every-occurrence*: every node is differentiated at its own position; the original kept only the
-  first seed production per (LHS, RHS) and ignored later occurrences (§5.1).
+  first seed production per (LHS, RHS) and ignored later occurrences.
 * Fix *insertion*: masks are token indices into the parse (``MaskedTemplate.render`` inserts at exact
   token boundaries), never ``str.replace`` of a detokenised phrase, which inserted inside words, at
-  every occurrence, or silently nowhere (§5.3); never inside a written word such as ``didn't``
+  every occurrence, or silently nowhere; never inside a written word such as ``didn't``
   (``records.insertable``).
 * Fix *template-protection*: insertions only inside the ``editable`` character spans of a seed case, and
   only between two tokens that both lie in one span (or at a span edge that is the text edge), so no word
-  is ever inserted into or next to a template's fixed phrase (notes §10.10).
+  is ever inserted into or next to a template's fixed phrase.
 * Fix *determinism*: distinct placements are all emitted in a fixed order; the original chose one with an
-  unseeded ``random.choice`` and lost a seed child's text when its symbol repeated (§5.3).
+  unseeded ``random.choice`` and lost a seed child's text when its symbol repeated.
 * Fix *requirement-blind top-k*: a placement that breaks the seed's capability requirement whatever
   word fills it (a word before "This is" of a negation seed, whose requirement is that the text starts
   so) is dropped before the top k are taken, so the next-ranked candidates take its place; the original

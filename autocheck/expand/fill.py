@@ -14,7 +14,7 @@ Vocabulary. Only items that are a whole word on their own are suggested: no Word
 (``##ing``), for BPE/SentencePiece only word-initial items (``Ġgood``), no special tokens, and only ASCII
 letters (the original allowed ``[A-Za-z0-9]``; a bare number is not a word insertion worth testing).
 
-Validation (the original's checks with their bugs fixed, see reference notes sections 6 and 10):
+Validation (the original's checks with their bugs fixed):
 
 1. duplicate: the filled text equals the seed's text or a text already kept for the same seed;
 2. polarity: every inserted word must be neutral in the lexicon, looked up lower-cased with the coarse

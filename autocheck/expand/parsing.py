@@ -4,7 +4,7 @@ Texts are tokenised by ``tagging.tokenize`` (PTB tokens with character offsets, 
 insert words at exact token boundaries); the sentences of all texts go to the parser in batches of
 similar length, sized by the chart cells they pad to, so that memory stays bounded whatever the lengths.
 The original parsed only the first sentence of each seed and reloaded the parser for every seed; one
-failing seed killed the whole run (alict-notes §3).
+failing seed killed the whole run.
 
 What the model is given: benepar's neural input is the *unescaped* word (its treebank loader runs
 ``ptb_unescape``, so PTB ``````/``''`` were seen as ``"`` in training, and the stand-in model tags a raw ``"``

@@ -36,7 +36,7 @@ How each test becomes cases (capability id = ``slug(test name)``, e.g. ``q-a-no`
   into the neutral band of a binary model fail ("add positive phrases" with mini-bert-sst2: 79 of 250
   applicable groups failing instead of 18 of 500 under CheckList's measure).
 
-``LC_MAP`` (ALiCT's ``Macros.LC_MAP``, notes §1.2) links the paper's LC1–LC10 to CheckList tests.
+``LC_MAP`` (ALiCT's ``Macros.LC_MAP``) links the paper's LC1–LC10 to CheckList tests.
 """
 
 from __future__ import annotations

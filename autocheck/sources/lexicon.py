@@ -182,7 +182,7 @@ class WordLexicon:
 
 @dataclass(frozen=True)
 class CompatSentiWordNet:
-    """SentiWordNet exactly as the original ALiCT code classified words (notes §2), for reproducing numbers.
+    """SentiWordNet exactly as the original ALiCT code classified words, for reproducing numbers.
 
     Per (lemma, POS letter): senses ordered by the sense number of the *last* term of each synset line,
     ``score = Σ_i (1/i)·(pos_i − neg_i)^i``; > 0 positive, < 0 negative; "neutral" only for pure-neutral

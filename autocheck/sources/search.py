@@ -154,7 +154,7 @@ def satisfies(capability: Capability, text: str, label: Label, lexicon: Lexicon 
 
     The expansion stage calls this on the seed's own text after insertion (``transform.seed_text``), so
     an inserted word that breaks the capability (a sentiment word in LC1, a length over the bound, a
-    negation in LC4) is rejected. Fix of notes §10.8: the original re-checked only the label, which
+    negation in LC4) is rejected. A fix: the original re-checked only the label, which
     cannot fail. Dataset-column predicates (``meta``) describe the seed's row, which an insertion keeps.
     """
     example = Example(id="", inputs=text, label=label, source="")

@@ -1,19 +1,19 @@
 """Capability templates: turn selected seed examples into seed test cases.
 
-Fixes of the original (notes §1.4, §10), by name:
+Fixes of the original, by name:
 
-* **Word-boundary negation, no double negation** (§10.1): ``negate`` inserts the word after the first
+* **Word-boundary negation, no double negation**: ``negate`` inserts the word after the first
   match of a word-bounded regex and refuses a sentence that already has a negation word
   (``search.NEGATIONS``), so "This is not not ..." and "This is not nothing but ..." are never produced.
-* **Fillers sampled per seed** (§10.12): LC7/LC8 fillers are drawn for each seed from the pool with the
+* **Fillers sampled per seed**: LC7/LC8 fillers are drawn for each seed from the pool with the
   generator of (run seed, capability/seed/template), instead of the same three sentences for every seed.
-* **LC10 expectation** (§10.8): the expectation is the spec's, so a negative seed answered "no" expects
+* **LC10 expectation**: the expectation is the spec's, so a negative seed answered "no" expects
   neutral or positive, not strict positive.
 * **Consistent quoting**: an embedded sentence in quotes loses its final "." (the template continues the
   sentence) and its own double quotes become single quotes, so quotes never nest ambiguously.
-* **Editable spans** (§10.10): each case records the character spans of the seed's own text; insertions
+* **Editable spans**: each case records the character spans of the seed's own text; insertions
   are allowed only there, never inside or next to the template's fixed phrases.
-* **No global state** (§1.4): templates are immutable records; same inputs and seed give the same cases.
+* **No global state**: templates are immutable records; same inputs and seed give the same cases.
 
 ``compat=True`` brings two of the original's choices back, to approach its published numbers: one filler
 draw per capability and template shared by every seed, and the spec's ``compat.expected`` (LC10).
