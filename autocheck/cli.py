@@ -418,7 +418,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from .author.suggest import suggest
-    from .expand.fill import MaskedLM
+    from .expand.mlm import MaskedLM
     from .sources.lexicon import load_lexicon
 
     lexicon = load_lexicon(args.lexicon) if args.lexicon != "none" else None

@@ -472,7 +472,7 @@ class _Expander:
     def mlm(self):
         """The masked LM, loaded on first use (with the vocabulary filter and the fluency scorer)."""
         if self._mlm is None:
-            from .expand.fill import MaskedLM
+            from .expand.mlm import MaskedLM
 
             with self.timer("load"):
                 self._mlm = MaskedLM.from_pretrained(self.config.mlm, device=self.device)

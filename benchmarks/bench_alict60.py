@@ -38,14 +38,14 @@ FLOOR = (
 )
 SHIM = r"""
 import atexit, json, os, sys
-from autocheck.expand import fill, fluency
+from autocheck.expand import fluency, mlm as masked_lm
 calls = {"mlm_passes": 0, "mlm_rows": 0, "fluency_passes": 0, "fluency_rows": 0}
-real_mlm, real_pll = fill.MaskedLM._mask_log_probs, fluency.FluencyScorer._log_probs
+real_mlm, real_pll = masked_lm.MaskedLM._mask_log_probs, fluency.FluencyScorer._log_probs
 def mlm(self, ids, *a, **k):
     calls["mlm_passes"] += 1; calls["mlm_rows"] += len(ids); return real_mlm(self, ids, *a, **k)
 def pll(self, batch, *a, **k):
     calls["fluency_passes"] += 1; calls["fluency_rows"] += len(batch); return real_pll(self, batch, *a, **k)
-fill.MaskedLM._mask_log_probs, fluency.FluencyScorer._log_probs = mlm, pll
+masked_lm.MaskedLM._mask_log_probs, fluency.FluencyScorer._log_probs = mlm, pll
 atexit.register(lambda: json.dump(calls, open(os.environ["BENCH_CALLS"], "w")))
 from autocheck.cli import main
 sys.exit(main(sys.argv[1:]))

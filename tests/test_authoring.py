@@ -13,7 +13,7 @@ from autocheck import expect
 from autocheck.author.suggest import suggest
 from autocheck.author.templates import template_cases
 from autocheck.cli import main
-from autocheck.expand.fill import MaskedLM
+from autocheck.expand.mlm import MaskedLM
 from autocheck.requirements import load_spec
 from autocheck.run import iter_cases
 from autocheck.sources.checklist import convert_checklist
@@ -183,7 +183,7 @@ def test_checklist_qqp_and_squad_suites_convert_to_their_tasks(tmp_path):
 def test_an_out_of_memory_masked_lm_batch_is_computed_in_halves(tiny_mlm, monkeypatch, caplog):
     texts = [f"The {w} was [MASK]." for w in ("food", "flight", "crew", "seat")]
     expected = tiny_mlm.suggest_texts(texts, beam_size=4, top_n=3)
-    real = type(tiny_mlm)._forward_log_probs
+    real = type(tiny_mlm)._forward
     sizes = []
 
     def small_memory(self, ids, *args):
@@ -192,7 +192,7 @@ def test_an_out_of_memory_masked_lm_batch_is_computed_in_halves(tiny_mlm, monkey
             raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
         return real(self, ids, *args)
 
-    monkeypatch.setattr(type(tiny_mlm), "_forward_log_probs", small_memory)
+    monkeypatch.setattr(type(tiny_mlm), "_forward", small_memory)
     monkeypatch.setenv("AUTOCHECK_CACHE", "off")  # compute again, not from the suggestion cache
     with caplog.at_level("WARNING"):
         again = tiny_mlm.suggest_texts(texts, beam_size=4, top_n=3)

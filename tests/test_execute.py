@@ -14,7 +14,7 @@ from conftest import require
 from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 
 from autocheck import pipeline
-from autocheck.expand.fill import MaskedLM, resolve_device
+from autocheck.expand.mlm import MaskedLM, resolve_device
 from autocheck.resources import ResourceMissing
 
 pytestmark = pytest.mark.shared_data

@@ -8,7 +8,8 @@ import pytest
 import torch
 from conftest import require
 
-from autocheck.expand.fill import FillStats, MaskedLM, fill, validate, whole_word_ids
+from autocheck.expand.fill import FillStats, fill, validate
+from autocheck.expand.mlm import MaskedLM, whole_word_ids
 from autocheck.records import MaskedTemplate, Parse, TestCase
 from autocheck.resources import ResourceMissing
 from autocheck.tagging import tokenize
@@ -658,3 +659,27 @@ def test_stand_in_pll_prefers_the_natural_sentence(shared_data):
         [("this is a very good movie .", seed_text), ("this is a the good movie .", seed_text)]
     )
     assert good > bad
+
+
+def test_fluency_scoring_that_runs_out_of_memory_is_computed_in_halves(tiny_bert, monkeypatch, caplog):
+    # fluency and fill share the masked LM's one forward pass, out-of-memory halving included
+    from autocheck.expand.fluency import FluencyScorer
+
+    monkeypatch.setenv("AUTOCHECK_CACHE", "off")
+    pairs = [("this is a good movie .", "this is a movie ."), ("the dog ran very quickly .", "the dog ran .")]
+    expected = FluencyScorer(tiny_bert, batch_size=64).deltas(pairs)
+    real = MaskedLM._forward
+    sizes = []
+
+    def small_memory(self, ids, *args):
+        sizes.append(len(ids))
+        if len(ids) > 1:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
+        return real(self, ids, *args)
+
+    monkeypatch.setattr(MaskedLM, "_forward", small_memory)
+    with caplog.at_level("WARNING"):
+        again = FluencyScorer(tiny_bert, batch_size=64).deltas(pairs)
+    assert again == pytest.approx(expected, abs=2e-4)
+    assert sizes[0] > 1 and set(sizes[1:]) <= set(range(1, sizes[0]))
+    assert "computing them in halves" in caplog.text

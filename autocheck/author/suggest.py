@@ -2,7 +2,7 @@
 at ``{mask}`` in a sentence, ranked, each with its part of speech in the filled sentence and its polarity in
 a lexicon, so a user can pick fill-in lists; optionally only WordNet synonyms or antonyms of a word.
 
-The fills are whole words only, batched and cached (``expand.fill.MaskedLM.suggest_texts``).
+The fills are whole words only, batched and cached (``expand.mlm.MaskedLM.suggest_texts``).
 """
 
 from __future__ import annotations

@@ -481,7 +481,7 @@ class TemplateCases:
 
     def cases(self, mlm: Any = None, top: int | None = None) -> Iterator[TestCase]:
         """Every filled template as a case, in template and filling order; ``{mask}`` is filled with the
-        masked LM ``mlm`` (a ``fill.MaskedLM`` or a model name/directory, loaded on first need)."""
+        masked LM ``mlm`` (an ``expand.mlm.MaskedLM`` or a model name/directory, loaded on first need)."""
         capability, task = self.capability, self.task
         top = top or capability.spec.get("mask", {}).get("top", 10)
         seen: set[str] = set()  # two fillings may write the same text
@@ -534,11 +534,11 @@ def template_cases(capability: Any, task: Task, seed: int, *, max_cases: int = 1
 
 
 def _masked_lm(mlm: Any) -> Any:
-    from ..expand.fill import MaskedLM
+    from ..expand.mlm import DEFAULT_MLM, MaskedLM
 
     if isinstance(mlm, MaskedLM):
         return mlm
-    return MaskedLM.from_pretrained(mlm or "bert-base-uncased")
+    return MaskedLM.from_pretrained(mlm or DEFAULT_MLM)
 
 
 def _fill_masks(variants: list[tuple[str, ...]], mlm: Any, top: int) -> list[tuple[str, ...]]:

@@ -41,7 +41,7 @@ from ..store import content_hash
 
 if TYPE_CHECKING:
     from ..records import MaskedTemplate
-    from .fill import MaskedLM
+    from .mlm import MaskedLM
 
 # Chosen with benchmarks/bench_validity.py on benchmarks/fluency_labels.jsonl (130 hand-labelled
 # expansions of the stand-ins): one token each side separates grammatical from ungrammatical expansions
@@ -185,15 +185,8 @@ class FluencyScorer:
         rows = torch.arange(len(batch))
         targets = ids[rows, positions].clone()
         ids[rows, positions] = mlm.tokenizer.mask_token_id
-        ids, attention = ids.to(mlm.device), attention.to(mlm.device)
-        positions, rows = positions.to(mlm.device), rows.to(mlm.device)
-        with mlm.autocast():
-            if mlm._head is not None:
-                hidden = mlm.model.base_model(input_ids=ids, attention_mask=attention).last_hidden_state
-                logits = mlm._head(hidden[rows, positions])
-            else:
-                logits = mlm.model(input_ids=ids, attention_mask=attention).logits[rows, positions]
-        out = logits.float().log_softmax(-1).gather(1, targets.to(mlm.device).unsqueeze(1)).squeeze(1)
+        log_probs = mlm.log_probs_at(ids, attention, positions)
+        out = log_probs.gather(1, targets.to(log_probs.device).unsqueeze(1)).squeeze(1)
         self.forward_passes += 1
         self.forward_rows += len(batch)
         self.forward_seconds += time.perf_counter() - started

@@ -1,0 +1,434 @@
+"""The masked language model: loading, device, precision, the one forward pass (with out-of-memory
+halving), the whole-word beam search and its suggestion cache. Used by fill, fluency, suggest and templates.
+
+Decoding. A template's masks are rendered as the tokenizer's mask token and filled jointly, left to right,
+by a beam search over whole-word vocabulary items: at mask ``j`` every partial fill (beam) is scored by the
+masked LM with masks ``< j`` filled in and masks ``> j`` still masked; each beam is extended with its best
+tokens at mask ``j``, the extensions are ranked by the summed log-probabilities of their tokens, and the best
+``beam_size`` are kept (``top_n`` at the last mask). A fill's score is its mean log-probability per mask.
+CheckList (and so the original ALiCT code) ranked by summed raw logits; logits of different contexts are not
+on a common scale, log-probabilities are, so they are used here (the model's softmax over its whole
+vocabulary; non-word items are excluded from the choice, not renormalised away). Every step is one batched
+forward pass over all (template, beam) rows; a single-mask template costs one row of one pass.
+
+Vocabulary. Only items that are a whole word on their own are suggested: no WordPiece continuations
+(``##ing``), for BPE/SentencePiece only word-initial items (``Ġgood``), no special tokens, and only ASCII
+letters (the original allowed ``[A-Za-z0-9]``; a bare number is not a word insertion worth testing).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
+from itertools import groupby
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from ..cache import Cache
+from ..records import MaskedTemplate
+from ..resources import ResourceMissing, offline
+from ..store import content_hash
+from .identity import model_identity
+from .vocabulary import VocabularyFilter
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MLM = "bert-base-uncased"
+_WORD = re.compile(r"[A-Za-z]+")
+_WORD_START = ("Ġ", "▁")  # byte-level BPE (RoBERTa, GPT-2) and SentencePiece word-initial markers
+Suggestion = tuple[tuple[str, ...], float]  # one word per mask, mean log-probability per mask
+
+
+def whole_word_ids(tokens: Sequence[str], special_ids: Iterable[int]) -> dict[int, str]:
+    """The vocabulary items that are a whole alphabetic word on their own, as ``{id: word}``.
+
+    WordPiece marks continuations (``##ing``), so any other item starts a word. BPE and SentencePiece
+    vocabularies mark word starts (``Ġgood``, ``▁good``); unmarked items there are continuations.
+    Special tokens, punctuation and digits are never words to insert.
+    """
+    marked = any(token.startswith(_WORD_START) for token in tokens)
+    special = set(special_ids)
+    words: dict[int, str] = {}
+    for token_id, token in enumerate(tokens):
+        if marked:
+            word = token[1:] if token.startswith(_WORD_START) else ""
+        else:
+            word = "" if token.startswith("##") else token
+        if token_id not in special and _WORD.fullmatch(word):
+            words[token_id] = word
+    return words
+
+
+def resolve_device(device: str | None) -> torch.device:
+    """``auto`` (or None): CUDA when there is a GPU, else the CPU; ``cuda`` without one is an error."""
+    if device in (None, "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    resolved = torch.device(device)
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ResourceMissing("--device cuda: no CUDA GPU is visible to torch (use --device auto or cpu)")
+    return resolved
+
+
+class MaskedLM:
+    """A masked language model loaded once, with its whole-word vocabulary and suggestion cache.
+
+    ``forward_passes`` and ``forward_seconds`` count the model calls this instance made (for benchmarks
+    and for telling cached from computed suggestions).
+    """
+
+    def __init__(
+        self,
+        tokenizer: Any,
+        model: torch.nn.Module,
+        identity: str,
+        device: str | None = None,
+        *,
+        precision: str = "auto",
+        batch_tokens: int = 16384,
+    ):
+        if precision not in ("auto", "fp32", "bf16", "fp16"):
+            raise ValueError(f"precision must be auto, fp32, bf16 or fp16, not {precision!r}")
+        self.tokenizer = tokenizer
+        self.identity = identity
+        self.device = resolve_device(device)
+        self.model = model.to(self.device).eval()
+        if tokenizer.mask_token_id is None:
+            raise ValueError(f"{identity}: tokenizer has no mask token; not a masked language model")
+        config = getattr(self.model, "config", None)
+        vocab_size = getattr(config, "vocab_size", None) or len(tokenizer)  # the logits' width
+        vocabulary = tokenizer.convert_ids_to_tokens(range(len(tokenizer)))
+        self.words = {
+            i: word
+            for i, word in whole_word_ids(vocabulary, tokenizer.all_special_ids).items()
+            if i < vocab_size
+        }
+        if not self.words:
+            raise ValueError(f"{identity}: no whole-word vocabulary items")
+        # Added to the log-probabilities: -inf for every item that is not a whole word (built once).
+        self._disallowed = torch.full((vocab_size,), float("-inf"), device=self.device)
+        self._disallowed[list(self.words)] = 0.0
+        self._head = _lm_head(self.model)
+        limit = getattr(config, "max_position_embeddings", None) or 512
+        self.max_length = min(int(tokenizer.model_max_length), int(limit))
+        self.forward_passes = 0  # batched model calls
+        self.forward_rows = 0  # masked sequences scored (a pass scores many)
+        self.forward_seconds = 0.0
+        self.precision = precision
+        self.batch_tokens = batch_tokens
+        self.special_tokens = tuple(
+            sorted({t for t in tokenizer.all_special_tokens if t} | {tokenizer.mask_token}, key=len)
+        )
+
+    def has_special_token(self, text: str) -> bool:
+        """Whether ``text`` holds one of this model's special tokens (``[MASK]``, ``[CLS]``, ``<mask>``,
+        ``</s>``...) literally: such a text cannot be filled or scored (a literal mask is a mask)."""
+        return any(token in text for token in self.special_tokens)
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        name_or_dir: str | Path = DEFAULT_MLM,
+        *,
+        device: str | None = None,
+        precision: str = "auto",
+        batch_tokens: int = 16384,
+    ) -> MaskedLM:
+        """Load a masked LM (``AutoTokenizer`` + ``AutoModelForMaskedLM``) from a hub id or a directory."""
+        from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+        local_only = offline() or Path(name_or_dir).is_dir()
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(str(name_or_dir), local_files_only=local_only)
+            model = AutoModelForMaskedLM.from_pretrained(str(name_or_dir), local_files_only=local_only)
+        except (OSError, ValueError) as e:
+            how = "pass a local model directory" if local_only else "check the name and the network"
+            raise ResourceMissing(
+                f"masked LM '{name_or_dir}' not found ({how}; e.g. --mlm path/to/bert-base-uncased): "
+                f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
+            ) from None
+        log.info("Loaded masked LM %s", name_or_dir)
+        identity = model_identity(name_or_dir, model.config)
+        return cls(tokenizer, model, identity, device, precision=precision, batch_tokens=batch_tokens)
+
+    def describe(self) -> dict[str, Any]:
+        return {"identity": self.identity, "device": str(self.device), "whole_words": len(self.words)}
+
+    def masked_text(self, template: MaskedTemplate) -> str:
+        return template.render([self.tokenizer.mask_token] * len(template.masks))[0]
+
+    def suggest(
+        self,
+        templates: Sequence[MaskedTemplate],
+        beam_size: int = 100,
+        top_n: int = 60,
+        *,
+        batch_size: int = 64,
+        vocabulary: VocabularyFilter | None = None,
+    ) -> list[list[Suggestion]]:
+        """For each template, up to ``top_n`` fills (one word per mask), best first, with their scores.
+
+        With a ``vocabulary`` filter each mask is filled only from the words it admits for the mask's tag.
+        Suggestions are cached on disk by (model identity, masked text, beam size, top_n, and the filter
+        with the tags when there is one); each distinct masked text is computed once.
+        """
+        return self.suggest_texts(
+            [self.masked_text(t) for t in templates],
+            beam_size,
+            top_n,
+            batch_size=batch_size,
+            tags=[tuple(t.tags) for t in templates] if vocabulary is not None else None,
+            vocabulary=vocabulary,
+        )
+
+    def suggest_texts(
+        self,
+        texts: Sequence[str],
+        beam_size: int = 100,
+        top_n: int = 60,
+        *,
+        batch_size: int = 64,
+        tags: Sequence[tuple[str, ...]] | None = None,
+        vocabulary: VocabularyFilter | None = None,
+    ) -> list[list[Suggestion]]:
+        """``suggest`` for texts holding the tokenizer's mask token (``mask_token``) where words go
+        (``tags``: each text's mask tags, for the ``vocabulary`` filter)."""
+        if beam_size < 1 or top_n < 1:
+            raise ValueError("beam_size and top_n must be positive")
+        if (tags is None) != (vocabulary is None):
+            raise ValueError("tags and vocabulary go together")
+        queries = list(zip(texts, tags)) if tags is not None else [(text, None) for text in texts]
+        constraint = () if vocabulary is None else (vocabulary.fingerprint,)
+        keys = {
+            query: content_hash(
+                self.identity, query[0], str(beam_size), str(top_n), *constraint, *(query[1] or ())
+            )
+            for query in queries
+        }
+        cache = Cache("suggestions")
+        try:
+            found = cache.get_many(keys.values())
+            missing = [query for query in keys if keys[query] not in found]
+            if missing:
+                computed = self._beam_search(
+                    [text for text, _ in missing],
+                    beam_size,
+                    top_n,
+                    batch_size,
+                    None if vocabulary is None else [t for _, t in missing],
+                    vocabulary,
+                )
+                new = {
+                    keys[query]: [[list(words), score] for words, score in fills]
+                    for query, fills in zip(missing, computed)
+                }
+                cache.put_many(new)
+                found.update(new)
+        finally:
+            cache.close()
+        return [[(tuple(words), score) for words, score in found[keys[query]]] for query in queries]
+
+    def _beam_search(
+        self,
+        texts: list[str],
+        beam_size: int,
+        top_n: int,
+        batch_size: int,
+        tags: list[tuple[str, ...]] | None = None,
+        vocabulary: VocabularyFilter | None = None,
+    ) -> list[list[Suggestion]]:
+        encoded = self.tokenizer(texts, truncation=True, max_length=self.max_length)["input_ids"]
+        mask_id = self.tokenizer.mask_token_id
+        expected = [text.count(self.tokenizer.mask_token) for text in texts]
+        results: list[list[Suggestion]] = [[] for _ in texts]
+        fillable = []
+        for i, ids in enumerate(encoded):
+            if ids.count(mask_id) == expected[i] > 0 and (tags is None or len(tags[i]) == expected[i]):
+                fillable.append(i)
+            else:
+                log.warning(
+                    "masked text too long for %s or masks lost in tokenisation: %r", self.identity, texts[i]
+                )
+        fillable.sort(key=lambda i: len(encoded[i]))  # similar lengths per batch: less padding
+        for start in range(0, len(fillable), batch_size):
+            chunk = fillable[start : start + batch_size]
+            fills = self._beam_search_chunk(
+                [encoded[i] for i in chunk],
+                beam_size,
+                top_n,
+                batch_size,
+                None if tags is None else [tags[i] for i in chunk],
+                vocabulary,
+            )
+            for i, chunk_fills in zip(chunk, fills):
+                results[i] = chunk_fills
+        return results
+
+    def _allowed_rows(self, tags: list[str], vocabulary: VocabularyFilter) -> torch.Tensor:
+        """One row per tag: 0 for the ids ``vocabulary`` admits for it, -inf elsewhere (on the device)."""
+        rows = torch.full((len(tags), len(self._disallowed)), float("-inf"), device=self.device)
+        for n, tag in enumerate(tags):
+            allowed = [i for i in vocabulary.allowed(tag) if i in self.words]
+            if allowed:
+                rows[n, allowed] = 0.0
+        return rows
+
+    def _beam_search_chunk(
+        self,
+        encoded: list[list[int]],
+        beam_size: int,
+        top_n: int,
+        batch_size: int,
+        tags: list[tuple[str, ...]] | None = None,
+        vocabulary: VocabularyFilter | None = None,
+    ) -> list[list[Suggestion]]:
+        """Joint left-to-right beam search over a chunk of masked texts.
+
+        Rows are (text, partial fill) pairs, kept grouped by text; each step scores every row at its
+        text's next mask, in forward passes of at most ``batch_size`` rows and ``batch_tokens`` tokens.
+        The rows' token ids stay on the model's device across steps; only each step's best few scores
+        and tokens come back to the host.
+        """
+        pad = self.tokenizer.pad_token_id or 0
+        ids = torch.full((len(encoded), max(map(len, encoded))), pad, dtype=torch.long)
+        attention = torch.zeros_like(ids)
+        for i, seq in enumerate(encoded):
+            ids[i, : len(seq)] = torch.tensor(seq)
+            attention[i, : len(seq)] = 1
+        masks = [(row == self.tokenizer.mask_token_id).nonzero().flatten().tolist() for row in ids]
+        ids, attention = ids.to(self.device), attention.to(self.device)
+        if vocabulary is not None and tags is not None:
+            names = sorted({tag for text_tags in tags for tag in text_tags})
+            allowed = self._allowed_rows(names, vocabulary)
+            tag_index = [[names.index(tag) for tag in text_tags] for text_tags in tags]
+        k = min(max(beam_size, top_n), len(self.words))  # enough per row for any text's best fills
+        row_text = list(range(len(encoded)))
+        row_fill: list[tuple[int, ...]] = [() for _ in encoded]
+        row_score = torch.zeros(len(encoded))
+        results: list[list[Suggestion]] = [[] for _ in encoded]
+        per_pass = max(1, min(batch_size, self.batch_tokens // max(1, ids.shape[1])))
+        for step in range(max(map(len, masks))):
+            positions = torch.tensor([masks[t][step] for t in row_text], device=self.device)
+            if vocabulary is not None and tags is not None:
+                extra = allowed[torch.tensor([tag_index[t][step] for t in row_text], device=self.device)]
+            else:
+                extra = None
+            top = [
+                self._mask_log_probs(
+                    ids[b : b + per_pass],
+                    attention[b : b + per_pass],
+                    positions[b : b + per_pass],
+                    None if extra is None else extra[b : b + per_pass],
+                ).topk(k)
+                for b in range(0, len(row_text), per_pass)
+            ]
+            scores = row_score.unsqueeze(1) + torch.cat([t.values for t in top]).cpu()
+            tokens = torch.cat([t.indices for t in top]).cpu()
+            parents: list[int] = []
+            next_fill: list[tuple[int, ...]] = []
+            next_score: list[float] = []
+            first = 0
+            for t, group in groupby(row_text):
+                end = first + len(list(group))
+                last = step == len(masks[t]) - 1
+                best = scores[first:end].flatten().topk(min(top_n if last else beam_size, (end - first) * k))
+                for score, at in zip(best.values.tolist(), best.indices.tolist()):
+                    if score == float("-inf"):  # fewer admissible words than asked for
+                        break
+                    row = first + at // k
+                    fill = (*row_fill[row], int(tokens[row, at % k]))
+                    if last:
+                        words = tuple(self.words[token] for token in fill)
+                        results[t].append((words, round(score / len(fill), 4)))
+                    else:
+                        parents.append(row)
+                        next_fill.append(fill)
+                        next_score.append(score)
+                first = end
+            if not parents:
+                break
+            index = torch.tensor(parents, device=self.device)
+            ids, attention, positions = ids[index], attention[index], positions[index]
+            ids[torch.arange(len(parents), device=self.device), positions] = torch.tensor(
+                [f[-1] for f in next_fill], dtype=torch.long, device=self.device
+            )
+            row_text = [row_text[p] for p in parents]
+            row_fill, row_score = next_fill, torch.tensor(next_score)
+        return results
+
+    def autocast(self):
+        """bf16 (or fp16 where bf16 is not supported) autocast on CUDA unless ``precision`` is fp32;
+        nothing on the CPU, whose results stay those of fp32."""
+        if self.device.type != "cuda" or self.precision == "fp32":
+            return nullcontext()
+        if self.precision == "auto":
+            dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        else:
+            dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[self.precision]
+        return torch.autocast(device_type="cuda", dtype=dtype)
+
+    @torch.inference_mode()
+    def _mask_log_probs(
+        self,
+        ids: torch.Tensor,
+        attention: torch.Tensor,
+        positions: torch.Tensor,
+        extra: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """The fill search's scores: ``log_probs_at`` with -inf for non-words (and, with ``extra``, -inf
+        where it is: the words a vocabulary filter does not admit); counted in ``forward_*``."""
+        started = time.perf_counter()
+        out = self.log_probs_at(ids, attention, positions) + (self._disallowed if extra is None else extra)
+        self.forward_passes += 1
+        self.forward_rows += len(ids)
+        self.forward_seconds += time.perf_counter() - started
+        return out
+
+    def log_probs_at(
+        self, ids: torch.Tensor, attention: torch.Tensor, positions: torch.Tensor
+    ) -> torch.Tensor:
+        """Log-probabilities over the whole vocabulary at one position per row: the one forward pass of the
+        fill search and the fluency scorer. A batch that runs out of memory (GPU or CPU) is computed in
+        halves, and the log says so; rows do not depend on each other, so the result is the same."""
+        try:
+            return self._forward(ids, attention, positions)
+        except (torch.OutOfMemoryError, RuntimeError) as e:
+            if len(ids) == 1 or not _out_of_memory(e):
+                raise
+        log.warning("%s: out of memory on %d rows; computing them in halves", self.identity, len(ids))
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+        half = len(ids) // 2
+        parts = [slice(0, half), slice(half, len(ids))]
+        return torch.cat([self.log_probs_at(ids[s], attention[s], positions[s]) for s in parts])
+
+    @torch.inference_mode()
+    def _forward(self, ids: torch.Tensor, attention: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        ids, attention, positions = ids.to(self.device), attention.to(self.device), positions.to(self.device)
+        rows = torch.arange(len(ids), device=self.device)
+        with self.autocast():
+            if self._head is not None:  # the LM head only at the given positions, not at every token
+                hidden = self.model.base_model(input_ids=ids, attention_mask=attention).last_hidden_state
+                logits = self._head(hidden[rows, positions])
+            else:
+                logits = self.model(input_ids=ids, attention_mask=attention).logits[rows, positions]
+        return logits.float().log_softmax(-1)
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    """CUDA's OutOfMemoryError, or the CPU allocator's "can't allocate memory"."""
+    text = str(error)
+    return isinstance(error, torch.OutOfMemoryError) or "out of memory" in text or "allocate memory" in text
+
+
+def _lm_head(model: torch.nn.Module) -> torch.nn.Module | None:
+    """The prediction head of an ``XForMaskedLM`` whose logits are ``head(encoder output)`` (BERT's ``cls``,
+    RoBERTa's ``lm_head``); None for models whose head is not one module (then the full forward is used)."""
+    prefix = getattr(model, "base_model_prefix", None)
+    base = getattr(model, "base_model", model)
+    heads = [module for name, module in model.named_children() if name != prefix]
+    return heads[0] if prefix and base is not model and len(heads) == 1 else None
