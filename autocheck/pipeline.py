@@ -604,7 +604,8 @@ class _Expander:
     def _fill(self, chunk, templates, counts, rejected) -> dict[str, list[str]]:
         if not templates:
             return {}
-        from .expand.fill import FillStats, fill
+        from .expand.fill import fill
+        from .expand.validate import FillStats
 
         cases_by_id = {case.id: case for case in chunk}
         by_capability: dict[str, list] = defaultdict(list)

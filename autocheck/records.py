@@ -239,7 +239,7 @@ class MaskedTemplate:
         ``"(word which"``); as ``" word"`` before a token attached to its left neighbour (``.``, ``,``,
         ``n't``, a closing quote) and after the last token. ``lower`` are token indices whose first letter
         is lower-cased (a sentence-initial capital that an insertion moved inside the sentence,
-        ``fill.recase``); the text keeps its length.
+        ``validate.recase``); the text keeps its length.
         """
         if len(words) != len(self.masks):
             raise ValueError(f"{self.id}: {len(self.masks)} masks but {len(words)} words")

@@ -21,8 +21,9 @@ os.environ["AUTOCHECK_CACHE"] = "off"
 
 import torch  # noqa: E402
 
-from autocheck.expand.fill import FillStats, fill  # noqa: E402  (NLTK_DATA and cache setting first)
+from autocheck.expand.fill import fill  # noqa: E402  (NLTK_DATA and cache setting first)
 from autocheck.expand.mlm import MaskedLM  # noqa: E402
+from autocheck.expand.validate import FillStats  # noqa: E402
 from autocheck.records import MaskedTemplate, Parse, TestCase  # noqa: E402
 from autocheck.tagging import pos_tag_sents, tokenize  # noqa: E402
 

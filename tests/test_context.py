@@ -7,7 +7,8 @@ import json
 import pytest
 
 from autocheck.expand.context import FunctionPairs, build_function_pairs, function_pairs, load_function_pairs
-from autocheck.expand.fill import FillStats, validate
+from autocheck.expand.fill import validate
+from autocheck.expand.validate import FillStats
 from autocheck.records import MaskedTemplate, Parse, TestCase
 from autocheck.tagging import tokenize
 

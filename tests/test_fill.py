@@ -8,8 +8,9 @@ import pytest
 import torch
 from conftest import require
 
-from autocheck.expand.fill import FillStats, fill, validate
+from autocheck.expand.fill import fill, validate
 from autocheck.expand.mlm import MaskedLM, whole_word_ids
+from autocheck.expand.validate import FillStats
 from autocheck.records import MaskedTemplate, Parse, TestCase
 from autocheck.resources import ResourceMissing
 from autocheck.tagging import tokenize
@@ -542,8 +543,8 @@ def test_fluency_rejection_lets_the_next_fill_in():
 
 
 def test_a_template_is_given_up_after_its_fluency_tries():
-    from autocheck.expand.fill import FLUENCY_TRIES
     from autocheck.expand.fluency import Fluency
+    from autocheck.expand.validate import FLUENCY_TRIES
 
     text = "this is a movie ."
     words = ["good", "bad", "great", "old", "new", "funny"]
@@ -683,3 +684,37 @@ def test_fluency_scoring_that_runs_out_of_memory_is_computed_in_halves(tiny_bert
     assert again == pytest.approx(expected, abs=2e-4)
     assert sizes[0] > 1 and set(sizes[1:]) <= set(range(1, sizes[0]))
     assert "computing them in halves" in caplog.text
+
+
+class NoWordsEndingInLy:
+    """A user's own check: adverbs in -ly are refused (a style rule of the user's)."""
+
+    name = "no_ly"
+
+    def __init__(self):
+        self.seen: list[str] = []
+
+    def passes(self, candidates):
+        self.seen.extend(c.text for c in candidates)
+        return [not any(w.endswith("ly") for w in c.words) for c in candidates]
+
+
+def test_a_users_own_check_runs_after_the_standard_ones_and_is_counted_under_its_name():
+    text = "the film is good ."
+    check = NoWordsEndingInLy()
+    fills = [(("not",), -0.5), (("truly",), -1.0), (("very",), -2.0)]
+    out, stats = _kept(text, [(3, "RB")], fills, checks=[check])
+    assert [c.text for c in out] == ["the film is very good ."]
+    assert stats.rejected["no_ly"] == 1 and stats.rejected["polarity"] == 1
+    assert "the film is not good ." not in check.seen  # rejected by polarity first: never shown to it
+    counts = stats.as_dict()
+    assert list(counts).index("rejected_no_ly") == list(counts).index("rejected_fluency") + 1
+
+
+def test_a_check_cannot_take_a_standard_checks_name():
+    from autocheck.expand.validate import standard_checks
+
+    clash = NoWordsEndingInLy()
+    clash.name = "pos"
+    with pytest.raises(ValueError, match="'pos' exists already"):
+        standard_checks(Lexicon(), always, {}, extra=[clash])

@@ -7,8 +7,9 @@ import torch
 from conftest import require
 from test_fill import Lexicon, always, seed, template, tiny_bert, tiny_bert_dir  # noqa: F401
 
-from autocheck.expand.fill import FillStats, fill, validate
+from autocheck.expand.fill import fill, validate
 from autocheck.expand.mlm import MaskedLM
+from autocheck.expand.validate import FillStats
 from autocheck.expand.vocabulary import TagDictionary, VocabularyFilter
 from autocheck.sources.lexicon import NEGATIONS
 from autocheck.tagging import is_single_token, proper_noun, tagger_dictionary

@@ -1,0 +1,488 @@
+"""Validation of filled templates: which masked-LM fills become expansions.
+
+Validation (the original's checks with their bugs fixed):
+
+1. duplicate: the filled text equals the seed's text or a text already kept for the same seed;
+2. polarity: every inserted word must be neutral in the lexicon, looked up lower-cased with the coarse
+   POS of its mask's tag (the original looked words up case-sensitively with spaCy's isolated-word POS),
+   and never a negation ("not", "never", ...: ``lexicon.NEGATIONS``), which flips the sentiment of what it
+   scopes over even where a lexicon, like the opinion lexicon, calls it neutral.
+   The POS check below makes that tag the word's tag in context for every kept fill; checking polarity
+   first means only neutral candidates need tagging;
+3. doubled: an inserted word repeats a neighbouring word ("a kind kind of film");
+4. pos: every inserted word, tagged in the filled sentence, must get its mask's tag (the original tagged
+   each word in isolation); phrase-level masks can never match and are skipped before the MLM is called.
+   A lower-case fill that the tagger knows only as a proper noun when capitalised ("york", "jones") is a
+   proper noun: it fails any other tag, and for an ``NNP``/``NNPS`` mask it is capitalised before tagging;
+   any other fill of a proper-noun mask must be capitalised to pass (a lower-case word is not a name, and
+   capitalising an arbitrary word would only make the tagger call it one);
+5. context (when ``context.FunctionPairs`` are given): an inserted preposition, "to", conjunction or
+   determiner next to another function word must make a word pair the reference treebank has ("out of"
+   yes, "in of" and "and but" no): the grammar's productions are context-free, the sentence is not;
+6. requirement: the filled text must still meet the seed's capability requirement;
+7. fluency (when a ``fluency.Fluency`` is given): the masked LM's pseudo-log-likelihood around the
+   insertion must not fall more than its threshold below the seed's (``fluency.py``); after
+   ``FLUENCY_TRIES`` fluency rejections a template is given up (the place, not the word, is at fault).
+
+Casing (fix *casing*, for uncased masked LMs): fills are re-cased for their position before any check
+(``recase``): a lone "i" is "I"; a word inserted before a capitalised sentence-initial token (the first of
+a sentence, or the first inside an opening quote) is capitalised and that token lower-cased, unless it is
+"I", an acronym, or tagged as a proper noun in the seed.
+
+The checks run in that order, each on the candidates every earlier one kept (``Check``: a name and one
+batched call), and a rejection is counted under the first that fails; a user's own checks run after the
+requirement check and before fluency, the most expensive. Candidates are
+examined in score order and the first ``fills_per_mask`` valid ones per template are kept (ALiCT's HEAD
+kept one; its older runs kept all, ``fills_per_mask=None``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..records import MaskedTemplate, Parse, TestCase, opens
+from ..sources.lexicon import NEGATIONS
+from ..tagging import (
+    PROPER_TAGS,
+    coarse_pos,
+    is_single_token,
+    known_proper_noun,
+    pos_tag_from,
+    pos_tag_sents,
+    proper_noun,
+    tokenize,
+)
+from .context import FunctionPairs
+from .fluency import Fluency, Known
+from .mlm import Suggestion
+
+REASONS = ("duplicate", "polarity", "doubled", "pos", "context", "requirement", "fluency")
+# Fluency rejections after which a template is given up. When a fill passes fluency it is almost always
+# one of a template's first three candidates that reach it, while a template whose position no word fits
+# went on through all its suggestions, most of the fluency filter's cost.
+FLUENCY_TRIES = 4
+
+Requirement = Callable[[TestCase, str], bool]
+
+
+class NeutralLexicon(Protocol):
+    def is_neutral(self, word: str, pos: str | None) -> bool: ...
+
+
+@dataclass
+class FillStats:
+    """Counts for a run's closing table. Every proposed candidate is either kept, rejected for the first
+    check it failed, or unused (ranked below the fills already kept for its template)."""
+
+    templates: int = 0
+    unfillable: int = 0  # templates never sent to the MLM: phrase-level mask, no masks, or unknown seed
+    special_token: int = 0  # templates of seeds holding a special token of the MLM (also unfillable)
+    proposed: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)
+    unused: int = 0
+    kept: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        reasons = [*REASONS, *sorted(set(self.rejected) - set(REASONS))]  # a user's checks after ours
+        rejected = {f"rejected_{reason}": self.rejected[reason] for reason in reasons}
+        return {
+            "templates": self.templates,
+            "unfillable": self.unfillable,
+            "special_token": self.special_token,
+            "proposed": self.proposed,
+            **rejected,
+            "unused": self.unused,
+            "kept": self.kept,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One fill of one template, re-cased for where it goes (``recase``) and rendered."""
+
+    index: int  # the template's position among those being validated
+    template: MaskedTemplate
+    seed: TestCase
+    seed_tags: list  # the seed's sentences: token range and Penn tags of each (``_tag_seeds``)
+    words: tuple[str, ...]
+    score: float
+    text: str
+    starts: tuple[int, ...]  # character offset of each inserted word in ``text``
+    lower: tuple[int, ...] = ()  # seed tokens lower-cased by ``recase``
+
+
+class Check(Protocol):
+    """A validation check: ``name`` is the reason a rejection is counted under (in the manifest as
+    ``rejected_<name>``); ``passes`` answers for a batch of candidates at once (those every earlier check
+    kept), True for each that passes."""
+
+    name: str
+
+    def passes(self, candidates: Sequence[Candidate]) -> list[bool]: ...
+
+
+class Duplicate:
+    """The filled text equals the seed's or a text already kept for the same seed (``kept_texts``: seed id
+    -> texts kept, shared with the validation loop, which adds to it)."""
+
+    name = "duplicate"
+
+    def __init__(self, kept_texts: dict[str, set[str]]):
+        self.kept_texts = kept_texts
+
+    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+        return [
+            c.text != c.seed.text and c.text not in self.kept_texts.get(c.seed.id, ()) for c in candidates
+        ]
+
+
+class Polarity:
+    """Every inserted word neutral in the lexicon for its mask's coarse POS, and never a negation."""
+
+    name = "polarity"
+
+    def __init__(self, lexicon: NeutralLexicon):
+        self.lexicon = lexicon
+
+    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+        return [
+            all(
+                w.lower() not in NEGATIONS and self.lexicon.is_neutral(w.lower(), coarse_pos(tag))
+                for w, tag in zip(c.words, c.template.tags)
+            )
+            for c in candidates
+        ]
+
+
+class Doubled:
+    """Fix *doubled words*: no inserted word repeats the word next to it ("kind kind")."""
+
+    name = "doubled"
+
+    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+        return [not _doubled(c.template, c.words) for c in candidates]
+
+
+class PartOfSpeech:
+    """Every inserted word, tagged in its filled sentence (all candidates in one batch), gets its mask's
+    tag; proper-noun masks take capitalised words, other masks no word known only as a name."""
+
+    name = "pos"
+
+    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+        return [
+            tags == c.template.tags
+            and not any(
+                (tag in PROPER_TAGS and not w[:1].isupper()) or (proper_noun(w) and tag not in PROPER_TAGS)
+                for w, tag in zip(c.words, c.template.tags)
+            )
+            for c, tags in zip(candidates, _inserted_tags(candidates))
+        ]
+
+
+class Context:
+    """An inserted function word next to another makes a word pair the reference treebank has."""
+
+    name = "context"
+
+    def __init__(self, pairs: FunctionPairs):
+        self.pairs = pairs
+
+    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+        return [
+            all(
+                self.pairs.allows(tag, left, word.lower(), right)
+                for (left, word, right), tag in zip(_neighbours(c.template, c.words), c.template.tags)
+            )
+            for c in candidates
+        ]
+
+
+class MeetsRequirement:
+    """The filled text still meets the seed's capability requirement."""
+
+    name = "requirement"
+
+    def __init__(self, requirement: Requirement):
+        self.requirement = requirement
+
+    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+        return [self.requirement(c.seed, c.text) for c in candidates]
+
+
+def standard_checks(
+    lexicon: NeutralLexicon,
+    requirement: Requirement,
+    kept_texts: dict[str, set[str]],
+    context: FunctionPairs | None = None,
+    extra: Sequence[Check] = (),
+) -> list[Check]:
+    """The checks in the order they run (fluency, being the most expensive, comes after all of them):
+    cheap word checks first, then the tagger (one batch), the context pairs, the requirement, and then
+    ``extra`` (a user's own)."""
+    checks: list[Check] = [Duplicate(kept_texts), Polarity(lexicon), Doubled(), PartOfSpeech()]
+    if context is not None:
+        checks.append(Context(context))
+    checks.append(MeetsRequirement(requirement))
+    names = {check.name for check in checks}
+    for check in extra:
+        if check.name in names or check.name == "fluency":
+            raise ValueError(f"a validation check named {check.name!r} exists already")
+        names.add(check.name)
+        checks.append(check)
+    return checks
+
+
+def first_failures(checks: Sequence[Check], wave: Sequence[Candidate]) -> list[str | None]:
+    """For each candidate, the name of the first check it fails (None: it passes them all). Each check sees
+    only the candidates every earlier one kept, in one call."""
+    verdicts: list[str | None] = [None] * len(wave)
+    for check in checks:
+        alive = [n for n, verdict in enumerate(verdicts) if verdict is None]
+        if not alive:
+            break
+        for n, ok in zip(alive, check.passes([wave[n] for n in alive])):
+            if not ok:
+                verdicts[n] = check.name
+    return verdicts
+
+
+def select(
+    templates: Sequence[MaskedTemplate],
+    suggestions: Sequence[Sequence[Suggestion]],
+    seeds: Sequence[TestCase],
+    checks: Sequence[Check],
+    room: Sequence[int],
+    kept_texts: dict[str, set[str]],
+    *,
+    stats: FillStats | None = None,
+    fluency: Fluency | None = None,
+) -> list[list[tuple[Candidate, dict[str, Any]]]]:
+    """The valid fills of each template (``suggestions[i]`` for ``templates[i]``, best first, at most
+    ``room[i]`` of them), each with what the fluency check recorded.
+
+    Candidates are examined best first in waves (2, 4, 8, ... times the largest room, per template still
+    short of its room), each wave checked (and fluency-scored) in one batch, so a template that finds its
+    fill early costs little. ``kept_texts`` (seed id -> texts kept) is updated in place, to drop
+    duplicates across calls; ``checks`` should include a ``Duplicate`` over the same dict.
+    """
+    stats = stats if stats is not None else FillStats()
+    wanted = max(room, default=0)
+    kept: list[list[tuple[Candidate, dict[str, Any]]]] = [[] for _ in templates]
+    examined = [0] * len(templates)
+    pending = [i for i, fills in enumerate(suggestions) if fills and room[i] > 0]
+    stats.proposed += sum(map(len, suggestions))
+    window = 2 * wanted  # the tagger works sentence by sentence: small first waves waste least
+    seed_tags: dict[str, list] = {}
+    disfluent: Counter[int] = Counter()  # fluency rejections per template
+    while pending:
+        _tag_seeds([templates[i].parse for i in pending], seed_tags)
+        wave = [
+            _candidate(i, templates[i], seeds[i], words, score, seed_tags[templates[i].parse.text])
+            for i in pending
+            for words, score in suggestions[i][examined[i] : examined[i] + window]
+        ]
+        verdicts = first_failures(checks, wave)
+        scores: dict[int, float] = {}
+        if fluency is not None:
+            left = {i: room[i] - len(kept[i]) for i in pending}
+            _check_fluency(wave, verdicts, left, fluency, scores, disfluent)
+        halted: set[int] = set()  # templates that reached a candidate not scored yet: next wave
+        for n, c in enumerate(wave):
+            if len(kept[c.index]) >= room[c.index] or c.index in halted:
+                continue
+            # a text kept earlier in this wave is a duplicate too
+            verdict = "duplicate" if c.text in kept_texts.get(c.seed.id, ()) else verdicts[n]
+            if verdict is None and fluency is not None and n not in scores:
+                halted.add(c.index)
+                continue
+            examined[c.index] += 1
+            if verdict is not None:
+                stats.rejected[verdict] += 1
+                continue
+            extra = {}
+            if fluency is not None:
+                extra["fluency"] = {
+                    "pll_delta": scores[n],
+                    "window": fluency.scorer.window,
+                    "threshold": fluency.threshold,
+                }
+            kept_texts.setdefault(c.seed.id, set()).add(c.text)
+            kept[c.index].append((c, extra))
+            stats.kept += 1
+        pending = [
+            i
+            for i in pending
+            if len(kept[i]) < room[i] and examined[i] < len(suggestions[i]) and disfluent[i] < FLUENCY_TRIES
+        ]
+        window *= 2
+    stats.unused += sum(len(fills) - n for fills, n in zip(suggestions, examined))
+    return kept
+
+
+def _check_fluency(
+    wave: Sequence[Candidate],
+    verdicts: list[str | None],
+    room: dict[int, int],
+    fluency: Fluency,
+    scores: dict[int, float],
+    disfluent: Counter[int],
+) -> None:
+    """The fluency check of the candidates that passed the others, best first and only as many per
+    template as it still has ``room`` for: a candidate that fails lets the next one be scored, in batched
+    rounds, so candidates ranked after a template's kept fills are never scored, nor any after its
+    ``FLUENCY_TRIES``-th rejection. Sets ``scores``, marks failures in ``verdicts`` and counts them per
+    template in ``disfluent``."""
+    passing = [n for n, verdict in enumerate(verdicts) if verdict is None]
+    while True:
+        accepted: Counter[int] = Counter()
+        take = []
+        for n in passing:  # wave order is score order within a template
+            t = wave[n].index
+            if n in scores:
+                accepted[t] += verdicts[n] is None
+            elif accepted[t] < room[t] and disfluent[t] < FLUENCY_TRIES:
+                take.append(n)
+                accepted[t] += 1  # counted as if it passed, until scored
+        if not take:
+            return
+        pairs = [(wave[n].text, wave[n].seed.text) for n in take]
+        deltas = fluency.scorer.deltas(pairs, [_fill_log_prob(wave[n]) for n in take])
+        for n, delta in zip(take, deltas):
+            scores[n] = delta
+            if not fluency.keeps(delta):
+                verdicts[n] = "fluency"
+                disfluent[wave[n].index] += 1
+
+
+def _fill_log_prob(candidate: Candidate) -> Known | None:
+    """A one-mask candidate's template and score: the fill search's log-probability of its word at the
+    mask, which the fluency scorer takes for that token's PLL instead of computing it again."""
+    return (candidate.template, candidate.score) if len(candidate.template.masks) == 1 else None
+
+
+_QUOTES = ('"', "``", "'", "`")
+
+
+def recase(
+    template: MaskedTemplate, words: Sequence[str], sentences: Sequence[tuple[int, int, list[str]]]
+) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Fix *casing*: ``words`` re-cased for where they go, and the seed tokens to lower-case.
+
+    An uncased masked LM suggests lower-case words: a lone "i" becomes "I", a known proper noun ("york",
+    ``tagging.proper_noun``) for a proper-noun mask is capitalised, and the first word inserted before a
+    capitalised sentence-initial token (the first of a sentence, or the first after an opening quote) is
+    capitalised while that token is lower-cased, unless it is "I", an acronym or a proper noun
+    (``_keeps_capital``; ``sentences``: token range and tags per sentence of the seed). Returns the words
+    and the token indices to lower-case (``MaskedTemplate.render``'s ``lower``).
+    """
+    parse = template.parse
+    tokens = parse.tokens
+    starts = {a for a, _, _ in sentences}
+    proper = {a + k for a, _, tags in sentences for k, tag in enumerate(tags) if tag in PROPER_TAGS}
+    out: list[str] = []
+    lower: list[int] = []
+    previous = None
+    for (index, tag), word in zip(template.masks, words):
+        if word == "i":
+            word = "I"
+        elif tag in PROPER_TAGS and proper_noun(word):
+            word = word[:1].upper() + word[1:]
+        if index != previous and index < len(tokens) and _sentence_initial(parse, index, starts):
+            token = tokens[index]
+            if token[:1].isupper():
+                word = word[:1].upper() + word[1:]
+                if not _keeps_capital(tokens, index, proper):
+                    lower.append(index)
+        previous = index
+        out.append(word)
+    return tuple(out), tuple(dict.fromkeys(lower))
+
+
+def _keeps_capital(tokens: Sequence[str], index: int, proper: set[int]) -> bool:
+    """Whether a capitalised sentence-initial token is written so anywhere: "I", an acronym, a word the
+    tagger's dictionary knows as a proper noun ("Paris"), or a token tagged as one that starts a name
+    ("Samuel Beckett", "Jacquot's"). The tagger calls most capitalised sentence-initial words proper
+    nouns ("Mild, meandering ..."), so its tag alone does not decide."""
+    token = tokens[index]
+    if token == "I" or (len(token) > 1 and token.isupper()) or known_proper_noun(token):
+        return True
+    following = tokens[index + 1] if index + 1 < len(tokens) else ""
+    return index in proper and (following[:1].isupper() or following in ("'s", "’s"))
+
+
+def _sentence_initial(parse: Parse, index: int, starts: set[int]) -> bool:
+    if index in starts:
+        return True
+    return parse.tokens[index - 1] in _QUOTES and opens(parse.text, parse.offsets[index - 1][1])
+
+
+def _neighbours(template: MaskedTemplate, words: Sequence[str]) -> list[tuple[str | None, str, str | None]]:
+    """Each inserted word, lower-cased, with the lower-cased tokens left and right of it in the filled
+    text (None at an edge)."""
+    filled = [token.lower() for token in template.parse.tokens]
+    positions = []
+    for n, ((index, _), word) in enumerate(zip(template.masks, words)):
+        filled.insert(index + n, word.lower())
+        positions.append(index + n)
+    return [
+        (filled[p - 1] if p > 0 else None, filled[p], filled[p + 1] if p + 1 < len(filled) else None)
+        for p in positions
+    ]
+
+
+def _doubled(template: MaskedTemplate, words: Sequence[str]) -> bool:
+    """Fix *doubled words*: whether an inserted word repeats the word next to it ("kind kind")."""
+    return any(word in (left, right) for left, word, right in _neighbours(template, words))
+
+
+def _candidate(
+    i: int, template: MaskedTemplate, seed: TestCase, words: Sequence[str], score: float, sentences: list
+) -> Candidate:
+    recased, lower = recase(template, words, sentences)
+    return Candidate(i, template, seed, sentences, recased, score, *template.render(recased, lower), lower)
+
+
+def _tag_seeds(parses: Iterable[Parse], seed_tags: dict[str, list]) -> None:
+    """Tag, once and in one batch, the seed texts not in ``seed_tags`` (text -> per sentence: token range
+    and tags)."""
+    by_text = {parse.text: parse for parse in parses if parse.text not in seed_tags}
+    new = sorted(by_text)
+    sentences = {text: tokenize(text).sentences for text in new}
+    tagged = iter(pos_tag_sents([by_text[text].tokens[a:b] for text in new for a, b in sentences[text]]))
+    for text in new:
+        seed_tags[text] = [(a, b, next(tagged)) for a, b in sentences[text]]
+
+
+def _inserted_tags(candidates: Sequence[Candidate]) -> list[tuple[str | None, ...]]:
+    """The Penn tag of each inserted word, tagged in its sentence of the filled text.
+
+    The filled sentence is the seed's tokens with the words inserted (and the tokens ``recase`` lowered),
+    so only the stretch around the insertions is tagged again (``tagging.pos_tag_from``: exactly what
+    tagging the whole sentence gives); the seeds' own tags come with each candidate (``_tag_seeds``).
+    None where the tokenizer would not keep an inserted word whole ("cannot").
+    """
+    out: list[tuple[str | None, ...]] = []
+    for c in candidates:
+        template = c.template
+        if not all(is_single_token(word) for word in c.words):
+            out.append((None,) * len(c.words))
+            continue
+        first = template.masks[0][0]
+        ranges = c.seed_tags
+        a, b, tags = next((r for r in ranges if r[0] <= first < r[1]), ranges[-1])
+        words = list(template.parse.tokens[a:b])
+        for index in c.lower:
+            if a <= index < b:
+                words[index - a] = words[index - a][:1].lower() + words[index - a][1:]
+        positions = []
+        for (index, _), word in zip(template.masks, c.words):
+            positions.append(index - a + len(positions))
+            words.insert(positions[-1], word)
+        start = max(0, positions[0] - 2)
+        new_tags = pos_tag_from(words, tags[:start], positions[-1] + 1)
+        out.append(tuple(new_tags[p - start] for p in positions))
+    return out
