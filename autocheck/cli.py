@@ -145,8 +145,8 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--executor",
         default="local",
-        choices=["local", "ray"],
-        help="local processes (--workers) or Ray actors (pip install 'autocheck[ray]'); same output",
+        help="local processes (--workers), Ray actors (ray: pip install 'autocheck[ray]') or a plug-in's "
+        "executor; same output",
     )
     p.add_argument("--ray-address", help="Ray cluster to join (default: start a local one)")
     p.add_argument(
@@ -156,10 +156,16 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         help="fill each mask only from neutral words whose tags include the mask's (tags, default) or not",
     )
     p.add_argument("--no-expand", action="store_true", help="seeds only (the no-expansion ablation)")
+    p.add_argument(
+        "--check",
+        action="append",
+        metavar="NAME",
+        help="a validation check of your own, registered by a plug-in (autocheck.checks); repeatable",
+    )
 
 
 def _config(args: argparse.Namespace, expand: bool):
-    from .pipeline import GenerateConfig
+    from .config import GenerateConfig
 
     config = GenerateConfig(
         dataset=args.dataset,
@@ -190,11 +196,12 @@ def _config(args: argparse.Namespace, expand: bool):
         config.beam_size, config.top_n = args.beam_size, args.top_n
         config.fluency_threshold = args.fluency_threshold
         config.vocabulary = args.vocabulary
+        config.checks = tuple(args.check or ())
     return config
 
 
 def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
-    from .pipeline import generate
+    from .generate import generate
 
     config = _config(args, expand and not getattr(args, "no_expand", False))
     summary = generate(
@@ -443,7 +450,8 @@ def cmd_suggest(args: argparse.Namespace) -> int:
 
 
 def cmd_perturb(args: argparse.Namespace) -> int:
-    from .pipeline import GenerateConfig, generate
+    from .config import GenerateConfig
+    from .generate import generate
 
     options = dict(_option(item) for item in args.option or [])
     capability = {

@@ -55,8 +55,9 @@ def run_demo(
     seed: int = 0,
     overwrite: bool = False,
 ) -> int:
+    from .config import GenerateConfig
+    from .generate import generate
     from .models import load_model
-    from .pipeline import GenerateConfig, generate
     from .report import format_table, write_html
     from .run import run_suite
 

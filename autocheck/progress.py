@@ -6,7 +6,7 @@ output redirected to a file), a bar would print nothing useful, so a line is log
 
     INFO autocheck.progress: generate: 12/40 chunks (30%), 0.8 chunks/s, elapsed 0:00:15, ETA 0:00:35
 
-``track(items, total, description)`` is the callback the pipeline takes (``progress=``); ``interval``
+``track(items, total, description)`` is the callback ``generate`` takes (``progress=``); ``interval``
 defaults to ``$AUTOCHECK_PROGRESS_INTERVAL`` seconds, else 30.
 """
 
@@ -143,7 +143,7 @@ def track(
     stream: TextIO | None = None,
     interval: float | None = None,
 ) -> _Tracked:
-    """``items``, reporting progress as they are consumed (the pipeline's ``progress=`` callback)."""
+    """``items``, reporting progress as they are consumed (``generate``'s ``progress=`` callback)."""
     return _Tracked(items, bar(total, description, unit, stream=stream, interval=interval))
 
 

@@ -22,7 +22,7 @@ SHARED = Path(os.environ.get("AUTOCHECK_SHARED_DATA", Path(__file__).resolve().p
 def stand_in_config(**settings):
     """A ``GenerateConfig`` on the offline stand-ins (SST table, opinion lexicon, stand-in benepar, mini BERT
     masked LM) with ``settings`` (further fields); bench_gpu.py and bench_validity.py use it too."""
-    from autocheck.pipeline import GenerateConfig
+    from autocheck.config import GenerateConfig
 
     return GenerateConfig(
         dataset=str(SHARED / "datasets/sst/derived_sentence_labels"),
@@ -46,7 +46,7 @@ def main() -> None:
 
     torch.set_num_threads(1)
     from autocheck.expand import fill
-    from autocheck.pipeline import generate
+    from autocheck.generate import generate
 
     tag_seconds = [0.0]
 

@@ -34,7 +34,7 @@ def main() -> None:
         return
     os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
     os.environ["AUTOCHECK_CACHE"] = "off"
-    from autocheck.pipeline import generate
+    from autocheck.generate import generate
 
     config = stand_in_config(max_seeds=args.max_seeds, max_variants=1)
     shutil.rmtree(args.out, ignore_errors=True)

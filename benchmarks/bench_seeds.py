@@ -24,9 +24,11 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
 
-    from autocheck.pipeline import GenerateConfig, _Timer, seed_cases
+    from autocheck.config import GenerateConfig
+    from autocheck.expand.job import Timer
+    from autocheck.generate import seed_cases
 
-    timer = _Timer()
+    timer = Timer()
     start = time.perf_counter()
     _, capabilities, _, stats, seeds, cases = seed_cases(
         GenerateConfig(dataset=args.sst, lexicon=args.lexicon), timer

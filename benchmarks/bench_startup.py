@@ -39,13 +39,13 @@ def parse_uncached(self, texts):
         note("parser load begins")  # before benepar (and so torch) is imported
     return real_parse(self, texts)
 parsing.Parser._parse_uncached = parse_uncached
-import autocheck.pipeline as pipeline
-real_mlm = pipeline._Expander.mlm.fget
+from autocheck.expand.job import Expander
+real_mlm = Expander.mlm.fget
 def mlm(self):
     if self._mlm is None:
         note("masked LM load begins")
     return real_mlm(self)
-pipeline._Expander.mlm = property(mlm)
+Expander.mlm = property(mlm)
 from autocheck.cli import main
 try:
     code = main(sys.argv[1:])

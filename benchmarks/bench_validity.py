@@ -55,9 +55,10 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
+    from autocheck.config import GenerateConfig
     from autocheck.expand.fluency import DEFAULT_THRESHOLD, FluencyScorer
     from autocheck.expand.mlm import MaskedLM
-    from autocheck.pipeline import GenerateConfig, generate
+    from autocheck.generate import generate
     from autocheck.records import TestCase
     from autocheck.store import read_jsonl
 

@@ -156,7 +156,7 @@ def test_offline_missing_model_is_a_one_line_error(tmp_path, capsys):
 
 def test_generate_options_reach_the_config():
     from autocheck.cli import _config, build_parser
-    from autocheck.pipeline import GenerateConfig
+    from autocheck.config import GenerateConfig
 
     args = build_parser().parse_args(
         ["generate", "--dataset", "d.csv", "--out", "o", "--top-k-per", "production"]
@@ -172,10 +172,10 @@ def test_generate_options_reach_the_config():
 
 
 def test_a_bad_top_k_rule_in_python_is_a_clear_error(tmp_path):
-    from autocheck import pipeline
+    from autocheck import generate as generation
     from autocheck.store import InputError
 
-    config = pipeline.GenerateConfig(dataset="d.csv", top_k_per="productions")
+    config = generation.GenerateConfig(dataset="d.csv", top_k_per="productions")
     with pytest.raises(InputError, match="top_k_per must be 'seed' or 'production', not 'productions'"):
-        pipeline.generate(config, tmp_path / "out")
+        generation.generate(config, tmp_path / "out")
     assert not (tmp_path / "out").exists()  # refused before anything is written

@@ -13,7 +13,8 @@ import torch
 from conftest import require
 from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 
-from autocheck import pipeline
+from autocheck import generate as generation
+from autocheck.expand.job import Expander, units
 from autocheck.expand.mlm import MaskedLM, resolve_device
 from autocheck.resources import ResourceMissing
 
@@ -26,10 +27,10 @@ def _suite(out) -> tuple[bytes, bytes]:
 
 def test_two_workers_write_the_same_bytes_as_one(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
     stand_in_config.unit_size = 1  # several units per chunk: both workers get some of each chunk
-    one = pipeline.generate(stand_in_config, tmp_path / "one")
+    one = generation.generate(stand_in_config, tmp_path / "one")
     assert sum(c.expansions for c in one.counts.values()) > 0
     monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "other-cache"))  # nothing reused
-    pipeline.generate(stand_in_config, tmp_path / "two", workers=2)
+    generation.generate(stand_in_config, tmp_path / "two", workers=2)
     assert _suite(tmp_path / "two") == _suite(tmp_path / "one")
     timings = (tmp_path / "two" / "timings.json").read_text()
     assert '"workers": 2' in timings and '"mlm_rows"' in timings  # the workers did the model work
@@ -38,7 +39,7 @@ def test_two_workers_write_the_same_bytes_as_one(stand_in_config, tmp_path, monk
 def test_forked_workers_of_the_cli_write_the_same_cases_as_one_process(stand_in_config, tmp_path):  # noqa: F811
     """The CLI has not imported torch when its pool starts, so its workers are forked after the preload
     (the path users take; the tests' own process has torch and spawns)."""
-    pipeline.generate(stand_in_config, tmp_path / "one")
+    generation.generate(stand_in_config, tmp_path / "one")
     c = stand_in_config
     capabilities = [arg for cap in c.capabilities for arg in ("--capability", cap)]
     argv = [
@@ -63,7 +64,7 @@ rss = lambda: int(open("/proc/self/statm").read().split()[1]) * 4096 >> 20
 HEAP_PROBE = (
     HEAP_PREAMBLE
     + """
-from autocheck.execute import release_free_memory
+from autocheck.memory import release_free_memory
 blocks = [libc.malloc(64 << 10) for _ in range(3200)]  # 200 MiB of heap blocks (below the mmap threshold)
 for block in blocks:
     ctypes.memset(block, 1, 64 << 10)
@@ -78,9 +79,9 @@ print(held - rss())
 
 
 def _needs_glibc() -> None:
-    from autocheck.execute import _libc
+    from autocheck.memory import libc
 
-    if _libc() is None:
+    if libc() is None:
         pytest.skip("not glibc")
 
 
@@ -100,7 +101,7 @@ def test_released_free_memory_goes_back_to_the_system():
 LARGE_BLOCKS_PROBE = (
     HEAP_PREAMBLE
     + """
-from autocheck.execute import bound_heap_growth
+from autocheck.memory import bound_heap_growth
 if sys.argv[1] == "bound":
     bound_heap_growth()
 libc.free(libc.malloc(4 << 20))  # glibc's first free of a large block raises its threshold above it
@@ -122,19 +123,19 @@ def test_large_blocks_go_back_to_the_system_when_freed():
 
 
 def test_every_process_that_expands_bounds_its_heap(monkeypatch, tmp_path):
-    from autocheck import execute
+    from autocheck import memory
 
     calls = []
-    monkeypatch.setattr(execute, "bound_heap_growth", lambda: calls.append("bound"))
-    config = pipeline.GenerateConfig(dataset=None, parser=str(tmp_path))  # a directory: loaded on first use
-    pipeline._Expander(config, None, {}, pipeline._Timer())  # what workers and Ray actors build too
+    monkeypatch.setattr(memory, "bound_heap_growth", lambda: calls.append("bound"))
+    config = generation.GenerateConfig(dataset=None, parser=str(tmp_path))  # a directory: loaded on first use
+    Expander(config, None, {})  # what workers and Ray actors build too
     assert calls == ["bound"]
 
 
 GC_PROBE = """
 import gc, sys, tempfile
 from autocheck.execute import local
-from autocheck.pipeline import GenerateConfig
+from autocheck.config import GenerateConfig
 
 def collector():
     return gc.isenabled(), gc.get_freeze_count()
@@ -158,7 +159,7 @@ def test_forked_workers_collect_garbage_but_never_walk_what_they_inherit():
 def test_a_worker_that_cannot_start_fails_the_first_unit_instead_of_restarting_forever():
     from autocheck.execute import local
 
-    config = pipeline.GenerateConfig(dataset=None, parser="no_such_benepar_model")
+    config = generation.GenerateConfig(dataset=None, parser="no_such_benepar_model")
     pool = multiprocessing.get_context("spawn").Pool(1, local._start, (config, None, {}, 1, {}))
     try:
         with pytest.raises(ResourceMissing, match="no_such_benepar_model"):
@@ -185,27 +186,27 @@ def test_the_program_leaves_what_is_alive_at_exit_to_the_system():
 
 def test_unit_size_does_not_change_the_suite(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
     stand_in_config.unit_size = 1
-    pipeline.generate(stand_in_config, tmp_path / "small")
+    generation.generate(stand_in_config, tmp_path / "small")
     monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "other-cache"))
     stand_in_config.unit_size = 8
-    pipeline.generate(stand_in_config, tmp_path / "large")
+    generation.generate(stand_in_config, tmp_path / "large")
     cases = lambda out: (out / "cases.jsonl").read_bytes()  # noqa: E731 (the manifest records the setting)
     assert cases(tmp_path / "small") == cases(tmp_path / "large")
 
 
 def test_a_chunk_is_cut_into_the_same_units_whatever_shares_it():
     chunk = list(range(12))
-    assert [len(u) for u in pipeline._units(chunk, 8)] == [3, 3, 3, 3]  # short: at least MIN_UNITS
-    assert [len(u) for u in pipeline._units(list(range(64)), 8)] == [8] * 8  # long: as set
-    assert [len(u) for u in pipeline._units(chunk[:2], 8)] == [1, 1]
-    assert sum(pipeline._units(chunk, 5), []) == chunk
+    assert [len(u) for u in units(chunk, 8)] == [3, 3, 3, 3]  # short: at least MIN_UNITS
+    assert [len(u) for u in units(list(range(64)), 8)] == [8] * 8  # long: as set
+    assert [len(u) for u in units(chunk[:2], 8)] == [1, 1]
+    assert sum(units(chunk, 5), []) == chunk
 
 
 def test_two_workers_write_the_same_bytes_as_one_on_the_alict60_seeds(shared_data, tmp_path, monkeypatch):
     """On real seeds, where a unit's batches decide the last bits of the masked LM's scores: the alict60
     LC9 seeds once got another rounded score with two workers, whose units were cut finer."""
     models = shared_data / "models"
-    config = pipeline.GenerateConfig(
+    config = generation.GenerateConfig(
         dataset=str(require(shared_data.parent / "bench/alict60/LC9/SSTB_train.csv")),
         capabilities=["LC9"],
         lexicon="opinion",
@@ -214,14 +215,14 @@ def test_two_workers_write_the_same_bytes_as_one_on_the_alict60_seeds(shared_dat
         mlm=str(require(models / "mini-bert-mlm")),
         seed=1,
     )
-    pipeline.generate(config, tmp_path / "one")
+    generation.generate(config, tmp_path / "one")
     monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "other-cache"))
-    pipeline.generate(config, tmp_path / "two", workers=2)
+    generation.generate(config, tmp_path / "two", workers=2)
     assert _suite(tmp_path / "two") == _suite(tmp_path / "one")
 
 
 def test_a_fully_cached_rerun_loads_no_model(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
-    pipeline.generate(stand_in_config, tmp_path / "cold")
+    generation.generate(stand_in_config, tmp_path / "cold")
     loads = []
     real = MaskedLM.from_pretrained.__func__
     monkeypatch.setattr(
@@ -230,15 +231,15 @@ def test_a_fully_cached_rerun_loads_no_model(stand_in_config, tmp_path, monkeypa
     from autocheck.expand import parsing
 
     monkeypatch.setattr(parsing, "_load_benepar", lambda *a: loads.append(a) or pytest.fail("parser loaded"))
-    pipeline.generate(stand_in_config, tmp_path / "warm")
+    generation.generate(stand_in_config, tmp_path / "warm")
     assert loads == []
     assert _suite(tmp_path / "warm") == _suite(tmp_path / "cold")
 
 
 def test_a_changed_setting_misses_the_chunk_cache(stand_in_config, tmp_path):  # noqa: F811
-    pipeline.generate(stand_in_config, tmp_path / "a")
+    generation.generate(stand_in_config, tmp_path / "a")
     stand_in_config.fills_per_mask = 1
-    summary = pipeline.generate(stand_in_config, tmp_path / "b")
+    summary = generation.generate(stand_in_config, tmp_path / "b")
     assert _suite(tmp_path / "a")[0] != _suite(tmp_path / "b")[0]
     assert sum(c.expansions for c in summary.counts.values()) > 0
 

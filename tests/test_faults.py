@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from test_pipeline import small_dataset  # noqa: F401
 
-from autocheck import pipeline, store
+from autocheck import generate as generation
+from autocheck import store
 from autocheck.cli import main
 
 LEXICON = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet.txt"
@@ -25,9 +26,10 @@ LEXICON = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet
 CHILD = r"""
 import json, os, signal, sys
 from pathlib import Path
-from autocheck import pipeline, store
+from autocheck import generate as generation
+from autocheck import store
 
-config = pipeline.GenerateConfig(**json.loads(sys.argv[1]))
+config = generation.GenerateConfig(**json.loads(sys.argv[1]))
 out, point, at = Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 seen = {"flushes": 0, "records": 0}
 
@@ -62,30 +64,32 @@ def replace(src, dst, *args, **kwargs):
     return real_replace(src, dst, *args, **kwargs)
 
 store.JsonlWriter.write, store.JsonlWriter.flush, os.replace = write, flush, replace
-pipeline.generate(config, out)
+generation.generate(config, out)
 """
 
 
 @pytest.fixture
-def config(shared_data, small_dataset) -> pipeline.GenerateConfig:  # noqa: F811
-    return pipeline.GenerateConfig(
+def config(shared_data, small_dataset) -> generation.GenerateConfig:  # noqa: F811
+    return generation.GenerateConfig(
         dataset=str(small_dataset), lexicon=str(LEXICON), expand=False, chunk_size=3, seed=3
     )
 
 
 @pytest.fixture
 def reference(config, tmp_path) -> tuple[bytes, dict]:
-    summary = pipeline.generate(config, tmp_path / "reference")
+    summary = generation.generate(config, tmp_path / "reference")
     data = (tmp_path / "reference" / "cases.jsonl").read_bytes()
     assert data.count(b"\n") > 4 * config.chunk_size  # enough chunks to be interrupted in the middle
     return data, _counts(summary)
 
 
-def _counts(summary: pipeline.RunSummary) -> dict:
+def _counts(summary: generation.RunSummary) -> dict:
     return {"counts": {k: asdict(v) for k, v in summary.counts.items()}, "rejected": summary.rejected}
 
 
-def _assert_same_as_reference(out: Path, summary: pipeline.RunSummary, reference: tuple[bytes, dict]) -> None:
+def _assert_same_as_reference(
+    out: Path, summary: generation.RunSummary, reference: tuple[bytes, dict]
+) -> None:
     data = (out / "cases.jsonl").read_bytes()
     lines = data.splitlines()
     assert len(lines) == len({json.loads(line)["id"] for line in lines})  # nothing duplicated
@@ -111,7 +115,7 @@ def test_sigkill_while_writing_a_chunk_then_resume(config, reference, tmp_path, 
     assert 0 < len(written) < len(reference[0])
     if point == "mid-record":
         assert not written.endswith(b"\n")  # really killed inside a record
-    summary = pipeline.generate(config, out, resume=True)
+    summary = generation.generate(config, out, resume=True)
     _assert_same_as_reference(out, summary, reference)
 
 
@@ -132,15 +136,15 @@ def disk_full(real, n: int):
 def test_full_disk_during_a_write_then_resume(config, reference, tmp_path, monkeypatch, capsys, where, n):
     out = tmp_path / "full-disk"
     if where == "state":
-        monkeypatch.setattr(pipeline, "atomic_write_json", disk_full(store.atomic_write_json, n))
+        monkeypatch.setattr(generation, "atomic_write_json", disk_full(store.atomic_write_json, n))
     else:
         target = "write" if where == "write" else "flush"
         monkeypatch.setattr(store.JsonlWriter, target, disk_full(getattr(store.JsonlWriter, target), n))
     with pytest.raises(OSError) as info:
-        pipeline.generate(config, out)
+        generation.generate(config, out)
     assert info.value.errno == errno.ENOSPC
     monkeypatch.undo()
-    summary = pipeline.generate(config, out, resume=True)
+    summary = generation.generate(config, out, resume=True)
     _assert_same_as_reference(out, summary, reference)
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import require
 
-from autocheck import pipeline
+from autocheck import generate as generation
 from autocheck.cli import main
+from autocheck.execute.local import LocalExecutor
 from autocheck.records import EXPANSION, SEED, TestCase
 from autocheck.store import read_jsonl
 
@@ -109,9 +110,9 @@ def test_unknown_capability_is_a_clear_error(shared_data, small_dataset, tmp_pat
 
 
 @pytest.fixture
-def stand_in_config(shared_data, small_dataset) -> pipeline.GenerateConfig:
+def stand_in_config(shared_data, small_dataset) -> generation.GenerateConfig:
     models = shared_data / "models"
-    return pipeline.GenerateConfig(
+    return generation.GenerateConfig(
         dataset=str(small_dataset),
         lexicon="opinion",
         capabilities=["LC2", "LC4", "LC9"],
@@ -125,32 +126,33 @@ def stand_in_config(shared_data, small_dataset) -> pipeline.GenerateConfig:
 
 
 def test_generate_resume_gives_identical_output(stand_in_config, tmp_path, monkeypatch):
-    full = pipeline.generate(stand_in_config, tmp_path / "full")
+    full = generation.generate(stand_in_config, tmp_path / "full")
     reference = (tmp_path / "full" / "cases.jsonl").read_bytes()
     assert sum(c.expansions for c in full.counts.values()) > 0
 
-    real_expand, calls = pipeline._Expander.expand, []
+    real_expand, calls = LocalExecutor.expand, []
 
-    def interrupted(self, chunk, counts, rejected):
-        calls.append(len(chunk))
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real_expand(self, chunk, counts, rejected)
+    def interrupted(self, chunks, expander):
+        for chunk, result in real_expand(self, chunks, expander):
+            calls.append(len(chunk))
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+            yield chunk, result
 
-    monkeypatch.setattr(pipeline._Expander, "expand", interrupted)
+    monkeypatch.setattr(LocalExecutor, "expand", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        pipeline.generate(stand_in_config, tmp_path / "resumed")
+        generation.generate(stand_in_config, tmp_path / "resumed")
     assert (tmp_path / "resumed" / "state.json").exists()
 
     done_before = []
-    monkeypatch.setattr(
-        pipeline._Expander,
-        "expand",
-        lambda self, chunk, counts, rejected: (
-            done_before.append(chunk) or real_expand(self, chunk, counts, rejected)
-        ),
-    )
-    pipeline.generate(stand_in_config, tmp_path / "resumed", resume=True)
+
+    def counted(self, chunks, expander):
+        for chunk, result in real_expand(self, chunks, expander):
+            done_before.append(chunk)
+            yield chunk, result
+
+    monkeypatch.setattr(LocalExecutor, "expand", counted)
+    generation.generate(stand_in_config, tmp_path / "resumed", resume=True)
     assert (tmp_path / "resumed" / "cases.jsonl").read_bytes() == reference
     chunks = _chunk_count(tmp_path / "full", stand_in_config.chunk_size)
     assert chunks > 2
@@ -164,7 +166,7 @@ def _chunk_count(suite: Path, size: int) -> int:
 
 
 def test_every_expansion_is_its_seed_plus_the_inserted_words(stand_in_config, tmp_path):
-    pipeline.generate(stand_in_config, tmp_path / "suite")
+    generation.generate(stand_in_config, tmp_path / "suite")
     cases = _cases(tmp_path / "suite")
     seeds = {case.id: case for case in cases if case.kind == SEED}
     expansions = [case for case in cases if case.kind == EXPANSION]
@@ -218,23 +220,23 @@ def _requirements(tmp_path: Path, max_tokens: int) -> Path:
 def test_expansions_are_rechecked_against_the_requirement(stand_in_config, tmp_path):
     """Seeds of exactly the maximum length: every insertion breaks the requirement. The placement check
     sees it before the masked LM is called (no template); under --compat, which has no placement check,
-    the pipeline's re-check of every fill (``_Expander.requirement`` -> ``search.satisfies``) must reject
+    the pipeline's re-check of every fill (``Expander.requirement`` -> ``search.satisfies``) must reject
     them all and count them. Replacing that check with ``return True`` fails this test."""
     stand_in_config.requirements = str(_requirements(tmp_path, 5))
     stand_in_config.capabilities = None
     stand_in_config.fluency_threshold = None
-    summary = pipeline.generate(stand_in_config, tmp_path / "suite")
+    summary = generation.generate(stand_in_config, tmp_path / "suite")
     counts = summary.counts["SHORT"]
     assert counts.seed_cases == 3 and counts.masked_templates == counts.candidates == counts.expansions == 0
     stand_in_config.compat = True
-    summary = pipeline.generate(stand_in_config, tmp_path / "compat")
+    summary = generation.generate(stand_in_config, tmp_path / "compat")
     counts = summary.counts["SHORT"]
     assert counts.seed_cases == 3 and counts.candidates > 0  # max_seeds 3 of the 5-token sentences
     assert counts.expansions == 0 and summary.rejected["fill: requirement"] > 0
     # with room for one more word the same seeds do expand, and each expansion meets the requirement
     stand_in_config.compat = False
     stand_in_config.requirements = str(_requirements(tmp_path, 6))
-    summary = pipeline.generate(stand_in_config, tmp_path / "roomy")
+    summary = generation.generate(stand_in_config, tmp_path / "roomy")
     assert summary.counts["SHORT"].expansions > 0
 
 
@@ -245,7 +247,7 @@ def test_a_literal_mask_token_in_the_dataset_is_skipped_and_counted(shared_data,
         writer.writerow(["text", "label"])
         writer.writerows([*SENTENCES, ("This is a [MASK] movie.", "negative"), ("Yes [SEP] no.", "positive")])
     models = shared_data / "models"
-    config = pipeline.GenerateConfig(
+    config = generation.GenerateConfig(
         dataset=str(path),
         lexicon="opinion",
         capabilities=["LC9"],
@@ -255,7 +257,7 @@ def test_a_literal_mask_token_in_the_dataset_is_skipped_and_counted(shared_data,
         top_n=10,
         seed=1,
     )
-    summary = pipeline.generate(config, tmp_path / "suite")
+    summary = generation.generate(config, tmp_path / "suite")
     assert summary.rejected["seed with a special token of the masked LM"] == 4  # 2 seeds x 2 templates
     cases = _cases(tmp_path / "suite")
     assert any("[MASK]" in case.text for case in cases if case.kind == SEED)
@@ -283,7 +285,7 @@ def test_generate_on_sst_expands_most_capabilities(shared_data, tmp_path):
     """The real SST table, the stand-in parser and masked LM: one seed case per capability, and most
     capabilities get validated expansions (small beams keep it quick)."""
     sst = require(shared_data / "datasets" / "sst" / "derived_sentence_labels")
-    config = pipeline.GenerateConfig(
+    config = generation.GenerateConfig(
         dataset=str(sst),
         lexicon="opinion",
         max_seeds=1,
@@ -294,7 +296,7 @@ def test_generate_on_sst_expands_most_capabilities(shared_data, tmp_path):
         top_n=20,
         seed=3,
     )
-    summary = pipeline.generate(config, tmp_path / "sst")
+    summary = generation.generate(config, tmp_path / "sst")
     assert len(summary.counts) == 10 and all(c.seed_cases == 1 for c in summary.counts.values())
     expanded = [cap for cap, c in summary.counts.items() if c.expansions > 0]
     assert len(expanded) >= 7, summary.counts
@@ -303,7 +305,7 @@ def test_generate_on_sst_expands_most_capabilities(shared_data, tmp_path):
 def test_fluency_threshold_default_and_off():
     from autocheck.expand.fluency import DEFAULT_THRESHOLD
 
-    assert pipeline.GenerateConfig(dataset="x").fluency_threshold == DEFAULT_THRESHOLD
+    assert generation.GenerateConfig(dataset="x").fluency_threshold == DEFAULT_THRESHOLD
     from autocheck.cli import _threshold
 
     assert _threshold("off") is None and _threshold("0.3") == 0.3
@@ -316,7 +318,7 @@ def test_negation_seeds_are_expanded_after_their_fixed_start(stand_in_config, tm
     seeds go before it, so without the placement check no template could ever be valid and the seeds got
     no expansion; with it the next-ranked placements are used and the requirement rejects nothing."""
     stand_in_config.capabilities = ["LC4"]
-    summary = pipeline.generate(stand_in_config, tmp_path / "suite")
+    summary = generation.generate(stand_in_config, tmp_path / "suite")
     expansions = [c for c in _cases(tmp_path / "suite") if c.kind == "expansion"]
     assert summary.counts["LC4"].expansions == len(expansions) > 0
     assert all(c.text.startswith(("This is not ", "That is not ")) for c in expansions)
@@ -327,7 +329,7 @@ def test_negation_seeds_are_expanded_after_their_fixed_start(stand_in_config, tm
 def test_progress_total_does_not_change_the_output(shared_data, small_dataset, tmp_path, requirements):
     """With a progress bar the seed cases are counted through a temporary file, not kept in a list (which
     grew with the number of seeds); the suite is byte-identical to a run without one."""
-    config = pipeline.GenerateConfig(
+    config = generation.GenerateConfig(
         dataset=None if requirements else str(small_dataset),
         requirements=requirements,
         lexicon="opinion",
@@ -335,7 +337,7 @@ def test_progress_total_does_not_change_the_output(shared_data, small_dataset, t
         chunk_size=3,
         seed=2,
     )
-    pipeline.generate(config, tmp_path / "plain")
+    generation.generate(config, tmp_path / "plain")
     totals = {}
 
     def live_cases() -> int:  # collected first: garbage that other tests left is not counted
@@ -350,7 +352,7 @@ def test_progress_total_does_not_change_the_output(shared_data, small_dataset, t
 
     alive = {}
     before = live_cases()
-    pipeline.generate(config, tmp_path / "bar", progress=progress)
+    generation.generate(config, tmp_path / "bar", progress=progress)
     plain = (tmp_path / "plain" / "cases.jsonl").read_bytes()
     assert plain and (tmp_path / "bar" / "cases.jsonl").read_bytes() == plain
     assert totals["generate"] == -(-len(plain.splitlines()) // config.chunk_size)
@@ -362,11 +364,11 @@ def test_progress_total_does_not_change_the_output(shared_data, small_dataset, t
 
 def test_the_closing_table_shows_counts_skipped_rows_and_rejections(capsys):
     counts = {
-        "LC1": pipeline.CapabilityCounts(seeds=3, seed_cases=5, parsed=5, masked_templates=7, expansions=4),
-        "LC2": pipeline.CapabilityCounts(seeds=1, seed_cases=1),
+        "LC1": generation.CapabilityCounts(seeds=3, seed_cases=5, parsed=5, masked_templates=7, expansions=4),
+        "LC2": generation.CapabilityCounts(seeds=1, seed_cases=1),
     }
     skipped = {"skipped": {"empty text": 2}}
-    summary = pipeline.RunSummary(Path("suites/sst"), counts, skipped, {"fill: pos": 9})
+    summary = generation.RunSummary(Path("suites/sst"), counts, skipped, {"fill: pos": 9})
     summary.print_table()
     out = capsys.readouterr().out
     assert "suite written to suites/sst" in out

@@ -87,7 +87,8 @@ def test_seeds_progress_appears_in_a_log(shared_data, tmp_path, monkeypatch, cap
 
 
 def test_resumed_run_reports_only_the_chunks_left(shared_data, tmp_path, monkeypatch):
-    from autocheck import pipeline, store
+    from autocheck import generate as generation
+    from autocheck import store
 
     dataset = tmp_path / "reviews.csv"
     with open(dataset, "w", newline="") as f:
@@ -95,7 +96,7 @@ def test_resumed_run_reports_only_the_chunks_left(shared_data, tmp_path, monkeyp
             [("text", "label")] + [(f"The film {i} is a good story.", "positive") for i in range(30)]
         )
     lexicon = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet.txt"
-    config = pipeline.GenerateConfig(dataset=str(dataset), lexicon=str(lexicon), expand=False, chunk_size=2)
+    config = generation.GenerateConfig(dataset=str(dataset), lexicon=str(lexicon), expand=False, chunk_size=2)
     seen: dict[str, list] = {}
 
     def progress(items, total, description):
@@ -104,7 +105,7 @@ def test_resumed_run_reports_only_the_chunks_left(shared_data, tmp_path, monkeyp
             seen[description][1] += 1
             yield item
 
-    pipeline.generate(config, tmp_path / "full", progress=progress)
+    generation.generate(config, tmp_path / "full", progress=progress)
     all_chunks = seen["generate"][0]
     assert seen["generate"] == [all_chunks, all_chunks] and all_chunks > 3
 
@@ -118,11 +119,11 @@ def test_resumed_run_reports_only_the_chunks_left(shared_data, tmp_path, monkeyp
 
     monkeypatch.setattr(store.JsonlWriter, "flush", interrupted)
     try:
-        pipeline.generate(config, tmp_path / "resumed")
+        generation.generate(config, tmp_path / "resumed")
     except KeyboardInterrupt:
         pass
     monkeypatch.undo()
-    pipeline.generate(config, tmp_path / "resumed", resume=True, progress=progress)
+    generation.generate(config, tmp_path / "resumed", resume=True, progress=progress)
     assert seen["generate"] == [all_chunks - 2, all_chunks - 2]  # two chunks were finished before
     assert (tmp_path / "resumed" / "cases.jsonl").read_bytes() == (
         tmp_path / "full" / "cases.jsonl"
@@ -132,7 +133,7 @@ def test_resumed_run_reports_only_the_chunks_left(shared_data, tmp_path, monkeyp
 def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, monkeypatch, caplog):
     from conftest import require
 
-    from autocheck import pipeline
+    from autocheck import generate as generation
     from autocheck.cli import _progress
 
     models = shared_data / "models"
@@ -141,7 +142,7 @@ def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, mon
         csv.writer(f).writerows(
             [("text", "label"), ("This is a bad movie.", "negative"), ("A dull plot.", "negative")]
         )
-    config = pipeline.GenerateConfig(
+    config = generation.GenerateConfig(
         dataset=str(dataset),
         lexicon="opinion",
         capabilities=["LC2"],
@@ -153,7 +154,7 @@ def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, mon
     )
     monkeypatch.setenv("AUTOCHECK_PROGRESS_INTERVAL", "0")
     with caplog.at_level(logging.INFO, logger="autocheck.progress"):
-        pipeline.generate(config, tmp_path / "suite", progress=_progress)
+        generation.generate(config, tmp_path / "suite", progress=_progress)
     last = [r.getMessage() for r in caplog.records if r.getMessage().startswith("generate: ")][-1]
     assert re.match(r"generate: (\d+)/\1 chunks \(100%\)", last)
     assert re.search(r"; parse \d+s, differentiate \d+s, fill \d+s$", last)

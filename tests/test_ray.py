@@ -14,7 +14,7 @@ from conftest import tiny_bert
 from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 from test_run import TABLE, suite  # noqa: F401
 
-from autocheck import pipeline
+from autocheck import generate as generation
 from autocheck.cli import main
 from autocheck.models import load_model
 from autocheck.run import run_suite
@@ -42,13 +42,13 @@ def test_ray_writes_the_same_bytes_and_survives_a_killed_worker(
     monkeypatch,
 ):
     stand_in_config.unit_size = 1
-    pipeline.generate(stand_in_config, tmp_path / "local")
+    generation.generate(stand_in_config, tmp_path / "local")
 
     monkeypatch.setenv("AUTOCHECK_CACHE", "off")  # every unit really computed by the actors
     from autocheck.execute import ray as ray_executor
 
     killed = []
-    real_map = ray_executor.RayExecutor.map
+    real_map = ray_executor.ExpandPool.map
 
     def map_and_kill(self, chunks):
         pid = self.pids()[0]  # asked before any unit is queued (an actor answers in order)
@@ -58,8 +58,8 @@ def test_ray_writes_the_same_bytes_and_survives_a_killed_worker(
                 killed.append(pid)
             yield pair
 
-    monkeypatch.setattr(ray_executor.RayExecutor, "map", map_and_kill)
-    summary = pipeline.generate(stand_in_config, tmp_path / "ray", executor="ray")
+    monkeypatch.setattr(ray_executor.ExpandPool, "map", map_and_kill)
+    summary = generation.generate(stand_in_config, tmp_path / "ray", executor="ray")
     assert killed
     assert _bytes(tmp_path / "ray") == _bytes(tmp_path / "local")  # nothing lost, nothing twice
     assert sum(c.expansions for c in summary.counts.values()) > 0
@@ -67,10 +67,10 @@ def test_ray_writes_the_same_bytes_and_survives_a_killed_worker(
 
 @pytest.mark.shared_data
 def test_ray_run_resumes(cluster, stand_in_config, tmp_path, monkeypatch):  # noqa: F811
-    pipeline.generate(stand_in_config, tmp_path / "local")
+    generation.generate(stand_in_config, tmp_path / "local")
     from autocheck.execute import ray as ray_executor
 
-    real_map, seen = ray_executor.RayExecutor.map, []
+    real_map, seen = ray_executor.ExpandPool.map, []
 
     def interrupted(self, chunks):
         for pair in real_map(self, chunks):
@@ -79,11 +79,11 @@ def test_ray_run_resumes(cluster, stand_in_config, tmp_path, monkeypatch):  # no
                 raise KeyboardInterrupt
             yield pair
 
-    monkeypatch.setattr(ray_executor.RayExecutor, "map", interrupted)
+    monkeypatch.setattr(ray_executor.ExpandPool, "map", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        pipeline.generate(stand_in_config, tmp_path / "ray", executor="ray")
-    monkeypatch.setattr(ray_executor.RayExecutor, "map", real_map)
-    pipeline.generate(stand_in_config, tmp_path / "ray", executor="ray", resume=True)
+        generation.generate(stand_in_config, tmp_path / "ray", executor="ray")
+    monkeypatch.setattr(ray_executor.ExpandPool, "map", real_map)
+    generation.generate(stand_in_config, tmp_path / "ray", executor="ray", resume=True)
     assert _bytes(tmp_path / "ray") == _bytes(tmp_path / "local")
 
 

@@ -1,49 +1,59 @@
-"""Executors: how the expansion of chunks of seed cases is scheduled (one process, N processes, a Ray
-cluster). An executor changes how stages are scheduled, never what they compute: each chunk is expanded by
-the same function whatever runs it, and results are merged in chunk order, so the same ``--seed`` gives the
-same bytes."""
+"""Executors: how units of work are scheduled (this process, N processes, a Ray cluster), for ``generate``
+(units of seed cases to expand) and ``run`` (batches of inputs to predict). An executor changes how the
+work is scheduled, never what it computes: each unit is computed by the same function whatever runs it
+and results are taken in order, so the same ``--seed`` gives the same bytes.
 
-import ctypes
-import os
-import sys
-from functools import lru_cache
+An executor is one registered part (``EXECUTORS``): a class built with ``workers``, ``address`` and
+``actors`` (each executor uses those it understands) that has ``expand``, ``predictor`` and ``close``. A
+plug-in adds one through the entry-point group ``autocheck.executors``.
+"""
 
-_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
-MMAP_THRESHOLD = 1 << 20  # bytes: allocations this large get pages of their own
+from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
-@lru_cache(maxsize=1)
-def _libc():
-    """glibc, or None (another C library, another system)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.malloc_trim, libc.mallopt  # noqa: B018  (musl has neither)
-        return libc
-    except (OSError, AttributeError):
-        return None
+from ..registry import Registry
+
+if TYPE_CHECKING:
+    from ..expand.job import ChunkResult, Expander
+    from ..records import TestCase
+
+Batches = Callable[[Iterable[list[Any]]], Iterator[list[Any]]]
 
 
-def bound_heap_growth() -> None:
-    """Allocations of ``MMAP_THRESHOLD`` bytes or more (the models' activation tensors, the parser's
-    charts) get pages of their own, which go back to the system when freed (glibc's ``mallopt``; elsewhere
-    nothing; a ``MALLOC_MMAP_THRESHOLD_`` in the environment is left as set).
+class Executor(Protocol):
+    def expand(
+        self, chunks: Iterable[list[TestCase]], expander: Expander
+    ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
+        """``(chunk, its result)`` for each chunk, in chunk order; each chunk is cut into
+        ``expand.job.units`` and every unit is computed by ``Expander.expand_chunk``."""
+        ...
 
-    glibc otherwise raises that threshold to the size of the first such block freed and serves later ones
-    from its heap, where they fragment it: over 120 units of LC8 seeds, a unit's peak above the memory
-    held between units grew from 59 to 98 MiB (33 to 41 MiB with 1 MiB), so the peak of a run grew with
-    its length (bench_memory, 1k vs 20k seed cases: ratio 1.162 without, 1.072 with). Cost: a page fault
-    for each new page of those blocks, 2 % more wall there and about 5 % on alict60; a 128 KiB threshold
-    cost a quarter more wall."""
-    libc = _libc()
-    if libc is not None and "MALLOC_MMAP_THRESHOLD_" not in os.environ:
-        libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+    def predictor(self, model: Any) -> Batches | None:
+        """What answers ``model``'s batches of inputs in order (``Model.predict``'s ``compute``), or None
+        when this process predicts itself."""
+        ...
+
+    def close(self) -> None: ...
 
 
-def release_free_memory() -> None:
-    """Give the free pages of the C heap back to the system (glibc's ``malloc_trim``; elsewhere nothing),
-    after every unit: what its smaller blocks freed."""
-    libc = _libc()
-    if libc is not None:
-        libc.malloc_trim(0)
+EXECUTORS: Registry[Callable[..., Executor]] = Registry("executors", "executor")
+
+
+def make_executor(
+    name: str, *, workers: int = 1, address: str | None = None, actors: int | None = None
+) -> Executor:
+    """The executor registered as ``name``, built with the scheduling options."""
+    return EXECUTORS.get(name)(workers=workers, address=address, actors=actors)
+
+
+def _register_builtins() -> None:
+    from .local import LocalExecutor
+    from .ray import RayExecutor
+
+    EXECUTORS.register("local", LocalExecutor)
+    EXECUTORS.register("ray", RayExecutor)
+
+
+_register_builtins()

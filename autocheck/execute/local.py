@@ -1,6 +1,6 @@
 """N worker processes on this machine, each with its own models, units handed out and merged in order.
 
-Each worker builds the generator's ``_Expander`` once (its models load on the first unit that needs
+Each worker builds the generator's ``expand.job.Expander`` once (its models load on the first unit that needs
 them) and expands whole units (``config.unit_size`` seed cases), so a unit's result is exactly what one
 process computes for it. The parent answers units found in the chunk cache itself and starts the pool
 only at the first unit that is not, so a fully cached rerun starts no worker and loads no model. At most
@@ -22,6 +22,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..store import InputError
+
 log = logging.getLogger(__name__)
 _EXPANDER: Any = None  # the worker process's expander (set by _start)
 _START_ERROR: Exception | None = None  # why _start could not set it
@@ -33,26 +35,23 @@ def _start(config: Any, lexicon: Any, capabilities: dict, threads: int, options:
     os.environ["OMP_NUM_THREADS"] = str(threads)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
-    from ..pipeline import _Expander, _Timer
+    from ..expand.job import Expander
 
     try:
-        _EXPANDER = _Expander(config, lexicon, capabilities, _Timer())
+        _EXPANDER = Expander(config, lexicon, capabilities, **options)
     except Exception as error:  # a pool restarts a worker whose initializer raises, forever: report it
         _START_ERROR = error
-        return
-    for name, value in options.items():
-        setattr(_EXPANDER, name, value)
 
 
 def _expand(unit: list) -> Any:
-    from ..pipeline import _model_calls
+    from ..expand.job import model_calls
 
     if _START_ERROR is not None:
         raise _START_ERROR
     result = _EXPANDER.expand_chunk(unit)
     # this worker's totals so far, by process (the parent keeps the latest of each worker)
     result.calls = {
-        str(os.getpid()): {**_model_calls(_EXPANDER, {}), "timings": dict(_EXPANDER.timer.seconds)}
+        str(os.getpid()): {**model_calls(_EXPANDER, {}), "timings": dict(_EXPANDER.timer.seconds)}
     }
     return result
 
@@ -111,7 +110,8 @@ class _Done:
 def expand_in_processes(chunks: Iterable[list], workers: int, expander: Any) -> Iterator[tuple[list, Any]]:
     """``(chunk, ChunkResult)`` pairs in chunk order; each chunk's uncached units are expanded by
     ``workers`` processes and the unit results merged in unit order."""
-    from ..pipeline import ChunkResult, _units
+    from ..expand.job import ChunkResult
+    from ..expand.job import units as cut
 
     config = expander.config
     threads = max(1, (os.cpu_count() or 1) // workers)
@@ -128,7 +128,7 @@ def expand_in_processes(chunks: Iterable[list], workers: int, expander: Any) -> 
                     exhausted = True
                     break
                 units = []
-                for unit in _units(chunk, config.unit_size):
+                for unit in cut(chunk, config.unit_size):
                     found = expander.cached(unit)
                     if found is not None:
                         units.append(_Done(found))
@@ -152,3 +152,30 @@ def expand_in_processes(chunks: Iterable[list], workers: int, expander: Any) -> 
     finally:
         if pool is not None:
             pool.terminate()
+
+
+class LocalExecutor:
+    """The ``local`` executor: this process (``workers`` 1) or ``workers`` processes on this machine for
+    ``generate``; ``run`` predicts in this process."""
+
+    def __init__(self, *, workers: int = 1, address: str | None = None, actors: int | None = None):
+        if workers < 1:
+            raise InputError(f"--workers must be at least 1, not {workers}")
+        self.workers = workers
+
+    def expand(self, chunks: Iterable[list], expander: Any) -> Iterator[tuple[list, Any]]:
+        from ..expand.job import ChunkResult
+        from ..expand.job import units as cut
+
+        if self.workers > 1:
+            yield from expand_in_processes(chunks, self.workers, expander)
+            return
+        for chunk in chunks:
+            units = cut(chunk, expander.config.unit_size)
+            yield chunk, ChunkResult.merge([expander.expand_chunk(unit) for unit in units])
+
+    def predictor(self, model: Any) -> None:
+        return None
+
+    def close(self) -> None:
+        pass

@@ -5,7 +5,7 @@ finds it), each built once from a setup sent through the object store; ``ActorPo
 round-robin with at most ``2 × actors`` in flight and yields their results in submission order, so memory
 stays flat and whoever writes sees results in order.
 
-For ``generate`` (``RayExecutor``) each actor builds the generator's ``_Expander`` once (its parser and
+For ``generate`` (``RayExecutor``) each actor builds the generator's ``Expander`` once (its parser and
 masked LM load on the first unit that needs them) and expands whole units, exactly as a local worker does,
 so the suite is byte-identical to the local executor's for the same ``--seed``; the resume point
 (``state.json``) is written by the driver after each chunk as for the local executors.
@@ -28,11 +28,14 @@ parallelism with the order and the boundaries explicit.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 
 class _Actor:
@@ -41,26 +44,24 @@ class _Actor:
 
 
 class _Worker(_Actor):
-    """A ``generate`` actor: one ``_Expander`` per process."""
+    """A ``generate`` actor: one ``Expander`` per process."""
 
     def __init__(self, setup: tuple, threads: int):
         import torch
 
         torch.set_num_threads(threads)
-        from ..pipeline import _Expander, _Timer
+        from ..expand.job import Expander
 
         config, lexicon, capabilities, options = setup
-        self.expander = _Expander(config, lexicon, capabilities, _Timer())
-        for name, value in options.items():
-            setattr(self.expander, name, value)
+        self.expander = Expander(config, lexicon, capabilities, **options)
 
     def expand(self, unit: list) -> Any:
-        from ..pipeline import _model_calls
+        from ..expand.job import model_calls
 
         result = self.expander.expand_chunk(unit)
         result.calls = {
             f"ray-{os.getpid()}": {
-                **_model_calls(self.expander, {}),
+                **model_calls(self.expander, {}),
                 "timings": dict(self.expander.timer.seconds),
             }
         }
@@ -163,7 +164,7 @@ class ActorPool:
             self.ray.kill(actor)
 
 
-class RayExecutor(ActorPool):
+class ExpandPool(ActorPool):
     """``generate``'s units expanded by ``_Worker`` actors (``options['device']`` places their masked LM)."""
 
     def __init__(
@@ -183,13 +184,14 @@ class RayExecutor(ActorPool):
 
     def map(self, chunks: Iterable[list]) -> Iterator[tuple[list, Any]]:  # type: ignore[override]
         """``(chunk, ChunkResult)`` pairs in chunk order."""
-        from ..pipeline import ChunkResult, _units
+        from ..expand.job import ChunkResult
+        from ..expand.job import units as cut
 
         sizes: deque = deque()  # (chunk, its number of units), filled as units are drawn
 
         def units() -> Iterator[list]:
             for chunk in chunks:
-                parts = _units(chunk, self.config.unit_size)
+                parts = cut(chunk, self.config.unit_size)
                 sizes.append((chunk, len(parts)))
                 yield from parts
 
@@ -224,3 +226,40 @@ class RayPredictor:
     def close(self) -> None:
         if self.pool is not None:
             self.pool.close()
+
+
+class RayExecutor:
+    """The ``ray`` executor: ``generate``'s units expanded by an ``ExpandPool`` and ``run``'s batches by
+    ``RayPredictor``s, on the cluster at ``address`` (as for ``ray.init``; None starts a local one) with
+    ``actors`` actors (default one per CPU, or per GPU)."""
+
+    def __init__(self, *, workers: int = 1, address: str | None = None, actors: int | None = None):
+        self.address, self.actors = address, actors
+        self._pools: list[ExpandPool | RayPredictor] = []
+
+    def expand(self, chunks: Iterable[list], expander: Any) -> Iterator[tuple[list, Any]]:
+        pool = ExpandPool(
+            expander.config,
+            expander.lexicon,
+            expander.capabilities,
+            expander.options(),
+            address=self.address,
+            actors=self.actors,
+        )
+        self._pools.append(pool)
+        return pool.map(chunks)
+
+    def predictor(self, model: Any) -> RayPredictor | None:
+        """Actors that load ``model`` from its spec; None for a model given as an object (a callable, a
+        pipeline), which this process answers."""
+        if model.loader is None:
+            log.info("%s: predicted by this process (Ray actors load models given by a spec)", model.name)
+            return None
+        predictor = RayPredictor(model, address=self.address, actors=self.actors)
+        self._pools.append(predictor)
+        return predictor
+
+    def close(self) -> None:
+        for pool in self._pools:
+            pool.close()
+        self._pools.clear()

@@ -88,9 +88,9 @@ def function_pairs(sentences: Iterable[Sequence[tuple[str, str]]], source: str) 
 def build_function_pairs(treebank: str = "nltk") -> FunctionPairs:
     """From ``"nltk"`` (the NLTK PTB sample) or a directory of ``.mrg`` files, read as the grammar is
     (traces removed)."""
-    from .grammar import _treebank_files, clean_tree, read_trees
+    from .grammar import clean_tree, read_trees, treebank_files
 
-    source, files = _treebank_files(treebank)
+    source, files = treebank_files(treebank)
 
     def sentences():
         for fileid, text in files:

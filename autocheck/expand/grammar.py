@@ -157,7 +157,7 @@ def _digest(payload: Mapping[str, Any]) -> str:
     return hashlib.sha256(dumps(payload).encode("utf-8")).hexdigest()
 
 
-def _treebank_files(treebank: str) -> tuple[str, list[tuple[str, str]]]:
+def treebank_files(treebank: str) -> tuple[str, list[tuple[str, str]]]:
     """The source name and the (file id, text) of each treebank file, in file id order."""
     if treebank == "nltk":
         nltk_resource("corpora/treebank", "treebank")
@@ -259,7 +259,7 @@ def count_productions(trees: Iterable[Any]) -> tuple[Counter, Counter, Counter, 
 def build_grammar(treebank: str = "nltk") -> Grammar:
     """Build the reference PCFG from ``"nltk"`` (the NLTK PTB sample) or a directory of ``.mrg`` files."""
     started = time.perf_counter()
-    source, files = _treebank_files(treebank)
+    source, files = treebank_files(treebank)
     checksum = hashlib.sha256()
     for fileid, text in files:
         checksum.update(fileid.encode() + b"\0" + text.encode("utf-8") + b"\0")

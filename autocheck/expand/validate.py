@@ -41,9 +41,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..records import MaskedTemplate, Parse, TestCase, opens
+from ..registry import Registry
 from ..sources.lexicon import NEGATIONS
 from ..tagging import (
     PROPER_TAGS,
@@ -56,8 +57,10 @@ from ..tagging import (
     tokenize,
 )
 from .context import FunctionPairs
-from .fluency import Fluency, Known
-from .mlm import Suggestion
+
+if TYPE_CHECKING:  # types only: importing them imports torch, which a parent that forks must not
+    from .fluency import Fluency, Known
+    from .mlm import Suggestion
 
 REASONS = ("duplicate", "polarity", "doubled", "pos", "context", "requirement", "fluency")
 # Fluency rejections after which a template is given up. When a fill passes fluency it is almost always
@@ -211,6 +214,11 @@ class MeetsRequirement:
 
     def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
         return [self.requirement(c.seed, c.text) for c in candidates]
+
+
+# A user's own checks, by name: a class (or any callable) taking no argument that makes a ``Check``.
+# ``generate --check NAME`` runs it; a plug-in registers one through the entry-point group "autocheck.checks".
+CHECKS: Registry[Callable[[], Check]] = Registry("checks", "validation check")
 
 
 def standard_checks(

@@ -173,7 +173,7 @@ def transform(
 ) -> Iterator[TestCase]:
     """The seed cases of ``seeds``: in seed order, per seed in template and alternative order.
 
-    ``pool`` holds the examples fillers are drawn from, by label (the pipeline passes the whole dataset, so
+    ``pool`` holds the examples fillers are drawn from, by label (``generate`` passes the whole dataset, so
     LC7's neutral fillers need not be search results). A seed whose label has no template yields nothing.
     ``max_variants`` (default: the spec's) caps the variants per seed, sampled with the run's ``seed``.
     """

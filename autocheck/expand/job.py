@@ -1,0 +1,444 @@
+"""One unit of generation work: parse → differentiate → fill for a few seed cases, with the models loaded
+once per process (``Expander``), and the unit cut that every executor shares (``units``)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import GenerateConfig
+from ..records import SEED, TestCase
+from ..store import InputError, content_hash, dumps
+
+log = logging.getLogger(__name__)
+
+
+class Timer:
+    """Seconds spent per stage, summed over the ``with timer("stage"):`` blocks."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+
+    def __call__(self, stage: str) -> Timer:
+        self._stage = stage
+        return self
+
+    def __enter__(self) -> None:
+        self._start = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds[self._stage] += time.perf_counter() - self._start
+
+
+@dataclass
+class CapabilityCounts:
+    seeds: int = 0  # dataset sentences selected by the search
+    seed_cases: int = 0  # after transforms (template variants), or written from templates
+    perturbations: int = 0  # perturbed cases (INV/DIR)
+    parsed: int = 0
+    masked_templates: int = 0
+    candidates: int = 0  # masked-LM fills proposed
+    expansions: int = 0  # validated expansions written
+
+
+@dataclass
+class ChunkResult:
+    """What expanding one chunk of seed cases adds: expansions by seed id (JSON lines, in order), counts
+    by capability, rejections, and (for benchmarks, never in the outputs) model-call counters."""
+
+    expansions: dict[str, list[str]]
+    counts: dict[str, dict[str, int]]
+    rejected: dict[str, int]
+    calls: dict[str, float] = field(default_factory=dict)
+    cached: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"expansions": self.expansions, "counts": self.counts, "rejected": self.rejected}
+
+    @staticmethod
+    def merge(results: list[ChunkResult]) -> ChunkResult:
+        """The results of consecutive units of a chunk as one."""
+        expansions: dict[str, list[str]] = {}
+        counts: dict[str, Counter[str]] = defaultdict(Counter)
+        rejected: Counter[str] = Counter()
+        for result in results:
+            expansions.update(result.expansions)
+            for capability, added in result.counts.items():
+                counts[capability].update(added)
+            rejected.update(result.rejected)
+        calls: dict[str, Any] = {}
+        for result in results:  # per worker process: its latest totals
+            calls.update(result.calls)
+        return ChunkResult(expansions, {k: dict(v) for k, v in counts.items()}, dict(rejected), calls)
+
+    def apply(self, counts: dict[str, CapabilityCounts], rejected: Counter[str]) -> dict[str, list[str]]:
+        for capability, added in self.counts.items():
+            for name, n in added.items():
+                setattr(counts[capability], name, getattr(counts[capability], name) + n)
+        rejected.update(self.rejected)
+        return self.expansions
+
+
+class Expander:
+    """Parse → differentiate → fill for one chunk of seed cases. Models load once per process and only
+    when a chunk needs them: a chunk whose result is cached (by the run's settings, the resources'
+    checksums, the code and the chunk's cases) loads none."""
+
+    def __init__(
+        self,
+        config: GenerateConfig,
+        lexicon: Any,
+        capabilities: dict,
+        timer: Timer | None = None,
+        *,
+        device: str = "auto",
+        batch_size: int = 64,
+    ):
+        from ..memory import bound_heap_growth
+        from ..sources.search import satisfies
+        from ..sources.transform import seed_text
+        from .grammar import build_grammar, load_grammar
+        from .parsing import Parser
+        from .validate import CHECKS
+
+        bound_heap_growth()  # in every process that expands: this one, its workers, Ray actors
+        self.config, self.lexicon, self.capabilities = config, lexicon, capabilities
+        self.timer = timer = timer if timer is not None else Timer()
+        self.device, self.batch_size = device, batch_size  # where the masked LM runs, its rows per pass
+        self._satisfies, self._seed_text = satisfies, seed_text
+        self.checks = [CHECKS.get(name)() for name in config.checks]  # a user's own, after ours
+        with timer("load"):
+            # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
+            is_treebank = Path(config.grammar).is_dir()
+            self.grammar = build_grammar(config.grammar) if is_treebank else load_grammar(config.grammar)
+            self.context = _function_pairs(config.grammar, is_treebank)
+            self.parser = Parser(config.parser)  # benepar itself loads on the first uncached parse
+        self._differentiator = None
+        self._mlm = None
+        self.vocabulary = None
+        self.fluency = None
+        self._identity: str | None = None
+
+    @property
+    def differentiator(self):
+        if self._differentiator is None:
+            from .expansion import Differentiator
+
+            self._differentiator = Differentiator(self.grammar)  # its candidate memo serves every seed
+        return self._differentiator
+
+    @property
+    def loaded_mlm(self):
+        """The masked LM if a unit has loaded it, else None (loading nothing)."""
+        return self._mlm
+
+    @property
+    def mlm(self):
+        """The masked LM, loaded on first use (with the vocabulary filter and the fluency scorer)."""
+        if self._mlm is None:
+            from .mlm import MaskedLM
+
+            with self.timer("load"):
+                self._mlm = MaskedLM.from_pretrained(self.config.mlm, device=self.device)
+                self.vocabulary = _vocabulary_filter(self.config, self.grammar, self._mlm, self.lexicon)
+            if self.config.fluency_threshold is not None:
+                from .fluency import Fluency, FluencyScorer
+
+                self.fluency = Fluency(FluencyScorer(self._mlm), self.config.fluency_threshold)
+        return self._mlm
+
+    def options(self) -> dict[str, Any]:
+        """The constructor's scheduling options, for a worker's expander to take over."""
+        return {"device": self.device, "batch_size": self.batch_size}
+
+    def identity(self) -> str:
+        """What a chunk's result depends on besides its cases (no model is loaded to compute it)."""
+        if self._identity is None:
+            from .identity import code_fingerprint, model_identity
+
+            describe = getattr(self.lexicon, "describe", None)
+            self._identity = content_hash(
+                self.config.fingerprint(),
+                code_fingerprint(),
+                self.parser.identity,
+                model_identity(self.config.mlm),
+                dumps(self.grammar.provenance),
+                dumps(self.context.provenance if self.context else None),
+                dumps(describe() if describe else None),
+                # the capabilities' specifications (requirements re-checked on every fill)
+                *(dumps(_canonical(self.capabilities[c])) for c in sorted(self.capabilities)),
+                self.device,
+                *(_source(check) for check in self.checks),  # a user's check: its code
+            )
+        return self._identity
+
+    def requirement(self, case: TestCase, new_text: str) -> bool:
+        capability = self.capabilities[case.capability]
+        return self._satisfies(capability, self._seed_text(case, new_text), case.label, self.lexicon)
+
+    def _placement_check(self, case: TestCase, parse: Any) -> Callable[[tuple], bool]:
+        """Whether a placement of masks can meet the case's requirement at all, told by filling each mask
+        with a neutral word of its tag (every real fill is checked again in validation)."""
+        from ..records import MaskedTemplate
+
+        def usable(masks: tuple[tuple[int, str], ...]) -> bool:
+            words = [_PLACEHOLDERS.get(tag, "thing") for _, tag in masks]
+            text, _ = MaskedTemplate("", case.id, parse, masks, "", (), (), 0.0).render(words)
+            return self.requirement(case, text)
+
+        return usable
+
+    def cached(self, chunk: list[TestCase]) -> ChunkResult | None:
+        """The chunk's cached result, if any (no model is loaded to tell)."""
+        from ..cache import Cache
+
+        key = content_hash(self.identity(), *(dumps(case.to_json()) for case in chunk))
+        cache = Cache("chunks")
+        try:
+            found = cache.get_many([key]).get(key)
+        finally:
+            cache.close()
+        if found is None:
+            return None
+        return ChunkResult(found["expansions"], found["counts"], found["rejected"], cached=True)
+
+    def expand_chunk(self, chunk: list[TestCase]) -> ChunkResult:
+        """The chunk's result, from the chunk cache when it is there."""
+        from ..cache import Cache
+        from ..memory import release_free_memory
+
+        key = content_hash(self.identity(), *(dumps(case.to_json()) for case in chunk))
+        cache = Cache("chunks")
+        try:
+            found = cache.get_many([key]).get(key)
+            if found is not None:
+                return ChunkResult(found["expansions"], found["counts"], found["rejected"], cached=True)
+            result = self._expand_uncached(chunk)
+            release_free_memory()  # what the unit's batches freed, so the peak does not creep up
+            cache.put_many({key: result.to_json()})
+        finally:
+            cache.close()
+        return result
+
+    def _expand_uncached(self, chunk: list[TestCase]) -> ChunkResult:
+        # grammar expansion inserts words into dataset seeds of MFT tests (their editable spans)
+        chunk = [case for case in chunk if case.kind == SEED and case.test_type == "MFT" and case.editable]
+        counts: dict[str, CapabilityCounts] = defaultdict(CapabilityCounts)
+        rejected: Counter[str] = Counter()
+        if not chunk:
+            return ChunkResult({}, {}, {})
+        with self.timer("parse"):
+            parses = self.parser.parse([case.text for case in chunk])
+        templates = []
+        with self.timer("differentiate"):
+            for case, parse in zip(chunk, parses):
+                if parse is None:
+                    rejected["unparsable seed"] += 1
+                    continue
+                counts[case.capability].parsed += 1
+                if _has_special_token(self.config.mlm, case.text, self):
+                    rejected["seed with a special token of the masked LM"] += 1
+                    continue
+                found = self.differentiator.differentiate(
+                    case.id,
+                    parse,
+                    top_k=self.config.top_k,
+                    editable=case.editable,
+                    per_production=self.config.compat or self.config.top_k_per == "production",
+                    usable=None if self.config.compat else self._placement_check(case, parse),
+                )
+                counts[case.capability].masked_templates += len(found)
+                templates.extend(found)
+        by_seed = self._fill(chunk, templates, counts, rejected)
+        if self._mlm is not None:
+            self.timer.seconds["fill: masked-LM forward"] = self._mlm.forward_seconds  # part of "fill"
+            if self.fluency is not None:
+                self.timer.seconds["fill: fluency forward"] = self.fluency.scorer.forward_seconds
+        counted = {
+            capability: {name: n for name, n in asdict(c).items() if n} for capability, c in counts.items()
+        }
+        return ChunkResult(by_seed, counted, dict(rejected))
+
+    def _fill(self, chunk, templates, counts, rejected) -> dict[str, list[str]]:
+        if not templates:
+            return {}
+        from .fill import fill
+        from .validate import FillStats
+
+        cases_by_id = {case.id: case for case in chunk}
+        by_capability: dict[str, list] = defaultdict(list)
+        for template in templates:
+            by_capability[cases_by_id[template.case_id].capability].append(template)
+        by_seed: dict[str, list[str]] = defaultdict(list)
+        mlm = self.mlm
+        for capability, group in by_capability.items():  # a chunk rarely spans two capabilities
+            stats = FillStats()
+            with self.timer("fill"):
+                expansions = fill(
+                    group,
+                    cases_by_id,
+                    mlm,
+                    self.lexicon,
+                    self.requirement,
+                    fills_per_mask=self.config.fills_per_mask,
+                    beam_size=self.config.beam_size,
+                    top_n=self.config.top_n,
+                    batch_size=self.batch_size,
+                    stats=stats,
+                    fluency=self.fluency,
+                    context=self.context,
+                    vocabulary=self.vocabulary,
+                    first_beam=self.config.first_beam,
+                    checks=self.checks,
+                )
+                for expansion in expansions:
+                    by_seed[expansion.seed_id].append(expansion.to_json())
+            counts[capability].candidates += stats.proposed
+            counts[capability].expansions += stats.kept
+            rejected.update({f"fill: {reason}": n for reason, n in stats.rejected.items() if n})
+        return dict(by_seed)
+
+    def describe(self) -> dict[str, Any]:
+        from .identity import model_identity
+
+        return {
+            "grammar": self.grammar.provenance,
+            "function_pairs": self.context.provenance if self.context else None,
+            "parser": self.parser.identity,
+            "mlm": {"identity": model_identity(self.config.mlm)},
+        }
+
+
+# A word of each word-level tag that no lexicon calls polar and that is no negation (placement checks).
+_PLACEHOLDERS = {
+    "CC": "and", "CD": "two", "DT": "the", "EX": "there", "FW": "etc", "IN": "of", "JJ": "other",
+    "JJR": "older", "JJS": "oldest", "LS": "a", "MD": "can", "NN": "thing", "NNS": "things",
+    "NNP": "John", "NNPS": "Americans", "PDT": "all", "POS": "'s", "PRP": "it", "PRP$": "its",
+    "RB": "also", "RBR": "more", "RBS": "most", "RP": "up", "SYM": "&", "TO": "to", "UH": "oh",
+    "VB": "do", "VBD": "did", "VBG": "doing", "VBN": "done", "VBP": "do", "VBZ": "does",
+    "WDT": "which", "WP": "who", "WP$": "whose", "WRB": "where",
+}  # fmt: skip
+
+
+# A short chunk is cut into at least this many units, so that several workers share it.
+MIN_UNITS = 4
+
+
+def units(chunk: list[TestCase], size: int) -> list[list[TestCase]]:
+    """A chunk's units: consecutive runs of at most ``size`` cases, each expanded on its own; a short chunk
+    is cut finer, into at least ``MIN_UNITS``, so that workers do not idle while one works through a large
+    unit. The cut depends on the chunk and ``size`` alone, never on how many workers or actors share it:
+    a unit's cases are batched together, and the masked LM's scores change in their last bits with the
+    batch they are computed in (a logit by 7.6e-6 when a row is scored with others, even of its own
+    length), which changed a rounded score between one and two workers on the alict60 seeds."""
+    if size < 1:
+        raise InputError(f"unit_size must be at least 1, not {size}")
+    size = min(size, max(1, -(-len(chunk) // MIN_UNITS)))
+    return [chunk[i : i + size] for i in range(0, len(chunk), size)] or [[]]
+
+
+def model_calls(expander: Expander | None, workers: dict[str, dict]) -> dict[str, int]:
+    """Masked-LM forward passes and rows (fills and fluency), over this process and the workers."""
+    sources = list(workers.values())
+    if expander is not None and expander.loaded_mlm is not None:
+        mlm, fluency = expander.loaded_mlm, expander.fluency
+        sources.append(
+            {
+                "mlm_passes": mlm.forward_passes,
+                "mlm_rows": mlm.forward_rows,
+                **(
+                    {
+                        "fluency_passes": fluency.scorer.forward_passes,
+                        "fluency_rows": fluency.scorer.forward_rows,
+                    }
+                    if fluency is not None
+                    else {}
+                ),
+            }
+        )
+    totals: Counter[str] = Counter()
+    for calls in sources:
+        totals.update({k: v for k, v in calls.items() if k != "timings"})
+    return dict(totals)
+
+
+def _canonical(value: Any) -> Any:
+    """A JSON-able form of a spec object that is the same in every process (sets sorted, patterns as
+    their source), for content hashes."""
+    import dataclasses
+    import re
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = dataclasses.fields(value)
+        return [type(value).__name__, {f.name: _canonical(getattr(value, f.name)) for f in fields}]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_canonical(v) for v in value), key=dumps)
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, re.Pattern):
+        return ["re", value.pattern, value.flags]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
+def _has_special_token(mlm_name: str, text: str, expander: Expander) -> bool:
+    """Whether ``text`` holds a special token of the masked LM (a literal [MASK] would be filled as a
+    mask). Texts without any bracket-like character need no tokenizer to tell."""
+    if not any(ch in text for ch in "[<"):
+        return False
+    return expander.mlm.has_special_token(text)
+
+
+def _vocabulary_filter(config: GenerateConfig, grammar: Any, mlm: Any, lexicon: Any):
+    """The fill vocabulary filter of ``config.vocabulary`` ("tags": by the grammar's lexicon and the
+    tagger's dictionary, neutral words only; "all": none)."""
+    if config.vocabulary == "all":
+        return None
+    if config.vocabulary != "tags":
+        raise InputError(f"vocabulary must be 'tags' or 'all', not {config.vocabulary!r}")
+    from ..tagging import is_single_token, proper_noun, tagger_dictionary
+    from .vocabulary import TagDictionary, VocabularyFilter
+
+    return VocabularyFilter(
+        mlm.words,
+        TagDictionary(grammar.lexical_counts, tagger_dictionary()),
+        lexicon,
+        proper_noun=proper_noun,
+        single_token=is_single_token,
+        identity=mlm.identity,
+    )
+
+
+def _function_pairs(grammar: str, is_treebank: bool):
+    """The context check's word pairs: built from a treebank directory, shipped with a named grammar
+    (``grammars/<name>.function_pairs.json``), or None (no check) for a grammar file without them."""
+    from .context import build_function_pairs, load_function_pairs
+
+    if is_treebank:
+        return build_function_pairs(grammar)
+    path = Path(grammar)
+    beside = path.with_suffix(".function_pairs.json") if path.suffix else None
+    if beside is not None and not beside.exists():
+        log.info("%s: no function-word pairs beside the grammar; the context check is off", grammar)
+        return None
+    return load_function_pairs(beside or grammar)
+
+
+def _source(check: Any) -> str:
+    """A user's check as its class's source code (its qualified name where the source is not at hand), so
+    a cached chunk is reused only while the check's code is the same."""
+    import inspect
+
+    kind = type(check)
+    try:
+        return inspect.getsource(kind)
+    except (OSError, TypeError):
+        return f"{kind.__module__}.{kind.__qualname__}"

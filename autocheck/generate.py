@@ -1,0 +1,375 @@
+"""The generation job: dataset → seeds → seed cases → (parse → differentiate → fill) → suite directory.
+
+Stages are the modules named in DESIGN.md; this module only wires them, streams the cases to
+``cases.jsonl`` chunk by chunk, and keeps the run resumable and reproducible:
+
+- the case stream is deterministic for a configuration (``--seed`` included), so a resumed run skips the
+  chunks it finished (``state.json`` records them with the byte offset of ``cases.jsonl``) and truncates a
+  half-written tail; its output is byte-identical to an uninterrupted run;
+- models are loaded once, every model call is batched over a chunk, and parses and masked-LM suggestions
+  are cached by content hash (``autocheck.cache``), so a re-run does no model work it has done before.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .config import GenerateConfig
+from .execute import make_executor
+from .expand.job import CapabilityCounts, ChunkResult, Expander, Timer, model_calls
+from .records import SEED, TestCase
+from .store import (
+    InputError,
+    JsonlWriter,
+    atomic_write_json,
+    dumps,
+    environment,
+    load_json,
+    prepare_output_dir,
+)
+
+log = logging.getLogger(__name__)
+
+CASES = "cases.jsonl"
+MANIFEST = "manifest.json"
+STATE = "state.json"
+TIMINGS = "timings.json"
+
+
+@dataclass
+class RunSummary:
+    out: Path
+    counts: dict[str, CapabilityCounts]
+    dataset_stats: dict[str, Any]
+    rejected: dict[str, int] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def print_table(self) -> None:
+        """The counts per capability, the skipped rows and the rejections, as a terminal table."""
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"suite written to {self.out}")
+        columns = ["seeds", "seed_cases"]
+        if any(counts.perturbations for counts in self.counts.values()):
+            columns.append("perturbations")
+        if any(counts.parsed or counts.masked_templates for counts in self.counts.values()):  # expanded
+            columns += ["parsed", "masked_templates", "candidates", "expansions"]
+        table.add_column("capability")
+        for column in columns:
+            table.add_column(column.replace("_", " "), justify="right")
+        for cap_id, counts in self.counts.items():
+            table.add_row(cap_id, *(f"{getattr(counts, c):,}" for c in columns))
+        Console().print(table)
+        skipped = self.dataset_stats.get("skipped") or {}
+        if skipped:
+            Console().print(f"dataset rows skipped: {skipped}")
+        if self.rejected:
+            Console().print(f"rejected: {dict(sorted(self.rejected.items()))}")
+
+
+Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
+
+
+def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Progress | None = None):
+    """Search, templates and perturbations: returns (spec, capabilities, lexicon, dataset stats,
+    per-capability seed counts, and a lazy, deterministic stream of source cases over all capabilities)."""
+    report = progress or (lambda items, total, description: items)
+    from .author.perturbed import perturbed_cases
+    from .author.templates import template_cases
+    from .requirements import load_spec
+    from .sources.datasets import DatasetStats, load_examples
+    from .sources.lexicon import load_lexicon
+    from .sources.search import analyze, search, select
+    from .sources.transform import transform
+
+    timer = timer or Timer()
+    with timer("load"):
+        task = config.task if config.requirements is None and config.spec is None else None
+        spec = load_spec(config.requirements, task, data=config.spec)
+        capabilities = spec.select(config.capabilities)
+        if not config.dataset:
+            skipped = [c.id for c in capabilities if c.needs_dataset]
+            capabilities = [c for c in capabilities if not c.needs_dataset]
+            if not capabilities:
+                raise InputError.hint(
+                    f"{spec.path}: every selected capability searches a dataset: pass {{dataset}}",
+                    dataset="dataset=SOURCE",
+                )
+            if skipped:
+                log.warning("no --dataset: skipping %s (they search a dataset)", ", ".join(skipped))
+        uses_lexicon = any(g.uses_lexicon for c in capabilities for g in c.search)
+        lexicon = (
+            load_lexicon(config.lexicon, compat=config.compat) if uses_lexicon or config.expand else None
+        )
+        stats = DatasetStats()
+        examples = []
+        if any(c.needs_dataset for c in capabilities):
+            examples = list(
+                report(
+                    load_examples(
+                        config.dataset,
+                        text_column=config.text_column,
+                        label_column=config.label_column,
+                        label_map=config.label_map,
+                        split=config.split,
+                        stats=stats,
+                        encoding=config.encoding,
+                        inputs=spec.task.inputs,
+                        input_columns=config.input_columns,
+                        labelled=config.labelled,
+                    ),
+                    None,
+                    "load dataset",
+                )
+            )
+            if not examples:
+                raise InputError(f"{config.dataset}: no usable examples ({stats.skipped or 'empty'})")
+    with timer("search"):
+        analyzed = analyze(examples)
+        selected = {}
+        for capability in report(capabilities, len(capabilities), "search"):
+            if capability.needs_dataset:
+                found = search(analyzed, capability, lexicon)
+                selected[capability.id] = select(found, config.max_seeds, config.seed, capability.id)
+    with timer("templates"):  # template errors (a condition no value meets, ...) surface before any model
+        written = {
+            c.id: template_cases(c, spec.task, config.seed, max_cases=config.max_cases)
+            for c in capabilities
+            if c.templates
+        }
+
+    def sources(capability) -> Iterable[TestCase]:
+        if capability.templates:
+            return written[capability.id].cases(mlm=config.mlm)
+        # fillers (LC7, LC8) come from the whole dataset, by label
+        return transform(
+            capability,
+            selected[capability.id],
+            examples,
+            config.seed,
+            max_variants=config.max_variants,
+            compat=config.compat,
+        )
+
+    def stream() -> Iterator[TestCase]:
+        for capability in capabilities:
+            cases = sources(capability)
+            yield from perturbed_cases(capability, cases, config.seed) if capability.perturb else cases
+
+    seed_counts = {c.id: len(selected[c.id]) if c.needs_dataset else written[c.id].size for c in capabilities}
+    return spec, capabilities, lexicon, stats, seed_counts, stream()
+
+
+def _spooled(cases: Iterable[TestCase], out: Path) -> tuple[int, Iterator[TestCase]]:
+    """The number of ``cases`` and the cases again, streamed back from an anonymous temporary file in
+    ``out``: a list of all SST's 269k seed cases would hold about 250 MiB, growing with the seeds."""
+    spool = tempfile.TemporaryFile(dir=out)
+    n = 0
+    for case in cases:
+        spool.write((dumps(case.to_json()) + "\n").encode("utf-8"))
+        n += 1
+    spool.seek(0)
+
+    def read() -> Iterator[TestCase]:
+        with spool:
+            for line in spool:
+                yield TestCase.from_json(json.loads(line))
+
+    return n, read()
+
+
+def _chunks(items: Iterable[TestCase], size: int) -> Iterator[list[TestCase]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def generate(
+    config: GenerateConfig,
+    out: str | Path,
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    progress: Progress | None = None,
+    workers: int = 1,
+    device: str = "auto",
+    batch_size: int = 64,
+    executor: str = "local",
+    ray_address: str | None = None,
+    ray_actors: int | None = None,
+) -> RunSummary:
+    """Run the whole generation job into ``out`` (a suite directory) and return its summary.
+
+    The ``executor`` (a name in ``execute.EXECUTORS``) schedules the units: ``local`` in this process or
+    ``workers`` processes, ``ray`` on Ray actors (``ray_address`` as for ``ray.init``, ``ray_actors``
+    default one per CPU or GPU); ``device`` and ``batch_size`` are where the masked LM runs and its rows
+    per forward pass. None of these changes the suite's bytes on one device.
+    """
+    scheduler = make_executor(executor, workers=workers, address=ray_address, actors=ray_actors)
+    if config.checks:  # a name no check has is an error before anything is written
+        from .expand.validate import CHECKS
+
+        for name in config.checks:
+            CHECKS.get(name)
+    if config.top_k_per not in ("seed", "production"):
+        raise InputError(f"top_k_per must be 'seed' or 'production', not {config.top_k_per!r}")
+    out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
+    state = _load_state(out, config) if resume else _fresh_state()
+    timer = Timer()
+    spec, capabilities, lexicon, stats, seed_counts, cases = seed_cases(config, timer, progress)
+    by_id = {capability.id: capability for capability in capabilities}
+
+    counts = {cap_id: CapabilityCounts(seeds=n) for cap_id, n in seed_counts.items()}
+    for cap_id, saved in state["counts"].items():
+        counts[cap_id] = CapabilityCounts(**saved)
+    rejected: Counter[str] = Counter(state["rejected"])
+
+    expandable = len(spec.task.inputs) == 1 and any(
+        c.needs_dataset and c.test_type == "MFT" for c in capabilities
+    )
+    expander = None
+    if config.expand and expandable:
+        expander = Expander(config, lexicon, by_id, timer, device=device, batch_size=batch_size)
+    cases_path = out / CASES
+    if resume and cases_path.exists():
+        with open(cases_path, "r+b") as f:  # drop what an interrupted chunk half-wrote
+            f.truncate(state["offset"])
+    total = 0
+    if progress is not None:  # counting the seed cases gives the bar a total (spooled, not kept in memory)
+        total, cases = _spooled(cases, out)
+    first = state["chunks"]  # chunks finished before an interruption are not redone (nor counted again)
+    chunks: Iterable[list[TestCase]] = islice(_chunks(cases, config.chunk_size), first, None)
+    if progress is not None:  # the bar counts the chunks left, so its rate and ETA hold after --resume
+        chunks = progress(chunks, max(0, -(-total // config.chunk_size) - first), "generate")
+    bar = chunks
+    pairs: Iterable[tuple[list[TestCase], ChunkResult | None]] = ((chunk, None) for chunk in chunks)
+    if expander is not None:  # units expanded where the executor puts them, merged in chunk order
+        pairs = scheduler.expand(chunks, expander)
+    calls: dict[str, dict] = {}  # worker process -> its model calls and stage times so far
+    with JsonlWriter(cases_path, append=resume) as writer:
+        for index, (chunk, result) in enumerate(pairs, start=first):
+            for case in chunk:
+                if case.kind == SEED:
+                    counts[case.capability].seed_cases += 1
+                else:
+                    counts[case.capability].perturbations += 1
+            expansions = {}
+            if result is not None:
+                expansions = result.apply(counts, rejected)
+                calls.update(result.calls)
+            for case in chunk:
+                writer.write(case.to_json())
+                writer.write_all(expansions.get(case.id, ()))
+            state = {
+                "fingerprint": config.fingerprint(),
+                "chunks": index + 1,
+                "offset": writer.flush(),
+                "counts": {k: asdict(v) for k, v in counts.items()},
+                "rejected": dict(rejected),
+            }
+            atomic_write_json(out / STATE, state)
+            if hasattr(bar, "set_postfix_str"):  # a bar or log lines: say where the run is
+                done = counts[chunk[-1].capability]
+                stages = ", ".join(  # where the time goes: parsing, differentiation, fill
+                    f"{stage} {timer.seconds[stage]:.0f}s"
+                    for stage in ("parse", "differentiate", "fill")
+                    if stage in timer.seconds
+                )
+                bar.set_postfix_str(
+                    f"{chunk[-1].capability}: {done.seed_cases} seed cases, {done.expansions} expansions"
+                    + (f"; {stages}" if stages else "")
+                )
+
+    scheduler.close()
+    if calls:  # worker processes: their stage times and model calls, summed
+        for worker in calls.values():
+            for stage, seconds in worker.get("timings", {}).items():
+                timer.seconds[stage] += seconds
+    calls_made = model_calls(expander, calls)
+    summary = RunSummary(out, counts, asdict(stats), dict(rejected), dict(timer.seconds))
+    _write_manifest(out, config, summary, spec, lexicon, expander)
+    atomic_write_json(
+        out / TIMINGS,
+        {
+            **{k: round(v, 3) for k, v in timer.seconds.items()},
+            "model_calls": calls_made,
+            "workers": workers,
+        },
+    )
+    (out / STATE).unlink(missing_ok=True)  # a finished run needs no resume point
+    return summary
+
+
+def _fresh_state() -> dict[str, Any]:
+    """The resume point of a run that has finished no chunk yet."""
+    return {"chunks": 0, "offset": 0, "counts": {}, "rejected": {}}
+
+
+def _load_state(out: Path, config: GenerateConfig) -> dict[str, Any]:
+    path = out / STATE
+    if not path.exists():
+        if (out / MANIFEST).exists():
+            raise InputError(f"{out}: this run already finished; nothing to resume")
+        return _fresh_state()
+    state = load_json(path, "resume state")
+    if state.get("fingerprint") != config.fingerprint():
+        raise InputError.hint(
+            f"{path}: the run in this directory used other settings; resume it with the same options "
+            "or write to a new {out}",
+            out="out=DIR",
+        )
+    return state
+
+
+def _write_manifest(
+    out: Path,
+    config: GenerateConfig,
+    summary: RunSummary,
+    spec: Any,
+    lexicon: Any,
+    expander: Expander | None,
+) -> None:
+    manifest = {
+        "autocheck": __version__,
+        "kind": "suite",
+        "task": spec.task.to_json(),
+        "capabilities": {c.id: _describe(c) for c in spec.capabilities if c.id in summary.counts},
+        "settings": config.settings(),
+        "fingerprint": config.fingerprint(),
+        "environment": environment(),
+        "resources": {
+            **({"lexicon": lexicon.describe()} if lexicon else {}),
+            **(expander.describe() if expander else {}),
+        },
+        "dataset": summary.dataset_stats,
+        "counts": {k: asdict(v) for k, v in summary.counts.items()},
+        "rejected": summary.rejected,
+        "files": {"cases": CASES},
+    }
+    atomic_write_json(out / MANIFEST, manifest)
+
+
+def _describe(capability: Any) -> dict[str, Any]:
+    """What a report shows of a capability: its group, description, test type and expectation."""
+    out = {
+        "capability": capability.capability,
+        "description": capability.description,
+        "test_type": capability.test_type,
+    }
+    if capability.perturb:
+        out["perturb"] = {"name": capability.perturb.name, "options": capability.perturb.options}
+    if capability.direction:
+        out["direction"] = capability.direction
+    if capability.expected:
+        out["expected"] = {label: list(v) if isinstance(v, tuple) else v for label, v in capability.expected}
+    return out

@@ -1,0 +1,85 @@
+"""Registries of named parts: perturbations, model forms, lexicons, dataset readers, executors and
+validation checks. Each kind has one registry; autocheck registers its own parts in code, and a
+third-party package adds its own, without editing autocheck, through the entry-point group
+``autocheck.<kind>`` in its packaging metadata, e.g. in its ``pyproject.toml``::
+
+    [project.entry-points."autocheck.perturbations"]
+    shout = "my_plugin:shout"
+
+Entry points are read the first time a registry is asked for a name it does not hold (or for its names)
+and a plug-in is imported only when its part is asked for, so ``import autocheck`` stays cheap; a plug-in
+that fails to load is an error naming its package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from importlib.metadata import EntryPoint, entry_points
+from typing import Generic, TypeVar
+
+from .store import InputError
+
+T = TypeVar("T")
+
+KINDS = ("perturbations", "models", "lexicons", "datasets", "executors", "checks")
+
+
+class Registry(Generic[T]):
+    """Named parts of one kind; ``what`` names the kind in errors ("perturbation")."""
+
+    def __init__(self, kind: str, what: str):
+        if kind not in KINDS:
+            raise ValueError(f"unknown registry kind {kind!r} (one of {', '.join(KINDS)})")
+        self.kind, self.what = kind, what
+        self.group = f"autocheck.{kind}"
+        self._parts: dict[str, T] = {}
+        self._entry_points: dict[str, EntryPoint] | None = None
+
+    def register(self, name: str, part: T | None = None) -> Callable[[T], T] | T:
+        """``register(name, part)``, or ``@register(name)`` as a decorator."""
+        if part is None:
+            return lambda found: self._add(name, found)
+        return self._add(name, part)
+
+    def _add(self, name: str, part: T) -> T:
+        if name in self._parts and self._parts[name] is not part:
+            raise ValueError(f"a {self.what} named {name!r} is registered already")
+        self._parts[name] = part
+        return part
+
+    def get(self, name: str) -> T:
+        """The part named ``name``: autocheck's own, else a plug-in's (loaded now)."""
+        if name in self._parts:
+            return self._parts[name]
+        point = self._plugins().get(name)
+        if point is None:
+            raise InputError(
+                f"no {self.what} named {name!r} (known: {', '.join(self.names())}; a plug-in adds one "
+                f"through the entry-point group {self.group!r})"
+            )
+        try:
+            part = point.load()
+        except Exception as error:  # a broken plug-in names itself, whatever it raised
+            package = point.dist.name if point.dist else point.value
+            raise InputError(
+                f"plug-in {package}: the {self.what} {name!r} ({point.value}) could not be loaded: "
+                f"{type(error).__name__}: {error}"
+            ) from error
+        self._parts[name] = part
+        return part
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._parts or name in self._plugins()
+
+    def names(self) -> list[str]:
+        """Every name, plug-ins' included (none is loaded to list them)."""
+        return sorted({*self._parts, *self._plugins()})
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def _plugins(self) -> dict[str, EntryPoint]:
+        """The entry points of this kind's group, read once; a name autocheck has stays autocheck's."""
+        if self._entry_points is None:
+            self._entry_points = {p.name: p for p in entry_points(group=self.group)}
+        return {name: p for name, p in self._entry_points.items() if name not in self._parts}

@@ -1,0 +1,111 @@
+"""Extension points: a third-party package adds parts through entry points, without editing autocheck.
+
+The plug-in in ``fixtures/plugin`` is installed with pip into a folder put on the path of the processes
+that use it, as an installed package would be."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import require
+from test_pipeline import small_dataset  # noqa: F401
+
+REPO = Path(__file__).resolve().parents[1]
+PLUGIN = Path(__file__).parent / "fixtures" / "plugin"
+
+
+@pytest.fixture(scope="module")
+def plugin_site(tmp_path_factory) -> Path:
+    site = tmp_path_factory.mktemp("site")
+    build = tmp_path_factory.mktemp("build")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
+        + ["--target", str(site), str(PLUGIN)],
+        check=True,
+        cwd=build,  # pip's build folder, not the fixture's
+    )
+    return site
+
+
+def _env(site: Path, **extra: str) -> dict[str, str]:
+    path = os.pathsep.join([str(site), str(REPO), os.environ.get("PYTHONPATH", "")])
+    return {**os.environ, "PYTHONPATH": path, **extra}
+
+
+def _python(site: Path, code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], env=_env(site), capture_output=True, text=True)
+
+
+def test_plugin_parts_are_listed_without_importing_the_plugin(plugin_site):
+    done = _python(
+        plugin_site,
+        "import sys\n"
+        "from autocheck.execute import EXECUTORS\n"
+        "from autocheck.expand.validate import CHECKS\n"
+        "print(EXECUTORS.names(), CHECKS.names(), 'autocheck_demo_plugin' in sys.modules)",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "['local', 'logged', 'ray'] ['broken', 'no_ly_adverbs'] False"
+
+
+def test_a_broken_plugin_part_is_an_error_naming_the_package(plugin_site):
+    done = _python(
+        plugin_site,
+        "from autocheck.expand.validate import CHECKS\n"
+        "from autocheck.store import InputError\n"
+        "try:\n    CHECKS.get('broken')\nexcept InputError as e:\n    print(e)",
+    )
+    assert done.stdout.startswith("plug-in autocheck-demo-plugin: the validation check 'broken' (")
+    assert "AttributeError" in done.stdout
+
+
+def test_an_unknown_part_lists_the_known_ones(plugin_site, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "autocheck", "generate", "--dataset", "x.csv", "--check", "nope"]
+        + ["--out", str(tmp_path / "out")],
+        env=_env(plugin_site),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "no validation check named 'nope' (known: broken, no_ly_adverbs;" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.shared_data
+@pytest.mark.slow
+def test_generate_uses_a_plugins_check_and_executor(plugin_site, shared_data, small_dataset, tmp_path):  # noqa: F811
+    models = shared_data / "models"
+    argv = [sys.executable, "-m", "autocheck", "--offline", "generate", "--dataset", str(small_dataset)]
+    argv += ["--lexicon", "opinion", "--capability", "LC2", "--capability", "LC9", "--max-seeds", "3"]
+    argv += ["--parser", str(require(models / "benepar_ptbsample_charlstm"))]
+    argv += ["--mlm", str(require(models / "mini-bert-mlm")), "--chunk-size", "2", "--seed", "1"]
+    log = tmp_path / "executor.log"
+    env = _env(plugin_site, AUTOCHECK_DEMO_LOG=str(log), AUTOCHECK_CACHE="off")
+    for name, extra in {"plain": [], "checked": ["--check", "no_ly_adverbs"]}.items():
+        done = subprocess.run(argv + extra + ["--out", str(tmp_path / name)], env=env, capture_output=True)
+        assert done.returncode == 0, done.stderr
+    done = subprocess.run(
+        argv + ["--check", "no_ly_adverbs", "--executor", "logged", "--out", str(tmp_path / "plugin")],
+        env=env,
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr
+
+    def expansions(name: str) -> list[dict]:
+        rows = [json.loads(line) for line in (tmp_path / name / "cases.jsonl").read_text().splitlines()]
+        return [row for row in rows if row["kind"] == "expansion"]
+
+    inserted = lambda name: [i["word"] for row in expansions(name) for i in row["provenance"]["inserted"]]  # noqa: E731
+    assert any(word.endswith("ly") for word in inserted("plain"))  # the stand-in LM proposes -ly words
+    assert inserted("checked") and not any(word.endswith("ly") for word in inserted("checked"))
+    manifest = json.loads((tmp_path / "checked" / "manifest.json").read_text())
+    assert manifest["rejected"]["fill: no_ly_adverbs"] > 0
+    assert manifest["settings"]["checks"] == ["no_ly_adverbs"]
+    # the plug-in's executor ran every chunk and changed nothing
+    assert log.read_text().count("chunk of") > 1
+    for name in ("cases.jsonl", "manifest.json"):
+        assert (tmp_path / "plugin" / name).read_bytes() == (tmp_path / "checked" / name).read_bytes()
