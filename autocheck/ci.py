@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .report import summary
-from .run import natural_key
+from .results import headline, natural_key
 from .store import InputError, atomic_write_text
 
 OVERALL = "*"
@@ -64,7 +64,7 @@ def write_junit(results: dict[str, Any], path: str | Path, thresholds: dict[str,
             counts["tests"] += 1
             case = ET.SubElement(suite, "testcase", classname=name, name=f"{cap} ({c['test_type']})")
             rate, limit = c["failure_rate"], _limit(thresholds, cap)
-            headline = summary.headline(c)
+            top = headline(c)
             if rate is None:
                 counts["skipped"] += 1
                 ET.SubElement(case, "skipped", message="no applicable case")
@@ -73,10 +73,10 @@ def write_junit(results: dict[str, Any], path: str | Path, thresholds: dict[str,
                 failure = ET.SubElement(
                     case, "failure", message=f"failure rate {rate:.1%} above {limit:.1%}", type="capability"
                 )
-                failure.text = f"{headline['failures']} of {headline['applicable']} applicable cases failed"
+                failure.text = f"{top['failures']} of {top['applicable']} applicable cases failed"
             ET.SubElement(case, "system-out").text = (
                 f"failure rate {'-' if rate is None else f'{rate:.1%}'}; "
-                f"{headline['failures']}/{headline['applicable']} failed"
+                f"{top['failures']}/{top['applicable']} failed"
             )
         suite.attrib.update({k: str(v) for k, v in counts.items()})
     ET.indent(root)
@@ -102,9 +102,9 @@ def markdown_summary(results: dict[str, Any]) -> str:
                 cells.append("")
                 continue
             test_type = c["test_type"]
-            headline = summary.headline(c)
+            top = headline(c)
             rate = "–" if c["failure_rate"] is None else f"{c['failure_rate']:.1%}"
-            cells.append(f"{rate} ({headline['failures']}/{headline['applicable']})")
+            cells.append(f"{rate} ({top['failures']}/{top['applicable']})")
         lines.append(f"| {_cell(cap)} | {test_type} | " + " | ".join(cells) + " |")
     lines += ["", "Failure rate = failures / applicable cases (seed groups for INV/DIR tests)."]
     return "\n".join(lines) + "\n"

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from array import array
 from collections import defaultdict
 from collections.abc import Iterator
@@ -35,12 +34,12 @@ from .models import Model
 from .models.base import Input
 from .models.files import FilePredictions
 from .records import KINDS, PERTURBATION, SEED, TestCase
+from .results import CapabilityTally, Group, natural_key
 from .store import InputError, JsonlWriter, atomic_write_json, environment, load_json
 from .tasks import Task
 
 log = logging.getLogger(__name__)
 
-TRANSITIONS = ("pass_to_fail", "fail_to_pass", "pass_to_pass", "fail_to_fail")
 CASES, MANIFEST = "cases.jsonl", "manifest.json"
 PREDICTIONS, RESULTS = "predictions.jsonl", "results.json"
 PREDICT_CHUNK = 4096  # inputs per predict call: bounds memory and cache transactions
@@ -132,100 +131,7 @@ class _SuiteIndex:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Counting
-
-
-def _rate(failures: int, applicable: int) -> float | None:
-    return round(failures / applicable, 6) if applicable else None
-
-
-@dataclass
-class _Tally:
-    cases: int = 0
-    applicable: int = 0
-    failures: int = 0
-    errors: int = 0  # no prediction (not applicable)
-
-    def add(self, outcome: str) -> None:
-        self.cases += 1
-        self.applicable += outcome not in (NA, ERROR)
-        self.failures += outcome == FAIL
-        self.errors += outcome == ERROR
-
-    def __iadd__(self, other: _Tally) -> _Tally:
-        self.cases += other.cases
-        self.applicable += other.applicable
-        self.failures += other.failures
-        self.errors += other.errors
-        return self
-
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "cases": self.cases,
-            "applicable": self.applicable,
-            "failures": self.failures,
-            "failure_rate": _rate(self.failures, self.applicable),
-        }
-        if self.errors:
-            out["errors"] = self.errors
-        return out
-
-
-@dataclass
-class _Group:
-    """A seed with its expansions or perturbations, for one model."""
-
-    capability: str
-    outcomes: set[str] = field(default_factory=set)  # own outcomes of the seed and its expansions
-    inv: set[str] = field(default_factory=set)  # implicit INV outcomes of its expansions
-    pairs: int = 0
-    pair_failures: int = 0
-
-
-@dataclass
-class _CapabilityTally:
-    test_types: set[str] = field(default_factory=set)
-    seeds: _Tally = field(default_factory=_Tally)
-    expansions: _Tally = field(default_factory=_Tally)
-    perturbations: _Tally = field(default_factory=_Tally)
-    transitions: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TRANSITIONS, 0))
-
-    def to_json(self, groups: list[_Group]) -> dict[str, Any]:
-        group_tally = _Tally()
-        inv = {"groups": 0, "failures": 0, "pairs": 0, "pair_failures": 0}
-        for g in groups:
-            group_tally.add(FAIL if FAIL in g.outcomes else PASS if PASS in g.outcomes else NA)
-            if g.pairs:
-                inv["groups"] += 1
-                inv["failures"] += FAIL in g.inv
-                inv["pairs"] += g.pairs
-                inv["pair_failures"] += g.pair_failures
-        inv["failure_rate"] = _rate(inv["failures"], inv["groups"])
-        everything = _Tally()
-        everything += self.seeds
-        everything += self.expansions
-        everything += self.perturbations
-        test_type = "MFT" if self.test_types == {"MFT"} else "/".join(sorted(self.test_types - {"MFT"}))
-        headline = everything if test_type == "MFT" else group_tally
-        return {
-            "test_type": test_type,
-            "failure_rate": _rate(headline.failures, headline.applicable),
-            "seeds": self.seeds.to_json(),
-            "expansions": self.expansions.to_json(),
-            "perturbations": self.perturbations.to_json(),
-            "all": everything.to_json(),
-            "groups": group_tally.to_json(),
-            "transitions": dict(self.transitions),
-            "inv": inv,
-        }
-
-
-def natural_key(text: str) -> list[Any]:
-    """Sort LC2 before LC10."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
-
-
-# ---------------------------------------------------------------------------------------------------------
+# Predicting and counting
 
 
 @dataclass
@@ -359,8 +265,8 @@ def run_suite(
                 log.info("%s: predicted by this process (Ray actors load models given by a spec)", model.name)
             predictions.append(_predict_all(model, index))
 
-    tallies = [defaultdict(_CapabilityTally) for _ in models]
-    groups: list[dict[str, _Group]] = [{} for _ in models]
+    tallies = [defaultdict(CapabilityTally) for _ in models]
+    groups: list[dict[str, Group]] = [{} for _ in models]
     out_dir.mkdir(parents=True, exist_ok=True)
     with JsonlWriter(out_dir / PREDICTIONS) as writer:
         for case, t in zip(iter_cases(cases_path, task), index.case_input):
@@ -370,7 +276,7 @@ def run_suite(
                 outcome = _outcome(task, case, p, t, s)
                 tally = tallies[m][case.capability]
                 tally.test_types.add(case.test_type)
-                group = groups[m].setdefault(seed.id if seed else case.id, _Group(case.capability))
+                group = groups[m].setdefault(seed.id if seed else case.id, Group(case.capability))
                 group.outcomes.add(outcome)
                 inv = None
                 if seed is None:
@@ -405,7 +311,7 @@ def run_suite(
         "models": {},
     }
     for m, model in enumerate(models):
-        by_capability: dict[str, list[_Group]] = defaultdict(list)
+        by_capability: dict[str, list[Group]] = defaultdict(list)
         for group in groups[m].values():
             by_capability[group.capability].append(group)
         capabilities = sorted(tallies[m], key=natural_key)

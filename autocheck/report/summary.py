@@ -15,7 +15,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..run import RESULTS, natural_key
+from ..results import headline, natural_key, overall_counts
+from ..run import RESULTS
 from ..store import InputError, load_json
 
 Z95 = 1.959963984540054
@@ -154,11 +155,6 @@ def derived(c: dict[str, Any]) -> dict[str, Any]:
     return perturbations if perturbations.get("cases") and not c["expansions"]["cases"] else c["expansions"]
 
 
-def headline(c: dict[str, Any]) -> dict[str, Any]:
-    """The tally behind a capability's failure rate: all cases (MFT) or seed groups (INV/DIR)."""
-    return c["all"] if c["test_type"] == "MFT" else c["groups"]
-
-
 def wilson(failures: int, n: int, z: float = Z95) -> tuple[float, float] | None:
     """Wilson score interval of the proportion failures / n (None when n is 0)."""
     if n <= 0:
@@ -188,15 +184,9 @@ def interval(c: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def overall(model: dict[str, Any]) -> dict[str, Any]:
-    """Failures over applicable cases across every capability (headline tallies)."""
-    failures = sum(headline(c)["failures"] for c in model["capabilities"].values())
-    applicable = sum(headline(c)["applicable"] for c in model["capabilities"].values())
-    return {
-        "failures": failures,
-        "applicable": applicable,
-        "failure_rate": round(failures / applicable, 6) if applicable else None,
-        "interval": _rounded(wilson(failures, applicable)),
-    }
+    """Failures over applicable cases across every capability (headline tallies), with their interval."""
+    total = overall_counts(model)
+    return total | {"interval": _rounded(wilson(total["failures"], total["applicable"]))}
 
 
 def _rounded(pair: tuple[float, float] | None) -> list[float] | None:
