@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..results import headline, natural_key, overall_counts
+from ..results import capability_errors, error_rate, headline, natural_key, overall_counts
 from ..run import RESULTS
 from ..store import InputError, load_json
 
@@ -225,6 +225,7 @@ def summary_json(results: dict[str, Any], checklist: dict[str, Any] | None = Non
             row = {
                 "test_type": c["test_type"],
                 "failure_rate": c["failure_rate"],
+                "error_rate": error_rate(headline(c)),
                 "interval": _rounded(interval(c)),
                 **{t: c[t] for t in TALLIES if t in c},
                 "transitions": c.get("transitions", {}),
@@ -273,7 +274,7 @@ def format_table(
             info = capability_info(results, cap)
             label = info["name"] + (f" {info['group']}" if info["group"] and info["name"] == cap else "")
             tally, transitions = headline(c), c.get("transitions", {})
-            errors = sum(c[t].get("errors", 0) for t in ("seeds", "expansions", "perturbations") if t in c)
+            errors = capability_errors(c)
             row = [
                 label,
                 c["test_type"],
@@ -298,6 +299,8 @@ def format_table(
             f"{short_name(name)}: {pct(total['failure_rate'])} of {total['applicable']} applicable "
             f"failed ({_ci(wilson(total['failures'], total['applicable']))})"
         )
+        if total["errors"]:
+            title += f"; {total['errors']} errors ({pct(total['error_rate'])})"
         lines += [_fit(title, width), "-" * min(width, sum(widths) + 2 * (len(header) - 1))]
         for r in [header, *rows]:
             cells = [_fit(r[0], widths[0]).ljust(widths[0])]
@@ -307,7 +310,8 @@ def format_table(
     note = (
         "fail: failures / applicable cases (seed groups for INV/DIR), 95% Wilson interval; seeds, derived "
         "(expansions or perturbations): their own rates; p→f, f→p: seed → expansion transitions; err: no "
-        "prediction. " + binary_note(results)
+        "prediction (an error, never a pass; the title's errors count headline cases). "
+        + binary_note(results)
     )
     return "\n".join(lines + _wrap(note.strip(), width))
 
