@@ -254,13 +254,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .ci import check_thresholds, parse_thresholds, write_junit
+    from .ci import Gate, judge
     from .models import load_model
     from .report import format_table
     from .requirements import load_spec
     from .run import run_suite, suite_task
 
-    thresholds = parse_thresholds(args.fail_above or [])  # a bad threshold fails before any model loads
+    # a bad threshold fails before any model loads
+    gate = Gate.from_options(args.fail_above, args.max_errors, junit=bool(args.junit))
     task = load_spec(args.task).task if args.task else suite_task(args.suite)
     out = prepare_output_dir(args.out, overwrite=args.overwrite)
     remote = {
@@ -275,6 +276,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         load_model(spec, task, batch_size=args.batch_size, device=args.device, **remote)
         for spec in args.model
     ]
+    timings: dict[str, float] = {}
     results = run_suite(
         args.suite,
         models,
@@ -283,24 +285,27 @@ def cmd_run(args: argparse.Namespace) -> int:
         task=task,
         executor=args.executor,
         ray_address=args.ray_address,
+        timings=timings,
     )
     print(format_table(results))
     print(f"results written to {args.out}")
-    failing = check_thresholds(results, thresholds)
+    status, problems = judge(results, gate, args.junit, timings)
     if args.junit:
-        write_junit(results, args.junit, thresholds)
         print(f"JUnit XML written to {args.junit}")
-    for line in failing:
-        print(f"autocheck: {line}", file=sys.stderr)
-    return 1 if failing else 0
+    for problem in problems:
+        print(f"autocheck: {problem.line()}", file=sys.stderr)
+    return status
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from .ci import Gate
     from .report import format_table, load_results, summary_json, write_html
 
     for target in (args.html, args.markdown):  # refuse before any work
         if target:
             check_output_file(target, overwrite=args.overwrite)
+    # the Markdown is a verdict, judged as 'run --junit' judges: by default any failure or error fails
+    gate = Gate.from_options(args.fail_above, args.max_errors, junit=True)
     checklist = load_results(args.checklist) if args.checklist else None
     results = load_results(args.results)
     if args.max_failures < 0:
@@ -312,9 +317,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
     if args.markdown:
         from .ci import markdown_summary
+        from .report.html import collect_failures
         from .store import atomic_write_text
 
-        atomic_write_text(args.markdown, markdown_summary(results))
+        failing, _ = collect_failures(args.results, results, args.max_failures or None)
+        atomic_write_text(args.markdown, markdown_summary(results, gate, failing))
         say(f"Markdown summary written to {args.markdown}")
     if args.html:
         write_html(
@@ -560,9 +567,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--fail-above",
         action="append",
         metavar="[CAP=]RATE",
-        help="exit 1 when a failure rate is above RATE (0..1): overall, or CAP=RATE per capability",
+        help="exit 1 when a failure rate is above RATE (0..1): the overall rate and every capability "
+        "without a limit of its own, or CAP=RATE for one capability",
     )
-    p.add_argument("--junit", type=Path, help="write JUnit XML: one test per capability × model")
+    p.add_argument(
+        "--max-errors",
+        metavar="RATE",
+        help="exit 1 when the share of cases without a prediction is above RATE (0..1), overall or in a "
+        "capability (default 0 when --fail-above, --max-errors or --junit is given)",
+    )
+    p.add_argument(
+        "--junit",
+        type=Path,
+        help="write JUnit XML: one test per capability × model, the same verdict as the exit status",
+    )
     remote = p.add_argument_group("remote models (http://…, openai:MODEL[@BASE_URL])")
     remote.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
     remote.add_argument("--retries", type=int, default=3, help="retries per batch, with back-off (default 3)")
@@ -584,7 +602,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--checklist", type=Path, help="results of the CheckList suite, shown beside each mapped LC"
     )
-    p.add_argument("--markdown", type=Path, help="write a Markdown summary (for a pull-request comment)")
+    p.add_argument(
+        "--markdown",
+        type=Path,
+        help="write a Markdown summary for a pull-request comment: per capability its rate, errors, limit "
+        "and verdict, and up to --max-failures failing cases of each failing capability",
+    )
+    p.add_argument(
+        "--fail-above",
+        action="append",
+        metavar="[CAP=]RATE",
+        help="--markdown: the failure-rate limits, as for 'run' (default 0: any failure fails)",
+    )
+    p.add_argument(
+        "--max-errors",
+        metavar="RATE",
+        help="--markdown: the error-rate limit, as for 'run' (default 0: any error fails)",
+    )
     p.add_argument(
         "--json", action="store_true", help="print the machine-readable summary instead of the table"
     )
@@ -592,7 +626,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-failures",
         type=int,
         default=100,
-        help="failing cases listed in the page per capability and model (default 100; 0: all)",
+        help="failing cases listed per capability and model in the page and the Markdown "
+        "(default 100; 0: all)",
     )
     p.add_argument("--no-plots", action="store_true", help="no plots in the page and no PNG files beside it")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --html or --markdown file")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-import re
+import time
 from array import array
 from collections import defaultdict
 from collections.abc import Iterator
@@ -35,12 +35,20 @@ from .models import Model
 from .models.base import Input
 from .models.files import FilePredictions
 from .records import KINDS, PERTURBATION, SEED, TestCase
+from .results import (
+    NO_SOURCE,
+    PARTS,
+    CapabilityTally,
+    Group,
+    capability_errors,
+    natural_key,
+    overall_counts,
+)
 from .store import InputError, JsonlWriter, atomic_write_json, environment, load_json
 from .tasks import Task
 
 log = logging.getLogger(__name__)
 
-TRANSITIONS = ("pass_to_fail", "fail_to_pass", "pass_to_pass", "fail_to_fail")
 CASES, MANIFEST = "cases.jsonl", "manifest.json"
 PREDICTIONS, RESULTS = "predictions.jsonl", "results.json"
 PREDICT_CHUNK = 4096  # inputs per predict call: bounds memory and cache transactions
@@ -132,100 +140,7 @@ class _SuiteIndex:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Counting
-
-
-def _rate(failures: int, applicable: int) -> float | None:
-    return round(failures / applicable, 6) if applicable else None
-
-
-@dataclass
-class _Tally:
-    cases: int = 0
-    applicable: int = 0
-    failures: int = 0
-    errors: int = 0  # no prediction (not applicable)
-
-    def add(self, outcome: str) -> None:
-        self.cases += 1
-        self.applicable += outcome not in (NA, ERROR)
-        self.failures += outcome == FAIL
-        self.errors += outcome == ERROR
-
-    def __iadd__(self, other: _Tally) -> _Tally:
-        self.cases += other.cases
-        self.applicable += other.applicable
-        self.failures += other.failures
-        self.errors += other.errors
-        return self
-
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "cases": self.cases,
-            "applicable": self.applicable,
-            "failures": self.failures,
-            "failure_rate": _rate(self.failures, self.applicable),
-        }
-        if self.errors:
-            out["errors"] = self.errors
-        return out
-
-
-@dataclass
-class _Group:
-    """A seed with its expansions or perturbations, for one model."""
-
-    capability: str
-    outcomes: set[str] = field(default_factory=set)  # own outcomes of the seed and its expansions
-    inv: set[str] = field(default_factory=set)  # implicit INV outcomes of its expansions
-    pairs: int = 0
-    pair_failures: int = 0
-
-
-@dataclass
-class _CapabilityTally:
-    test_types: set[str] = field(default_factory=set)
-    seeds: _Tally = field(default_factory=_Tally)
-    expansions: _Tally = field(default_factory=_Tally)
-    perturbations: _Tally = field(default_factory=_Tally)
-    transitions: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TRANSITIONS, 0))
-
-    def to_json(self, groups: list[_Group]) -> dict[str, Any]:
-        group_tally = _Tally()
-        inv = {"groups": 0, "failures": 0, "pairs": 0, "pair_failures": 0}
-        for g in groups:
-            group_tally.add(FAIL if FAIL in g.outcomes else PASS if PASS in g.outcomes else NA)
-            if g.pairs:
-                inv["groups"] += 1
-                inv["failures"] += FAIL in g.inv
-                inv["pairs"] += g.pairs
-                inv["pair_failures"] += g.pair_failures
-        inv["failure_rate"] = _rate(inv["failures"], inv["groups"])
-        everything = _Tally()
-        everything += self.seeds
-        everything += self.expansions
-        everything += self.perturbations
-        test_type = "MFT" if self.test_types == {"MFT"} else "/".join(sorted(self.test_types - {"MFT"}))
-        headline = everything if test_type == "MFT" else group_tally
-        return {
-            "test_type": test_type,
-            "failure_rate": _rate(headline.failures, headline.applicable),
-            "seeds": self.seeds.to_json(),
-            "expansions": self.expansions.to_json(),
-            "perturbations": self.perturbations.to_json(),
-            "all": everything.to_json(),
-            "groups": group_tally.to_json(),
-            "transitions": dict(self.transitions),
-            "inv": inv,
-        }
-
-
-def natural_key(text: str) -> list[Any]:
-    """Sort LC2 before LC10."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
-
-
-# ---------------------------------------------------------------------------------------------------------
+# Predicting and counting
 
 
 @dataclass
@@ -262,14 +177,18 @@ def _predict_all(model: Model, index: _SuiteIndex, compute: Any = None) -> _Pred
     return result
 
 
-def _outcome(task: Task, case: TestCase, p: _Predictions, t: int, s: int | None) -> str:
-    if t in p.errors or (s is not None and s in p.errors):
-        return ERROR
+def _outcome(task: Task, case: TestCase, p: _Predictions, t: int, s: int | None) -> tuple[str, str | None]:
+    """A case's outcome (and why it is not applicable, when that is for want of its source's prediction).
+    ``s``: the source's input for INV/DIR cases; an MFT case needs only its own prediction."""
+    if t in p.errors:
+        return ERROR, None
+    if s is not None and s in p.errors:
+        return NA, NO_SOURCE
     if t in p.invalid:
-        return FAIL if case.test_type == "MFT" or s is not None else NA
+        return (FAIL if case.test_type == "MFT" or s is not None else NA), None
     if s is not None and s in p.invalid:
-        return NA  # nothing to compare with
-    return case_outcome(
+        return NA, None  # nothing to compare with
+    outcome = case_outcome(
         task,
         case.test_type,
         case.expected,
@@ -278,6 +197,7 @@ def _outcome(task: Task, case: TestCase, p: _Predictions, t: int, s: int | None)
         p.probs[s] if s is not None else None,
         p.labels[s] if s is not None else None,
     )
+    return outcome, None
 
 
 def _row(task: Task, case: TestCase, model: Model, p: _Predictions, t: int, outcome: str) -> dict[str, Any]:
@@ -310,6 +230,7 @@ def run_suite(
     executor: str = "local",
     ray_address: str | None = None,
     ray_actors: int | None = None,
+    timings: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """Run every case of ``suite_dir/cases.jsonl`` against each model; write ``predictions.jsonl`` and
     ``results.json`` into ``out_dir`` and return the results. ``batch_size`` overrides the models' own;
@@ -317,6 +238,8 @@ def run_suite(
     loaded from a spec (``Model.loader``: HF models, callables) are answered by a pool of Ray actors
     (``execute.ray``; ``ray_address`` as for ``ray.init``, ``ray_actors`` default one per CPU or GPU), with
     the same results; files and remote endpoints are read by this process as with the local executor.
+    ``timings``, when given, gets the seconds each model took to answer (kept out of ``results.json``, whose
+    bytes depend only on the inputs).
 
     Cases are streamed twice (index, then outcomes); only distinct inputs, their predictions and the seed
     cases are held in memory. Each distinct input is predicted once per model (and not at all when cached).
@@ -344,6 +267,7 @@ def run_suite(
     log.info("suite %s: %d cases, %d distinct inputs", suite_dir, len(index.case_input), len(index.inputs))
     predictions = []
     for model in models:
+        started = time.perf_counter()
         if batch_size:
             model.batch_size = batch_size
         if executor == "ray" and model.loader is not None:
@@ -358,27 +282,30 @@ def run_suite(
             if executor == "ray":
                 log.info("%s: predicted by this process (Ray actors load models given by a spec)", model.name)
             predictions.append(_predict_all(model, index))
+        if timings is not None:
+            timings[model.name] = time.perf_counter() - started
 
-    tallies = [defaultdict(_CapabilityTally) for _ in models]
-    groups: list[dict[str, _Group]] = [{} for _ in models]
+    tallies = [defaultdict(CapabilityTally) for _ in models]
+    groups: list[dict[str, Group]] = [{} for _ in models]
     out_dir.mkdir(parents=True, exist_ok=True)
     with JsonlWriter(out_dir / PREDICTIONS) as writer:
         for case, t in zip(iter_cases(cases_path, task), index.case_input):
             seed = index.seeds[case.seed_id] if case.seed_id else None
             s = index.input_index[input_of(seed, task)] if seed else None
+            source = s if case.test_type != "MFT" else None
             for m, p in enumerate(predictions):
-                outcome = _outcome(task, case, p, t, s)
+                outcome, reason = _outcome(task, case, p, t, source)
                 tally = tallies[m][case.capability]
                 tally.test_types.add(case.test_type)
-                group = groups[m].setdefault(seed.id if seed else case.id, _Group(case.capability))
+                group = groups[m].setdefault(seed.id if seed else case.id, Group(case.capability))
                 group.outcomes.add(outcome)
                 inv = None
                 if seed is None:
-                    tally.seeds.add(outcome)
+                    tally.seeds.add(outcome, reason)
                 elif case.kind == PERTURBATION:
-                    tally.perturbations.add(outcome)
+                    tally.perturbations.add(outcome, reason)
                 else:
-                    tally.expansions.add(outcome)
+                    tally.expansions.add(outcome, reason)
                     answered = not ({t, s} & (p.errors.keys() | p.invalid.keys()))
                     if case.test_type in ("MFT", "INV") and answered:
                         inv = inv_outcome(task, p.probs[s], p.labels[s], p.probs[t], p.labels[t])
@@ -390,6 +317,8 @@ def run_suite(
                         if s not in p.errors:
                             tally.transitions[f"{before}_to_{outcome}"] += 1
                 row = _row(task, case, models[m], p, t, outcome)
+                if reason:
+                    row["reason"] = reason
                 row["inv"] = inv
                 writer.write(row)
 
@@ -405,15 +334,31 @@ def run_suite(
         "models": {},
     }
     for m, model in enumerate(models):
-        by_capability: dict[str, list[_Group]] = defaultdict(list)
+        by_capability: dict[str, list[Group]] = defaultdict(list)
         for group in groups[m].values():
             by_capability[group.capability].append(group)
         capabilities = sorted(tallies[m], key=natural_key)
-        results["models"][model.name] = {
+        errors = predictions[m].errors
+        entry = results["models"][model.name] = {
             "identity": model.identity,
             "labels": list(model.labels),
-            "errors": len(predictions[m].errors),
+            "errors": len(errors),
             "capabilities": {cap: tallies[m][cap].to_json(by_capability[cap]) for cap in capabilities},
         }
+        if errors:
+            entry["first_error"] = errors[min(errors)]
+            cases = sum(capability_errors(c) for c in entry["capabilities"].values())
+            no_source = sum(
+                c[part].get("no_source", 0) for c in entry["capabilities"].values() for part in PARTS
+            )
+            log.warning(
+                "%s: %d cases are errors (no prediction for their input); %d INV/DIR cases are not "
+                "applicable: %s",
+                model.name,
+                cases,
+                no_source,
+                NO_SOURCE,
+            )
+        entry["overall"] = overall_counts(entry)
     atomic_write_json(out_dir / RESULTS, results)
     return results

@@ -134,8 +134,14 @@ def test_run_suite_counts_and_files(suite, tmp_path):
 
     lc1 = results["models"]["table"]["capabilities"]["LC1"]
     assert lc1["test_type"] == "MFT"
-    assert lc1["seeds"] == {"cases": 3, "applicable": 3, "failures": 1, "failure_rate": round(1 / 3, 6)}
-    assert lc1["expansions"] == {"cases": 5, "applicable": 5, "failures": 2, "failure_rate": 0.4}
+    assert lc1["seeds"] == {
+        "cases": 3,
+        "applicable": 3,
+        "failures": 1,
+        "failure_rate": round(1 / 3, 6),
+        "errors": 0,
+    }
+    assert lc1["expansions"] == {"cases": 5, "applicable": 5, "failures": 2, "failure_rate": 0.4, "errors": 0}
     assert lc1["all"]["failures"] == 3 and lc1["failure_rate"] == 0.375
     assert lc1["transitions"] == {"pass_to_fail": 1, "fail_to_pass": 2, "pass_to_pass": 1, "fail_to_fail": 1}
     # INV of each seed with its expansions: s1 (e1 flips, moves 0.8) fails; s2 (f2 moves 0.11) fails.
@@ -143,7 +149,13 @@ def test_run_suite_counts_and_files(suite, tmp_path):
 
     dircap = results["models"]["table"]["capabilities"]["DIRCAP"]
     assert dircap["test_type"] == "DIR"
-    assert dircap["expansions"] == {"cases": 2, "applicable": 1, "failures": 0, "failure_rate": 0.0}
+    assert dircap["expansions"] == {
+        "cases": 2,
+        "applicable": 1,
+        "failures": 0,
+        "failure_rate": 0.0,
+        "errors": 0,
+    }
     assert dircap["groups"]["applicable"] == 1 and dircap["failure_rate"] == 0.0
 
     invcap = results["models"]["table"]["capabilities"]["INVCAP"]

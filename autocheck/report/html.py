@@ -400,7 +400,7 @@ def _matrix(results: dict[str, Any], checklist: dict[str, Any] | None) -> str:
             cells.append(
                 f"<td class='{_shade(c['failure_rate'])}'><b>{pct(c['failure_rate'])}</b>"
                 f"<br><span class=muted>{_ci_text(c)}</span></td>"
-                f"<td>{tally['failures']}/{tally['applicable']}</td>"
+                f"<td>{tally['failures']}/{tally['applicable']}{_errors_note(tally)}</td>"
                 f"<td>{transitions.get('pass_to_fail', 0)}</td><td>{transitions.get('fail_to_pass', 0)}</td>"
             )
             if checklist:
@@ -410,10 +410,15 @@ def _matrix(results: dict[str, Any], checklist: dict[str, Any] | None) -> str:
     return "<table class=matrix>" + "".join(rows) + "</tbody></table>"
 
 
+def _errors_note(t: dict[str, Any]) -> str:
+    """Errors beside a rate: cases without a prediction are never a pass."""
+    return f"<br><span class=fail>{t['errors']} errors</span>" if t.get("errors") else ""
+
+
 def _tally_cell(t: dict[str, Any] | None) -> str:
     if not t or not t.get("cases"):
         return "<td class=muted>–</td>"
-    errors = f"<br><span class=fail>{t['errors']} errors</span>" if t.get("errors") else ""
+    errors = _errors_note(t)
     rate = t["failure_rate"]
     return (
         f"<td class='{_shade(rate)}' data-sort='{rate if rate is not None else -1}'>{pct(rate)}"
@@ -457,7 +462,11 @@ def _counts_tables(results: dict[str, Any]) -> str:
                 + "</tr>"
             )
         total = overall(model)
-        errors = f"; {model['errors']} inputs without a prediction" if model.get("errors") else ""
+        errors = (
+            f"; {total['errors']} headline errors, {model['errors']} inputs without a prediction"
+            if model.get("errors")
+            else ""
+        )
         out.append(
             f"<h3 title='{_e(name)}'>{_e(short_name(name))}</h3>"
             f"<p class=muted>overall {pct(total['failure_rate'])}"

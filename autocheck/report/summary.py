@@ -15,7 +15,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..run import RESULTS, natural_key
+from ..results import capability_errors, error_rate, headline, natural_key, overall_counts
+from ..run import RESULTS
 from ..store import InputError, load_json
 
 Z95 = 1.959963984540054
@@ -154,11 +155,6 @@ def derived(c: dict[str, Any]) -> dict[str, Any]:
     return perturbations if perturbations.get("cases") and not c["expansions"]["cases"] else c["expansions"]
 
 
-def headline(c: dict[str, Any]) -> dict[str, Any]:
-    """The tally behind a capability's failure rate: all cases (MFT) or seed groups (INV/DIR)."""
-    return c["all"] if c["test_type"] == "MFT" else c["groups"]
-
-
 def wilson(failures: int, n: int, z: float = Z95) -> tuple[float, float] | None:
     """Wilson score interval of the proportion failures / n (None when n is 0)."""
     if n <= 0:
@@ -188,15 +184,9 @@ def interval(c: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def overall(model: dict[str, Any]) -> dict[str, Any]:
-    """Failures over applicable cases across every capability (headline tallies)."""
-    failures = sum(headline(c)["failures"] for c in model["capabilities"].values())
-    applicable = sum(headline(c)["applicable"] for c in model["capabilities"].values())
-    return {
-        "failures": failures,
-        "applicable": applicable,
-        "failure_rate": round(failures / applicable, 6) if applicable else None,
-        "interval": _rounded(wilson(failures, applicable)),
-    }
+    """Failures over applicable cases across every capability (headline tallies), with their interval."""
+    total = overall_counts(model)
+    return total | {"interval": _rounded(wilson(total["failures"], total["applicable"]))}
 
 
 def _rounded(pair: tuple[float, float] | None) -> list[float] | None:
@@ -235,6 +225,7 @@ def summary_json(results: dict[str, Any], checklist: dict[str, Any] | None = Non
             row = {
                 "test_type": c["test_type"],
                 "failure_rate": c["failure_rate"],
+                "error_rate": error_rate(headline(c)),
                 "interval": _rounded(interval(c)),
                 **{t: c[t] for t in TALLIES if t in c},
                 "transitions": c.get("transitions", {}),
@@ -283,7 +274,7 @@ def format_table(
             info = capability_info(results, cap)
             label = info["name"] + (f" {info['group']}" if info["group"] and info["name"] == cap else "")
             tally, transitions = headline(c), c.get("transitions", {})
-            errors = sum(c[t].get("errors", 0) for t in ("seeds", "expansions", "perturbations") if t in c)
+            errors = capability_errors(c)
             row = [
                 label,
                 c["test_type"],
@@ -308,6 +299,8 @@ def format_table(
             f"{short_name(name)}: {pct(total['failure_rate'])} of {total['applicable']} applicable "
             f"failed ({_ci(wilson(total['failures'], total['applicable']))})"
         )
+        if total["errors"]:
+            title += f"; {total['errors']} errors ({pct(total['error_rate'])})"
         lines += [_fit(title, width), "-" * min(width, sum(widths) + 2 * (len(header) - 1))]
         for r in [header, *rows]:
             cells = [_fit(r[0], widths[0]).ljust(widths[0])]
@@ -317,7 +310,8 @@ def format_table(
     note = (
         "fail: failures / applicable cases (seed groups for INV/DIR), 95% Wilson interval; seeds, derived "
         "(expansions or perturbations): their own rates; p→f, f→p: seed → expansion transitions; err: no "
-        "prediction. " + binary_note(results)
+        "prediction (an error, never a pass; the title's errors count headline cases). "
+        + binary_note(results)
     )
     return "\n".join(lines + _wrap(note.strip(), width))
 
