@@ -558,9 +558,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--executor",
         default="local",
-        choices=["local", "ray"],
-        help="predict in this process or with Ray actors that each load the model "
-        "(pip install 'autocheck[ray]'); same output",
+        help="predict in this process (local), with Ray actors that each load the model (ray: pip install "
+        "'autocheck[ray]') or with a plug-in's executor; same output",
     )
     p.add_argument("--ray-address", help="Ray cluster to join (default: start a local one)")
     p.add_argument(

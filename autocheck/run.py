@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from .execute import make_executor
 from .expect import ERROR, FAIL, NA, PASS, case_outcome, check_expected, inv_outcome, mft_outcome
 from .models import Model
 from .models.base import Input
@@ -234,10 +235,11 @@ def run_suite(
 ) -> dict[str, Any]:
     """Run every case of ``suite_dir/cases.jsonl`` against each model; write ``predictions.jsonl`` and
     ``results.json`` into ``out_dir`` and return the results. ``batch_size`` overrides the models' own;
-    ``task`` the suite's own (recorded in its manifest). With ``executor="ray"``, the batches of a model
-    loaded from a spec (``Model.loader``: HF models, callables) are answered by a pool of Ray actors
-    (``execute.ray``; ``ray_address`` as for ``ray.init``, ``ray_actors`` default one per CPU or GPU), with
-    the same results; files and remote endpoints are read by this process as with the local executor.
+    ``task`` the suite's own (recorded in its manifest). ``executor`` names who answers a model's batches
+    (``execute.EXECUTORS``): ``local``, this process; ``ray``, a pool of Ray actors for a model loaded from
+    a spec (``Model.loader``: HF models, callables; ``ray_address`` as for ``ray.init``, ``ray_actors``
+    default one per CPU or GPU), with the same results; files and remote endpoints are read by this
+    process whatever the executor.
     ``timings``, when given, gets the seconds each model took to answer (kept out of ``results.json``, whose
     bytes depend only on the inputs).
 
@@ -250,8 +252,7 @@ def run_suite(
         raise InputError(f"{cases_path}: suite cases not found")
     if not models:
         raise InputError("run_suite: no models given")
-    if executor not in ("local", "ray"):
-        raise InputError(f"--executor must be local or ray, not {executor!r}")
+    scheduler = make_executor(executor, address=ray_address, actors=ray_actors)
     names = [m.name for m in models]
     if len(set(names)) != len(names):
         raise InputError(f"run_suite: model names must differ, got {names}")
@@ -270,18 +271,10 @@ def run_suite(
         started = time.perf_counter()
         if batch_size:
             model.batch_size = batch_size
-        if executor == "ray" and model.loader is not None:
-            from .execute.ray import RayPredictor
-
-            ray_predictor = RayPredictor(model, address=ray_address, actors=ray_actors)
-            try:
-                predictions.append(_predict_all(model, index, ray_predictor))
-            finally:
-                ray_predictor.close()
-        else:
-            if executor == "ray":
-                log.info("%s: predicted by this process (Ray actors load models given by a spec)", model.name)
-            predictions.append(_predict_all(model, index))
+        try:
+            predictions.append(_predict_all(model, index, scheduler.predictor(model)))
+        finally:
+            scheduler.close()
         if timings is not None:
             timings[model.name] = time.perf_counter() - started
 
