@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from browser import Browser, find_chromium
 from conftest import tiny_bert
@@ -20,7 +19,6 @@ from autocheck.models.callables import load_callable
 from autocheck.store import InputError, read_jsonl
 
 MODEL = '''
-import numpy as np
 
 POS = {"good", "great", "love", "nice", "excellent", "happy"}
 NEG = {"bad", "terrible", "hate", "awful", "boring", "sad"}
