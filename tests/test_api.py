@@ -19,6 +19,7 @@ from autocheck.models.callables import load_callable
 from autocheck.store import InputError, read_jsonl
 
 MODEL = '''
+import numpy as np
 
 POS = {"good", "great", "love", "nice", "excellent", "happy"}
 NEG = {"bad", "terrible", "hate", "awful", "boring", "sad"}
@@ -75,7 +76,7 @@ def build() -> Suite:
     suite.add(Test.from_perturbation("typos", TEXTS, "typos"))
     suite.add(
         Test.from_perturbation(
-            "love it", TEXTS, "append_phrase", phrases=["I love it."], test_type="DIR",
+            "love-it", TEXTS, "append_phrase", phrases=["I love it."], test_type="DIR",
             direction={"label": "positive", "direction": "up", "tolerance": 0.1},
         )
     )  # fmt: skip
@@ -88,14 +89,14 @@ def outcomes(rows) -> dict[str, str]:
 
 def test_built_suite_has_the_cases_its_templates_and_perturbations_say():
     suite = build()
-    assert [t.name for t in suite] == ["names", "adjectives", "typos", "love it"]
+    assert [t.name for t in suite] == ["names", "adjectives", "typos", "love-it"]
     adjectives = suite["adjectives"].texts
     assert "The food was great." not in adjectives and "The film was great." in adjectives
     assert len(adjectives) == 2 * 4 * 2 - 2 and f"I found the film {HOSTILE}." in adjectives
     assert all(c.expected == ("neutral", "positive") for c in suite["names"])
     typos = suite["typos"]
     assert [c.kind for c in typos.cases] == ["seed", "perturbation"] * len(TEXTS)
-    assert suite["love it"].texts[:2] == ["I love this movie.", "I love this movie. I love it."]
+    assert suite["love-it"].texts[:2] == ["I love this movie.", "I love this movie. I love it."]
     assert repr(suite) == "Suite('demo', task sentiment, 4 tests, 40 cases)"
     assert build()["names"].texts == suite["names"].texts  # seeded
     with pytest.raises(InputError, match="already has a test named 'typos'"):
@@ -231,3 +232,33 @@ def test_display_in_headless_chromium(predict, tmp_path):
         browser.screenshot(out / "python-display.png", max_height=900)
     finally:
         browser.close()
+
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "tutorial.ipynb"
+
+
+@pytest.mark.parametrize("stand_in", ["callable", pytest.param("mini-bert-sst2", marks=pytest.mark.slow)])
+def test_tutorial_notebook_runs(stand_in, monkeypatch, tmp_path):
+    """The tutorial's code cells, run in order as one script from docs/ (as Jupyter would run them)."""
+    from conftest import SHARED_DATA
+
+    if stand_in == "callable":
+        monkeypatch.setenv("AUTOCHECK_SHARED_DATA", str(tmp_path / "absent"))
+    elif not (SHARED_DATA / "models" / "mini-bert-sst2").is_dir():
+        pytest.skip(f"missing resource: {SHARED_DATA / 'models' / 'mini-bert-sst2'}")
+    else:
+        monkeypatch.setenv("AUTOCHECK_SHARED_DATA", str(SHARED_DATA))
+    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    source = "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    monkeypatch.chdir(NOTEBOOK.parent)
+    namespace: dict = {}
+    exec(compile(source, str(NOTEBOOK), "exec"), namespace)
+    results, checklist_suite = namespace["results"], namespace["checklist_suite"]
+    assert isinstance(namespace["model"], str) == (stand_in == "mini-bert-sst2")
+    (model,) = results.results["models"].values()
+    assert sorted(model["capabilities"]) == ["compliment", "names-neutral", "negated-positives", "typos"]
+    assert "<table>" in results._repr_html_() and (namespace["saved"] / "results.json").is_file()
+    assert all(t.results for t in checklist_suite.tests.values())
+    assert "<details>" in checklist_suite.visual_summary_table()._repr_html_() or all(
+        not t.get_stats().get("fails") for t in checklist_suite.tests.values()
+    )

@@ -86,7 +86,9 @@ def render_html(title: str, rows: list[Row], note: str = "") -> str:
     )
     for row in rows:
         name = escape(row.name) + (
-            f"<div class='muted'>{escape(row.description)}</div>" if row.description else ""
+            f"<div class='muted'>{escape(row.description)}</div>"
+            if row.description and row.description != row.name
+            else ""
         )
         out.append(
             f"<tr><td>{escape(row.group)}</td><td>{name}</td><td>{escape(row.test_type)}</td>"

@@ -9,6 +9,7 @@ read what these objects save, and give the same numbers.
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -158,6 +159,8 @@ class Test:
         from ..requirements import Capability, Perturb
 
         the_task = _task(task)
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+            raise InputError(f"Test.from_perturbation: name {name!r}: letters, digits, '_', '.' and '-' only")
         if test_type not in ("INV", "DIR"):
             raise InputError(f"Test.from_perturbation: test_type must be INV or DIR, not {test_type!r}")
         expected = dict(direction) if direction is not None else None
@@ -568,15 +571,19 @@ class Results:
         return out
 
     def __str__(self) -> str:
-        return "\n\n".join(D.render_text(f"Model: {m}", self.rows(m, 0)) for m in self.models)
+        from ..report.summary import short_name
+
+        return "\n\n".join(D.render_text(f"Model: {short_name(m)}", self.rows(m, 0)) for m in self.models)
 
     def __repr__(self) -> str:
         return f"Results({', '.join(self.models)}; {self.results['suite']['cases']} cases)\n{self}"
 
     def _repr_html_(self) -> str:
+        from ..report.summary import short_name
+
         return "".join(
             D.render_html(
-                f"Model: {m}",
+                f"Model: {short_name(m)}",
                 self.rows(m),
                 "failure rate over applicable cases (MFT) or seed "
                 "groups (INV/DIR); click a capability below for its failing cases",

@@ -9,6 +9,12 @@ import numpy as np
 
 from ..api.display import Example, Row, escape, render_html, render_text
 
+WHY = {
+    "MFT": "expectation not met",
+    "INV": "prediction changed from the original's",
+    "DIR": "prediction moved against the expected direction",
+}
+
 
 def _prediction(pred: Any, conf: Any) -> str:
     if isinstance(conf, np.ndarray) and conf.ndim == 1:
@@ -17,7 +23,7 @@ def _prediction(pred: Any, conf: Any) -> str:
     return f"<span class='fail'>{escape(pred)}</span>"
 
 
-def test_row(name: str, info: dict[str, Any], test: Any, n_per_testcase: int, max_examples: int) -> Row:
+def row_of(name: str, info: dict[str, Any], test: Any, n_per_testcase: int, max_examples: int) -> Row:
     stats = test.get_stats()
     applicable = stats.get("after_filtering", stats.get("testcases_run", stats.testcases))
     fails = test.fail_idxs()
@@ -39,7 +45,7 @@ def test_row(name: str, info: dict[str, Any], test: Any, n_per_testcase: int, ma
             original = f"{escape(x)} → {_prediction(pred, conf)}"
             examples = examples[1:]
         for x, pred, conf, label, _meta, _value in examples:
-            why = f"expected {label}" if label is not None and info["type"] == "MFT" else ""
+            why = WHY.get(info["type"], "") if label is None or info["type"] != "MFT" else f"expected {label}"
             row.examples.append(Example(escape(x), _prediction(pred, conf), why, original))
     return row
 
@@ -47,10 +53,10 @@ def test_row(name: str, info: dict[str, Any], test: Any, n_per_testcase: int, ma
 class SuiteDisplay:
     """What ``TestSuite.visual_summary_table`` returns: HTML in a notebook, a table in a terminal."""
 
-    def __init__(self, suite: Any, names: list[str], n_per_testcase: int = 3, max_examples: int = 20):
+    def __init__(self, suite: Any, names: list[str], n_per_testcase: int = 3, max_examples: int = 5):
         for name in names:
             suite.tests[name]._check_results()
-        self.rows = [test_row(n, suite.info[n], suite.tests[n], n_per_testcase, max_examples) for n in names]
+        self.rows = [row_of(n, suite.info[n], suite.tests[n], n_per_testcase, max_examples) for n in names]
 
     def _repr_html_(self) -> str:
         return render_html("CheckList suite", self.rows, "failure rate over applicable test cases")

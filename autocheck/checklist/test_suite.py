@@ -193,7 +193,7 @@ class TestSuite:
             print("\n")
 
     def visual_summary_table(
-        self, types: Any = None, capabilities: Any = None, n_per_testcase: int = 3, max_examples: int = 20
+        self, types: Any = None, capabilities: Any = None, n_per_testcase: int = 3, max_examples: int = 5
     ) -> Any:
         """The results as a display: ``_repr_html_`` in a notebook (a table of tests with failure rates and
         intervals, failing examples under each), text in a terminal. CheckList's widget is not needed."""
