@@ -262,3 +262,16 @@ def test_tutorial_notebook_runs(stand_in, monkeypatch, tmp_path):
     assert "<details>" in checklist_suite.visual_summary_table()._repr_html_() or all(
         not t.get_stats().get("fails") for t in checklist_suite.tests.values()
     )
+
+
+def test_suite_from_a_shipped_spec_is_what_generate_writes(predict, tmp_path):
+    suite = Suite.from_spec("sentiment_checklist", tmp_path / "suite", capabilities=["CL-vocab-pos", "CL-typos"],
+                            expand=False)  # fmt: skip
+    assert [t.name for t in suite] == ["CL-vocab-pos", "CL-typos"]
+    assert suite["CL-vocab-pos"].capability == "Vocabulary" and suite["CL-typos"].test_type == "INV"
+    written = [
+        json.loads(line)["id"] for line in (tmp_path / "suite" / "cases.jsonl").read_text().splitlines()
+    ]
+    assert [c.id for c in suite.cases()] == written
+    results = suite.run(predict)  # a loaded suite runs from its own directory
+    assert results.results["suite"]["dir"] == str((tmp_path / "suite").resolve())

@@ -338,3 +338,11 @@ def test_visual_summary_renders_escaped_in_headless_chromium(softmax, tmp_path):
         assert hostile[0] in shown and hostile[1] in shown
     finally:
         browser.close()
+
+
+def test_perturbations_take_spacy_docs():
+    spacy = pytest.importorskip("spacy")
+    nlp = spacy.blank("en")
+    docs = [nlp(t) for t in TEXTS]
+    assert Perturb.perturb(docs, Perturb.add_typos).data == Perturb.perturb(TEXTS, Perturb.add_typos).data
+    assert Perturb.add_negation(nlp("John is happy.")) == "John is not happy."
