@@ -144,6 +144,12 @@ def test_results_save_is_what_report_compare_and_export_read(predict, tmp_path):
     assert Results.load(saved).results == json.loads((saved / "results.json").read_text())
     with pytest.raises(InputError, match="not empty"):
         results.save(saved)
+    direct = build().run(predict, out=tmp_path / "direct")  # an unsaved suite is kept beside its results
+    assert Path(direct.results["suite"]["dir"]) == (tmp_path / "direct" / "suite").resolve()
+    assert direct.results["models"] == results.results["models"]
+    assert (
+        main(["report", str(tmp_path / "direct"), "--html", str(tmp_path / "direct.html"), "--no-plots"]) == 0
+    )
 
 
 def test_saved_suite_loads_back_and_runs_the_same(predict, tmp_path):
@@ -265,8 +271,8 @@ def test_tutorial_notebook_runs(stand_in, monkeypatch, tmp_path):
 
 
 def test_suite_from_a_shipped_spec_is_what_generate_writes(predict, tmp_path):
-    suite = Suite.from_spec("sentiment_checklist", tmp_path / "suite", capabilities=["CL-vocab-pos", "CL-typos"],
-                            expand=False)  # fmt: skip
+    wanted = ["CL-vocab-pos", "CL-typos"]
+    suite = Suite.from_spec("sentiment_checklist", tmp_path / "suite", capabilities=wanted, expand=False)
     assert [t.name for t in suite] == ["CL-vocab-pos", "CL-typos"]
     assert suite["CL-vocab-pos"].capability == "Vocabulary" and suite["CL-typos"].test_type == "INV"
     written = [

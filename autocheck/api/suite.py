@@ -385,21 +385,22 @@ class Suite:
         """Run every case against ``model`` (and ``more`` models): a spec as ``autocheck run --model``
         takes it (a Hugging Face id or directory, ``module:function``, a URL, ``file:PATH``), a loaded
         ``models.Model``, or a Python callable answering a batch of texts with class probabilities.
-        ``out``: a new or empty results directory (default: a temporary one; ``Results.save`` keeps it)."""
+        ``out``: a new or empty results directory, with the suite in ``out/suite`` when it was never saved
+        (default: a temporary one; ``Results.save`` keeps it)."""
         from ..run import run_suite
 
         models = [self._model(m, name if i == 0 else None) for i, m in enumerate((model, *more))]
         tmp = None
-        suite_dir = self.dir
-        if suite_dir is None:
-            tmp = tempfile.TemporaryDirectory(prefix="autocheck-")
-            suite_dir = self.save(Path(tmp.name) / "suite")
-            self.dir = None  # a temporary copy: the suite itself stays unsaved
-        if out is None:
-            tmp = tmp or tempfile.TemporaryDirectory(prefix="autocheck-")
-            run_dir = Path(tmp.name) / "results"
-        else:
+        if out is not None:
             run_dir = _new_dir(out, "results")
+            suite_dir = self.dir or self.save(run_dir / "suite")  # an unsaved suite is kept with its results
+        else:
+            tmp = tempfile.TemporaryDirectory(prefix="autocheck-")
+            run_dir = Path(tmp.name) / "results"
+            suite_dir = self.dir
+            if suite_dir is None:
+                suite_dir = self.save(Path(tmp.name) / "suite")
+                self.dir = None  # a temporary copy: the suite itself stays unsaved
         results = run_suite(suite_dir, models, run_dir, batch_size=batch_size, task=self.task)
         return Results(results, run_dir, _keep=tmp)
 
