@@ -346,3 +346,38 @@ def test_perturbations_take_spacy_docs():
     docs = [nlp(t) for t in TEXTS]
     assert Perturb.perturb(docs, Perturb.add_typos).data == Perturb.perturb(TEXTS, Perturb.add_typos).data
     assert Perturb.add_negation(nlp("John is happy.")) == "John is not happy."
+
+
+def test_expectation_helpers_follow_checklists_rules(softmax):
+    """Own functions through single/pairwise, slices (None: not applicable) and combinations."""
+    predict = PredictorWrapper.wrap_softmax(softmax)
+    data = [[t, t + " Awful."] for t in TEXTS]
+    never_negative = Expect.single(lambda x, pred, conf, label=None, meta=None: pred != 0)
+    test = DIR(data, expect=never_negative, name="own", capability="c")
+    test.run(predict, verbose=False)
+    preds = [np.argmax(softmax(d), axis=1) for d in data]
+    assert test.fail_idxs().tolist() == [
+        i for i, p in enumerate(preds) if p[1] == 0
+    ]  # the original is ignored
+    sliced = Expect.slice_orig(Expect.inv(0.1), lambda orig_pred, orig_conf: orig_pred == 2)
+    test.set_expect(sliced)
+    assert test.filtered_idxs().tolist() == [i for i, p in enumerate(preds) if p[0] != 2]
+    both = Expect.combine_and(Expect.inv(0.1), never_negative)
+    test.set_expect(both)
+    inv = DIR(data, expect=Expect.inv(0.1), name="inv", capability="c")
+    inv.run(predict, verbose=False)
+    alone = set(inv.fail_idxs().tolist()) | {i for i, p in enumerate(preds) if p[1] == 0}
+    assert set(test.fail_idxs().tolist()) == alone
+    assert Expect.aggregate([np.array([True, None, -0.2]), np.array([None]), np.array([1.0])]).tolist() == [
+        False, None, True,
+    ]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_synonyms_and_antonyms_fit_the_context(shared_data):
+    editor = Editor(model_name=str(require(shared_data / "models" / "mini-bert-mlm")))
+    assert editor.antonyms("My drink is hot.", "hot") == ["cold"]
+    synonyms = editor.synonyms("This movie is good.", "good", n=5)
+    assert synonyms and "good" not in synonyms
+    with pytest.raises(InputError, match="does not occur"):
+        editor.synonyms("This movie is good.", "bad")
