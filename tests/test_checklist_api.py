@@ -381,3 +381,23 @@ def test_synonyms_and_antonyms_fit_the_context(shared_data):
     assert synonyms and "good" not in synonyms
     with pytest.raises(InputError, match="does not occur"):
         editor.synonyms("This movie is good.", "bad")
+
+
+def test_pairs_save_and_load_as_pairs(tmp_path):
+    """QQP-style examples (two texts) stay examples, not test cases, through JSON."""
+
+    def duplicate(pairs):
+        return np.array([[0.2, 0.8] if a.lower() == b.lower() else [0.9, 0.1] for a, b in pairs])
+
+    suite = TestSuite()
+    suite.add(MFT([("How old?", "how old?"), ("Why?", "When?")], labels=[1, 1], name="same", capability="c"))
+    suite.add(INV([[("A?", "a?"), ("A!", "a?")]], name="punct", capability="c"))
+    suite.save(tmp_path / "pairs.json")
+    loaded = TestSuite.from_file(tmp_path / "pairs.json")
+    assert loaded.tests["same"].data == suite.tests["same"].data
+    assert loaded.tests["punct"].data == [[("A?", "a?"), ("A!", "a?")]]
+    for s in (suite, loaded):
+        s.run(PredictorWrapper.wrap_softmax(duplicate), verbose=False)
+        assert s.tests["same"].fail_idxs().tolist() == [1] and s.tests["punct"].fail_idxs().tolist() == [0]
+    with pytest.raises(InputError, match="mask_only=True is not supported"):
+        Editor().template("{first_name}", mask_only=True)

@@ -113,11 +113,14 @@ class Editor:
     ) -> MunchWithAdd:
         """Every filling of ``templates`` (a string, a list of strings whose results are joined, or a tuple
         of strings filled together into tuples); placeholders take values from the keyword arguments
-        (lists of words) or the lexicons; ``{mask}`` takes the masked LM's ``top`` words. Returns
+        (lists of words) or the lexicons; ``{mask}`` takes the masked LM's ``top`` words. Repeated texts
+        are always dropped (``remove_duplicates`` is accepted for CheckList's sake). Returns
         ``.data`` (and ``.labels`` when ``labels`` is given, ``.meta`` — the value of each placeholder —
         when ``meta``, ``.templates`` when ``save``)."""
-        if not product:
-            raise InputError("Editor.template: product=False is not supported; every combination is filled")
+        unsupported = {"product=False": not product, "mask_only=True": mask_only, "unroll=True": unroll}
+        if any(unsupported.values()):
+            names = ", ".join(k for k, v in unsupported.items() if v)
+            raise InputError(f"Editor.template: {names} is not supported (every combination is filled)")
         if isinstance(templates, list):
             parts = [
                 self.template(

@@ -269,14 +269,11 @@ class TestSuite:
                 )
             spec = t.get("autocheck_expect")
             expect = Expect.from_spec(spec) if spec else expectations[t["name"]]
-            data = [d if isinstance(d, str) else list(d) for d in t["data"]]
-            if (
-                t["type"] == "MFT"
-                and data
-                and not isinstance(data[0], str)
-                and not isinstance(data[0][0], str)
-            ):
-                data = [tuple(d) for d in data]
+            # an example of several texts (a QQP pair) is a tuple; a list holds a test case's examples
+            if t["type"] == "MFT":
+                data = [_example(d) for d in t["data"]]
+            else:
+                data = [[_example(x) for x in d] for d in t["data"]]
             kwargs: dict[str, Any] = {
                 "meta": t.get("meta"),
                 "name": t["name"],
@@ -333,6 +330,10 @@ class TestSuite:
             },
         )
         return counts
+
+
+def _example(x: Any) -> Any:
+    return x if isinstance(x, str) else tuple(x)
 
 
 def _cases_of(test: dict[str, Any], task: Any, test_cases: Any) -> list:
