@@ -281,3 +281,40 @@ def test_suite_from_a_shipped_spec_is_what_generate_writes(predict, tmp_path):
     assert [c.id for c in suite.cases()] == written
     results = suite.run(predict)  # a loaded suite runs from its own directory
     assert results.results["suite"]["dir"] == str((tmp_path / "suite").resolve())
+
+
+@pytest.mark.slow
+def test_a_transformers_pipeline_runs_as_its_directory_does(tmp_path):
+    import transformers
+
+    words = ["good", "bad", "movie", "the", "was"]
+    directory = tiny_bert(
+        tmp_path / "clf", "ForSequenceClassification", words, {0: "negative", 1: "positive"}
+    )
+    pipe = transformers.pipeline("text-classification", model=directory, device="cpu")
+    suite = Suite(
+        "pipe", tests=[Test.from_perturbation("typos", ["the movie was good", "bad movie"], "typos")]
+    )
+    suite.add(
+        Test.from_templates("words", "the movie was {w}", lexicons={"w": ["good", "bad"]}, label="positive")
+    )
+    from_pipeline, from_directory = suite.run(pipe), suite.run(directory)
+    (a,), (b,) = from_pipeline.results["models"].values(), from_directory.results["models"].values()
+    assert a["capabilities"] == b["capabilities"] and from_pipeline.models == ["clf"]
+    probs = [r["probs"] for r in read_jsonl(from_pipeline.dir / "predictions.jsonl")]
+    assert probs == [r["probs"] for r in read_jsonl(from_directory.dir / "predictions.jsonl")]
+    with pytest.raises(InputError, match="a transformers pipeline or a callable, not int"):
+        suite.run(3)
+
+
+def test_notebook_functions_are_not_answered_from_another_ones_cache():
+    """A function without a source file (a notebook cell's) has no identity to cache under: redefining it
+    must give its own predictions, not the previous definition's."""
+    suite = Suite("cells", tests=[Test.from_perturbation("typos", TEXTS, "typos")])
+    rates = []
+    for p in (0.9, 0.1):
+        cell: dict = {}
+        exec(f"def model(texts):\n    return [[1 - {p}, {p}] for _ in texts]", cell)
+        results = suite.run(cell["model"])
+        rates.append({r["label"] for r in read_jsonl(results.dir / "predictions.jsonl")})
+    assert rates == [{"positive"}, {"negative"}]

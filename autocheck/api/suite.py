@@ -384,8 +384,8 @@ class Suite:
     ) -> Results:
         """Run every case against ``model`` (and ``more`` models): a spec as ``autocheck run --model``
         takes it (a Hugging Face id or directory, ``module:function``, a URL, ``file:PATH``), a loaded
-        ``models.Model``, or a Python callable answering a batch of texts with class probabilities.
-        ``out``: a new or empty results directory, with the suite in ``out/suite`` when it was never saved
+        ``models.Model``, a ``transformers`` text-classification pipeline, or a Python callable answering a
+        batch of texts with class probabilities (its ``labels`` attribute names the classes). ``out``: a new or empty results directory, with the suite in ``out/suite`` when it was never saved
         (default: a temporary one; ``Results.save`` keeps it)."""
         from ..run import run_suite
 
@@ -411,10 +411,17 @@ class Suite:
             return model
         if isinstance(model, str | Path):
             return load_model(str(model), self.task)
-        if callable(model):
-            return CallableModel(name or getattr(model, "__name__", "model"), model, self.task)
+        pipeline = _pipeline_function(model, self.task)
+        if pipeline is not None or callable(model):
+            fn = pipeline or model
+            wrapped = CallableModel(name or getattr(fn, "__name__", "model"), fn, self.task)
+            # A function without a source file (defined in a notebook) or a pipeline's in-memory weights
+            # have no identity to cache predictions under: the same name may mean another model next time.
+            wrapped.cacheable = pipeline is None and not wrapped.identity.endswith("#unknown-source")
+            return wrapped
         raise InputError(
-            f"Suite.run: a model is a spec string, a models.Model or a callable, not {type(model).__name__}"
+            f"Suite.run: a model is a spec string, a models.Model, a transformers pipeline or a callable, "
+            f"not {type(model).__name__}"
         )
 
     # -------------------------------------------------------------- display
@@ -433,6 +440,27 @@ class Suite:
             f"<th>capability</th><th>test</th><th>type</th><th>cases</th><th>first case</th></tr>{rows}"
             "</table></div>"
         )
+
+
+def _pipeline_function(pipe: Any, task: Task) -> Any:
+    """A ``transformers`` text-classification pipeline as a function of a batch: each input's class
+    probabilities in its model's ``id2label`` order (the function's ``labels``); None for anything else."""
+    config = getattr(getattr(pipe, "model", None), "config", None)
+    if config is None or getattr(pipe, "task", None) not in ("text-classification", "sentiment-analysis"):
+        return None
+    names = [config.id2label[i] for i in range(len(config.id2label))]
+
+    def predict(batch: list[Any]) -> list[list[float]]:
+        items = [
+            b if isinstance(b, str) else {"text": b[task.inputs[0]], "text_pair": b[task.inputs[1]]}
+            for b in batch
+        ]
+        answers = pipe(items, top_k=None, truncation=True)
+        return [[next(a["score"] for a in answer if a["label"] == n) for n in names] for answer in answers]
+
+    predict.labels = names  # type: ignore[attr-defined]
+    predict.__name__ = Path(str(getattr(config, "name_or_path", "") or "pipeline")).name
+    return predict
 
 
 # --------------------------------------------------------------------------------------------- Results
