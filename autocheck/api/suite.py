@@ -385,8 +385,9 @@ class Suite:
         """Run every case against ``model`` (and ``more`` models): a spec as ``autocheck run --model``
         takes it (a Hugging Face id or directory, ``module:function``, a URL, ``file:PATH``), a loaded
         ``models.Model``, a ``transformers`` text-classification pipeline, or a Python callable answering a
-        batch of texts with class probabilities (its ``labels`` attribute names the classes). ``out``: a new or empty results directory, with the suite in ``out/suite`` when it was never saved
-        (default: a temporary one; ``Results.save`` keeps it)."""
+        batch of texts with class probabilities (its ``labels`` attribute names the classes). ``out``: a new
+        or empty results directory, with the suite in ``out/suite`` when it was never saved (default: a
+        temporary one, removed with the ``Results``; ``Results.save`` keeps it)."""
         from ..run import run_suite
 
         models = [self._model(m, name if i == 0 else None) for i, m in enumerate((model, *more))]
