@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from . import __version__
 from .resources import ResourceMissing
-from .store import InputError, check_output_file, prepare_output_dir
+from .store import InputError, check_output_file, load_json, prepare_output_dir
 
 log = logging.getLogger("autocheck")
 
@@ -264,10 +264,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         "api_key_file": args.api_key_file,
         "verify_tls": not args.insecure,
     }
+    versions = args.model_version or []
+    if versions and len(versions) != len(args.model):
+        raise InputError(
+            f"--model-version: {len(versions)} given for {len(args.model)} --model; "
+            "give one per --model, in order"
+        )
     models = [
-        load_model(spec, task, batch_size=args.batch_size, device=args.device, **remote)
-        for spec in args.model
+        load_model(
+            spec, task, batch_size=args.batch_size, device=args.device, version=version or None, **remote
+        )
+        for spec, version in zip(args.model, versions or [None] * len(args.model))
     ]
+    for model in models if args.no_cache else ():
+        model.cacheable = False
     results = run_suite(
         args.suite,
         models,
@@ -278,6 +288,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         ray_address=args.ray_address,
     )
     print(format_table(results))
+    for name, record in load_json(out / "manifest.json", "run manifest")["models"].items():
+        reuse = "reused across runs" if record["reused_across_runs"] else "kept for this run only"
+        cached = f"{record['from_cache']} of {record['inputs']}"
+        print(f"{name}: {cached} answers from the prediction cache ({reuse})")
     print(f"results written to {args.out}")
     failing = check_thresholds(results, thresholds)
     if args.junit:
@@ -555,6 +569,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 when a failure rate is above RATE (0..1): overall, or CAP=RATE per capability",
     )
     p.add_argument("--junit", type=Path, help="write JUnit XML: one test per capability × model")
+    p.add_argument(
+        "--model-version",
+        action="append",
+        metavar="VERSION",
+        help="the version of each --model (in order; '' for none): pins a callable's or endpoint's answers "
+        "so later runs reuse them from the cache (without it they are kept for this run only)",
+    )
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the prediction cache")
     remote = p.add_argument_group("remote models (http://…, openai:MODEL[@BASE_URL])")
     remote.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
     remote.add_argument("--retries", type=int, default=3, help="retries per batch, with back-off (default 3)")
