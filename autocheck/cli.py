@@ -375,8 +375,17 @@ def _label_space(value: str | None) -> tuple[str, ...] | None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import export_suite
+    from .export import export_inputs, export_suite
 
+    if args.inputs is not None:  # the suite's inputs, for predictions computed elsewhere
+        count = export_inputs(args.suite, args.inputs, overwrite=args.overwrite)
+        print(f"{count} distinct inputs written to {args.inputs}")
+        if args.out is None:
+            return 0
+    if args.out is None:
+        raise InputError(
+            "export: give --out DIR (retraining data), --inputs FILE (the suite's inputs), or both"
+        )
     try:
         split = tuple(float(x) for x in args.split.split(":"))
     except ValueError:
@@ -641,9 +650,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.set_defaults(func=cmd_checklist)
 
-    p = commands.add_parser("export", help="export a suite as retraining data (train/validation/test)")
+    p = commands.add_parser(
+        "export", help="export a suite as retraining data (train/validation/test), or its inputs (--inputs)"
+    )
     p.add_argument("suite", type=Path)
-    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--out", type=Path, help="directory of the retraining data")
+    p.add_argument(
+        "--inputs",
+        type=Path,
+        metavar="FILE",
+        help="write the suite's distinct inputs to FILE for a model run elsewhere: .jsonl with the ids a "
+        "prediction file names (file:PATH), else one input per line (CheckList's to_raw_file)",
+    )
     p.add_argument("--format", default="jsonl", choices=["jsonl", "csv", "hf"])
     p.add_argument("--split", default="8:1:1", help="train:validation:test ratio (default 8:1:1)")
     p.add_argument(

@@ -217,6 +217,8 @@ class Model:
 
     def _row(self, answer: Any) -> Any:
         """One classifier answer as probabilities over ``labels`` (decided here when not declared)."""
+        if isinstance(answer, dict) and not isinstance(answer.get("label"), str):
+            raise InputError(f"model {self.name}: an answer is {_shown(answer)}; expected {self._expected()}")
         if isinstance(answer, str) or (isinstance(answer, dict) and "score" not in answer):
             label = answer if isinstance(answer, str) else answer.get("label")
             return self._from_scores({label: 1.0}, label_only=True)
@@ -251,7 +253,9 @@ class Model:
 
     def _label_of(self, name: Any) -> str:
         if not isinstance(name, str):
-            raise InputError(f"model {self.name}: a label is {_shown(name)}; expected a text")
+            raise InputError(
+                f"model {self.name}: an answer names the label {_shown(name)}; expected {self._expected()}"
+            )
         (label,) = self.task.model_labels([name], f"model {self.name}")
         return label
 

@@ -180,8 +180,8 @@ def _weights_identity(directory: Path) -> str:
 
 
 HEADS = {
-    "AutoModelForSequenceClassification": ("ForSequenceClassification", "a sequence classifier"),
-    "AutoModelForQuestionAnswering": ("ForQuestionAnswering", "an extractive question-answering model"),
+    "AutoModelForSequenceClassification": ("ForSequenceClassification", "sequence-classification"),
+    "AutoModelForQuestionAnswering": ("ForQuestionAnswering", "question-answering"),
 }
 
 
@@ -192,8 +192,8 @@ def _check_head(spec: str, config: Any, auto_class: str, task: Task) -> None:
     architectures = getattr(config, "architectures", None) or []
     if architectures and not any(a.endswith(suffix) for a in architectures):
         raise InputError(
-            f"model {spec}: holds {', '.join(architectures)}, not {wanted} for the {task.name} task "
-            f"(no trained {suffix[3:]} head to test)"
+            f"model {spec}: holds {', '.join(architectures)}, not a {wanted} model for the {task.name} "
+            "task (it has no trained head to test)"
         )
 
 
@@ -204,8 +204,8 @@ def _check_loaded_head(spec: str, config: Any, auto_class: str, info: dict[str, 
     if missing:
         holds = ", ".join(getattr(config, "architectures", None) or ["weights without that head"])
         raise InputError(
-            f"model {spec}: holds {holds}; its files have no weights for the {HEADS[auto_class][1]} head "
-            f"({', '.join(missing[:3])}), which would be untrained"
+            f"model {spec}: holds {holds}, but its files have no weights for a {HEADS[auto_class][1]} "
+            f"head ({', '.join(missing[:3])}): the head would be untrained"
         )
 
 
@@ -233,7 +233,8 @@ class PipelineModel(Model):
         config = pipe.model.config
         id2label = getattr(config, "id2label", None) or {}
         self.labels = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {self.name}")
-        self.identity, self.pinned = hf_identity(source, config, version)
+        identity, self.pinned = hf_identity(source, config, version)
+        self.identity = f"pipeline:{pipe.task}:{identity}"  # its own answers (function_to_apply, ...)
 
     def _predict(self, batch: list[Input]) -> Any:
         args: list[Any] = (
