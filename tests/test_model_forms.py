@@ -171,7 +171,7 @@ def test_an_endpoint_naming_its_model_version_is_cached_under_it(endpoint, tmp_p
     assert c["s1"] == "negative"
 
 
-def test_a_declared_endpoint_version_asks_nothing_for_cached_inputs(endpoint, tmp_path):
+def test_a_declared_endpoint_version_asks_nothing_for_cached_inputs(endpoint, tmp_path, caplog):
     suite = write_suite(tmp_path / "suite")
     server = endpoint(binary_reply(1.0))
     run = ["run", str(suite), "--model", server.url, "--model-version", "v1", "--retries", "0"]
@@ -180,6 +180,13 @@ def test_a_declared_endpoint_version_asks_nothing_for_cached_inputs(endpoint, tm
     assert server.requests == 1 and manifest(tmp_path / "b")[server.url]["from_cache"] == 8
     assert main([*run, "--out", str(tmp_path / "c"), "--no-cache"]) == 0
     assert server.requests == 2 and manifest(tmp_path / "c")[server.url]["from_cache"] == 0
+
+    server.version = "v3"  # the endpoint contradicts the declared version: nothing is cached under it
+    run[run.index("v1")] = "v2"
+    assert main([*run, "--out", str(tmp_path / "d")]) == 0
+    assert main([*run, "--out", str(tmp_path / "e")]) == 0
+    assert server.requests == 4 and manifest(tmp_path / "e")[server.url]["from_cache"] == 0
+    assert "answers as model_version 'v3', not 'v2'" in caplog.text
 
 
 # ------------------------------------------------------------------------------------ callables
@@ -361,6 +368,14 @@ def test_a_wrong_shape_is_one_clear_error_after_the_first_batch(tmp_path):
 
     with pytest.raises(InputError, match=r"shape \(\)"):
         run_suite(suite, [one_number], tmp_path / "out2")
+
+    def words(texts):
+        calls.append(len(texts))
+        return [["very", "positive"] for _ in texts]
+
+    with pytest.raises(InputError, match=r"an answer is list \['very', 'positive'\]; expected a list of"):
+        run_suite(suite, [as_model(words, SENTIMENT, batch_size=2)], tmp_path / "out3")
+    assert calls == [2, 2]
 
 
 class Estimator:
