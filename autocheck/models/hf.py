@@ -4,7 +4,11 @@ and extractive question answering (``distilbert-base-cased-distilled-squad``).
 
 Loaded once (the config at once, the weights on the first batch to compute), batched, truncated to the
 model's maximum length, run under ``torch.inference_mode()``.
-Classifier labels come from ``config.id2label`` through the task's names and aliases.
+Classifier labels come from ``config.id2label`` through the task's names and aliases. A directory whose
+config or weights hold no head of the kind the task needs (a masked-LM folder) is an ``InputError``.
+
+A ``transformers.pipeline`` object, or ``pipeline:TASK:MODEL``, is a ``PipelineModel``. Identities
+(``hf_identity``) pin a directory by its files' checksums and a hub id by its resolved commit.
 """
 
 from __future__ import annotations
