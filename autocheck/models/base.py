@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -190,7 +190,7 @@ class Model:
             ) from None
         if len(raw) != len(batch):
             raise InputError(f"model {self.name}: returned {len(raw)} answers for {len(batch)} inputs")
-        out = []
+        out: list[Any] = []
         for answer in raw:
             if isinstance(answer, (Invalid, Failed)):
                 out.append(answer)
@@ -223,12 +223,13 @@ class Model:
             label = answer if isinstance(answer, str) else answer.get("label")
             return self._from_scores({label: 1.0}, label_only=True)
         if isinstance(answer, dict):  # a pipeline's top answer: its label and score
-            label, score = answer.get("label"), answer.get("score")
-            if not self.labels or not _is_score(score):
+            label, given = answer.get("label"), answer.get("score")
+            score = float(given) if _is_score(given) else None
+            if not self.labels or score is None:
                 return self._from_scores({label: 1.0}, label_only=True)
             named = self._label_of(label)
-            rest = (1.0 - float(score)) / max(len(self.labels) - 1, 1)
-            return [float(score) if x == named else rest for x in self.labels]
+            rest = (1.0 - score) / max(len(self.labels) - 1, 1)
+            return [score if x == named else rest for x in self.labels]
         if isinstance(answer, (list, tuple)) and answer and all(isinstance(a, dict) for a in answer):
             scores = {a.get("label"): a.get("score") for a in answer}  # a pipeline's answer, top_k=None
             if not all(_is_score(v) for v in scores.values()):
@@ -317,7 +318,7 @@ def _shown(value: Any) -> str:
     return f"{type(value).__name__} {text if len(text) <= 80 else text[:79] + '…'}"
 
 
-def _is_score(value: Any) -> bool:
+def _is_score(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float, np.floating)) and not isinstance(value, bool) and np.isfinite(value)
 
 

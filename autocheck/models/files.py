@@ -82,7 +82,8 @@ class FilePredictions(Model):
         return self.task.model_labels([text], where)[0]
 
     def _read_jsonl(self, lines: list[tuple[int, str]]) -> tuple[list[Any], list[tuple[str, Any]] | None]:
-        rows, keys = [], []
+        rows: list[Any] = []
+        keys: list[tuple[str, Any]] = []
         fields = self.task.inputs
         for n, line in lines:
             where = f"{self.path}:{n}"

@@ -262,7 +262,8 @@ def load_pipeline(
         )
     device_arg: Any = None if device == "auto" else device
     try:
-        pipe = transformers.pipeline(pipeline_task, model=source, device=device_arg)
+        build: Any = transformers.pipeline  # typed per literal task name; the user names any
+        pipe = build(pipeline_task, model=source, device=device_arg)
     except (OSError, ValueError, KeyError) as e:
         raise ResourceMissing(
             f"model '{spec}': cannot build the pipeline: {str(e).splitlines()[0]}"

@@ -339,6 +339,7 @@ class _Endpoint:
         if self._key:
             request.add_unredirected_header("Authorization", f"Bearer {self._key}")
         deadline = _Deadline(self.options.timeout)
+        reply: tuple[int, bytes, float | None]
         request.deadline = deadline  # type: ignore[attr-defined]  # read by the connection handlers
         try:
             try:
