@@ -587,7 +587,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the prediction cache")
     remote = p.add_argument_group("remote models (http://…, openai:MODEL[@BASE_URL])")
-    remote.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    remote.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        help="seconds for a whole request, its reply read to the end (default 30)",
+    )
     remote.add_argument("--retries", type=int, default=3, help="retries per batch, with back-off (default 3)")
     remote.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
     remote.add_argument(
