@@ -84,3 +84,23 @@ class Cache:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+def file_checksum(path: str | Path) -> str:
+    """The SHA-256 of a file, remembered in the ``checksums`` namespace by (resolved path, size, mtime): a
+    large weights file is read in full once, and again whenever its size or modification time changes."""
+    from .store import file_sha256
+
+    path = Path(path).resolve()
+    stat = path.stat()
+    key = f"{path}\x1f{stat.st_size}\x1f{stat.st_mtime_ns}"
+    cache = Cache("checksums")
+    try:
+        known = cache.get_many([key]).get(key)
+        if isinstance(known, str):
+            return known
+        digest = file_sha256(path)
+        cache.put_many({key: digest})
+        return digest
+    finally:
+        cache.close()

@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from . import __version__
 from .resources import ResourceMissing
-from .store import InputError, check_output_file, prepare_output_dir
+from .store import InputError, check_output_file, load_json, prepare_output_dir
 
 log = logging.getLogger("autocheck")
 
@@ -272,11 +272,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         "api_key_file": args.api_key_file,
         "verify_tls": not args.insecure,
     }
+    versions = args.model_version or []
+    if versions and len(versions) != len(args.model):
+        raise InputError(
+            f"--model-version: {len(versions)} given for {len(args.model)} --model; "
+            "give one per --model, in order"
+        )
     models = [
-        load_model(spec, task, batch_size=args.batch_size, device=args.device, **remote)
-        for spec in args.model
+        load_model(
+            spec, task, batch_size=args.batch_size, device=args.device, version=version or None, **remote
+        )
+        for spec, version in zip(args.model, versions or [None] * len(args.model))
     ]
     timings: dict[str, float] = {}
+    for model in models if args.no_cache else ():
+        model.cacheable = False
     results = run_suite(
         args.suite,
         models,
@@ -288,6 +298,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         timings=timings,
     )
     print(format_table(results))
+    for name, record in load_json(out / "manifest.json", "run manifest")["models"].items():
+        reuse = "reused across runs" if record["reused_across_runs"] else "kept for this run only"
+        cached = f"{record['from_cache']} of {record['inputs']}"
+        print(f"{name}: {cached} answers from the prediction cache ({reuse})")
     print(f"results written to {args.out}")
     status, problems = judge(results, gate, args.junit, timings)
     if args.junit:
@@ -375,8 +389,17 @@ def _label_space(value: str | None) -> tuple[str, ...] | None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import export_suite
+    from .export import export_inputs, export_suite
 
+    if args.inputs is not None:  # the suite's inputs, for predictions computed elsewhere
+        count = export_inputs(args.suite, args.inputs, overwrite=args.overwrite)
+        print(f"{count} distinct inputs written to {args.inputs}")
+        if args.out is None:
+            return 0
+    if args.out is None:
+        raise InputError(
+            "export: give --out DIR (retraining data), --inputs FILE (the suite's inputs), or both"
+        )
     try:
         split = tuple(float(x) for x in args.split.split(":"))
     except ValueError:
@@ -580,8 +603,21 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="write JUnit XML: one test per capability × model, the same verdict as the exit status",
     )
+    p.add_argument(
+        "--model-version",
+        action="append",
+        metavar="VERSION",
+        help="the version of each --model (in order; '' for none): pins a callable's or endpoint's answers "
+        "so later runs reuse them from the cache (without it they are kept for this run only)",
+    )
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the prediction cache")
     remote = p.add_argument_group("remote models (http://…, openai:MODEL[@BASE_URL])")
-    remote.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    remote.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        help="seconds for a whole request, its reply read to the end (default 30)",
+    )
     remote.add_argument("--retries", type=int, default=3, help="retries per batch, with back-off (default 3)")
     remote.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
     remote.add_argument(
@@ -661,9 +697,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.set_defaults(func=cmd_checklist)
 
-    p = commands.add_parser("export", help="export a suite as retraining data (train/validation/test)")
+    p = commands.add_parser(
+        "export", help="export a suite as retraining data (train/validation/test), or its inputs (--inputs)"
+    )
     p.add_argument("suite", type=Path)
-    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--out", type=Path, help="directory of the retraining data")
+    p.add_argument(
+        "--inputs",
+        type=Path,
+        metavar="FILE",
+        help="write the suite's distinct inputs to FILE for a model run elsewhere: .jsonl with the ids a "
+        "prediction file names (file:PATH), else one input per line (CheckList's to_raw_file)",
+    )
     p.add_argument("--format", default="jsonl", choices=["jsonl", "csv", "hf"])
     p.add_argument("--split", default="8:1:1", help="train:validation:test ratio (default 8:1:1)")
     p.add_argument(

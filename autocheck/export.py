@@ -282,3 +282,33 @@ def load_export(data_dir: str | Path) -> tuple[dict[str, Any], dict[str, list[di
                     for r in csv.DictReader(f)
                 ]
     return summary, splits
+
+
+def export_inputs(suite_dir: str | Path, path: str | Path, *, overwrite: bool = False) -> int:
+    """Write the suite's distinct inputs, in first-occurrence order (the order a prediction file without
+    ids must follow), to ``path``; return how many. ``.jsonl``: one object per input with its ``id``
+    (``models.files.input_id``, what a prediction line names) and its fields; any other suffix: CheckList's
+    ``to_raw_file``, one input per line (a pair's fields joined by a tab)."""
+    from autocheck.models.files import input_id
+    from autocheck.run import CASES, input_of, iter_cases, suite_task
+    from autocheck.store import atomic_write_text, check_output_file
+
+    suite_dir, path = Path(suite_dir), Path(path)
+    cases = suite_dir / CASES
+    if not cases.is_file():
+        raise InputError(f"{cases}: suite cases not found")
+    check_output_file(path, overwrite=overwrite)
+    task = suite_task(suite_dir)
+    inputs = list(dict.fromkeys(input_of(case, task) for case in iter_cases(cases, task)))
+    if path.suffix == ".jsonl":
+        lines = [
+            json.dumps({"id": input_id(item), **dict(zip(task.inputs, item))}, ensure_ascii=False)
+            for item in inputs
+        ]
+    else:
+        bad = next((item for item in inputs if any("\n" in x or "\t" in x for x in item)), None)
+        if bad is not None:
+            raise InputError(f"{path}: input {bad!r} holds a tab or line break; write .jsonl instead")
+        lines = ["\t".join(item) for item in inputs]
+    atomic_write_text(path, "".join(line + "\n" for line in lines))
+    return len(inputs)

@@ -32,7 +32,7 @@ from tqdm import tqdm
 
 from .execute import make_executor
 from .expect import ERROR, FAIL, NA, PASS, case_outcome, check_expected, inv_outcome, mft_outcome
-from .models import Model
+from .models import Model, as_model
 from .models.base import Input
 from .models.files import FilePredictions
 from .records import KINDS, PERTURBATION, SEED, TestCase
@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 
 CASES, MANIFEST = "cases.jsonl", "manifest.json"
 PREDICTIONS, RESULTS = "predictions.jsonl", "results.json"
+LABEL_ONLY_DIR = "not applicable: the model answered labels without probabilities, which DIR tests compare"
 PREDICT_CHUNK = 4096  # inputs per predict call: bounds memory and cache transactions
 
 
@@ -152,6 +153,8 @@ class _Predictions:
     labels: list[str | None]  # predicted label or answer; None: no answer (see errors)
     errors: dict[int, str]
     invalid: dict[int, str]
+    cached: int = 0  # inputs answered from the persistent prediction cache
+    label_only: bool = False  # answers without probabilities: DIR does not apply
 
 
 def _predict_all(model: Model, index: _SuiteIndex, compute: Any = None) -> _Predictions:
@@ -169,8 +172,11 @@ def _predict_all(model: Model, index: _SuiteIndex, compute: Any = None) -> _Pred
         result.labels.extend(labels)
         result.errors.update((start + i, why) for i, why in outputs.errors.items())
         result.invalid.update((start + i, reply) for i, reply in outputs.invalid.items())
+        result.cached += outputs.cached
+    result.label_only = not model.probabilities
     if chunks:
         result.probs = np.concatenate(chunks)
+    log.info("%s: %d of %d answers from the prediction cache", model.name, result.cached, len(index.inputs))
     if result.errors:
         log.warning(
             "%s: no prediction for %d of %d inputs", model.name, len(result.errors), len(index.inputs)
@@ -189,6 +195,8 @@ def _outcome(task: Task, case: TestCase, p: _Predictions, t: int, s: int | None)
         return (FAIL if case.test_type == "MFT" or s is not None else NA), None
     if s is not None and s in p.invalid:
         return NA, None  # nothing to compare with
+    if p.label_only and case.test_type == "DIR":
+        return NA, None  # see LABEL_ONLY_DIR
     outcome = case_outcome(
         task,
         case.test_type,
@@ -210,6 +218,8 @@ def _row(task: Task, case: TestCase, model: Model, p: _Predictions, t: int, outc
         "model": model.name,
         "outcome": outcome,
     }
+    if outcome == NA and p.label_only and case.test_type == "DIR":
+        row["reason"] = LABEL_ONLY_DIR
     if t in p.errors:
         row["error"] = p.errors[t]
     elif t in p.invalid:
@@ -223,7 +233,7 @@ def _row(task: Task, case: TestCase, model: Model, p: _Predictions, t: int, outc
 
 def run_suite(
     suite_dir: str | Path,
-    models: list[Model],
+    models: list[Any],
     out_dir: str | Path,
     *,
     batch_size: int | None = None,
@@ -234,12 +244,14 @@ def run_suite(
     timings: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """Run every case of ``suite_dir/cases.jsonl`` against each model; write ``predictions.jsonl`` and
-    ``results.json`` into ``out_dir`` and return the results. ``batch_size`` overrides the models' own;
-    ``task`` the suite's own (recorded in its manifest). ``executor`` names who answers a model's batches
-    (``execute.EXECUTORS``): ``local``, this process; ``ray``, a pool of Ray actors for a model loaded from
-    a spec (``Model.loader``: HF models, callables; ``ray_address`` as for ``ray.init``, ``ray_actors``
-    default one per CPU or GPU), with the same results; files and remote endpoints are read by this
-    process whatever the executor.
+    ``results.json`` into ``out_dir`` and return the results. A model is any form ``models.as_model``
+    takes: a ``Model``, a spec, a Hugging Face pipeline, an estimator with ``predict_proba`` and
+    ``classes_``, or a function. ``batch_size`` overrides the models' own; ``task`` the suite's own
+    (recorded in its manifest). ``executor`` names who answers a model's batches (``execute.EXECUTORS``):
+    ``local``, this process; ``ray``, a pool of Ray actors for a model loaded from a spec
+    (``Model.loader``: HF models, callables; ``ray_address`` as for ``ray.init``, ``ray_actors`` default
+    one per CPU or GPU), with the same results; files and remote endpoints are read by this process
+    whatever the executor.
     ``timings``, when given, gets the seconds each model took to answer (kept out of ``results.json``, whose
     bytes depend only on the inputs).
 
@@ -253,11 +265,12 @@ def run_suite(
     if not models:
         raise InputError("run_suite: no models given")
     scheduler = make_executor(executor, address=ray_address, actors=ray_actors)
+    task = task or suite_task(suite_dir)
+    models = [as_model(m, task) for m in models]
     names = [m.name for m in models]
     if len(set(names)) != len(names):
         raise InputError(f"run_suite: model names must differ, got {names}")
     manifest = load_json(suite_dir / MANIFEST, "suite manifest") if (suite_dir / MANIFEST).is_file() else None
-    task = task or suite_task(suite_dir)
     for model in models:
         if model.task.name != task.name:
             raise InputError(
@@ -336,6 +349,7 @@ def run_suite(
             "identity": model.identity,
             "labels": list(model.labels),
             "errors": len(errors),
+            **({"not_applicable": {"DIR": LABEL_ONLY_DIR}} if predictions[m].label_only else {}),
             "capabilities": {cap: tallies[m][cap].to_json(by_capability[cap]) for cap in capabilities},
         }
         if errors:
@@ -354,4 +368,18 @@ def run_suite(
             )
         entry["overall"] = overall_counts(entry)
     atomic_write_json(out_dir / RESULTS, results)
+    # Where the answers came from varies between equal runs, so it is kept out of results.json (whose bytes
+    # depend only on the suite and the models' answers).
+    atomic_write_json(
+        out_dir / MANIFEST, {"models": {m.name: _cache_record(m, p) for m, p in zip(models, predictions)}}
+    )
     return results
+
+
+def _cache_record(model: Model, p: _Predictions) -> dict[str, Any]:
+    return {
+        "identity": model.identity,
+        "inputs": len(p.labels),
+        "from_cache": p.cached,
+        "reused_across_runs": model.cacheable and model.pinned,
+    }

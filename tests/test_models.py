@@ -171,6 +171,7 @@ def test_callable_from_file_with_declared_labels(tmp_path):
         "    CALLS.append(list(texts))\n"
         "    return [[0.9, 0.1] if 'bad' in t else [0.2, 0.8] for t in texts]\n"
         "predict.labels = ['NEGATIVE', 'POSITIVE']\n"
+        "predict.version = '1'\n"
     )
     model = load_model(f"{source}:predict", batch_size=2)
     assert isinstance(model, CallableModel) and model.labels == ("negative", "positive")
@@ -180,7 +181,7 @@ def test_callable_from_file_with_declared_labels(tmp_path):
     assert sorted(t for batch in calls for t in batch) == ["bad", "fine", "good"]  # each distinct text once
     assert all(len(batch) <= 2 for batch in calls)
     model.predict_proba(["good", "bad"])
-    assert len(calls) == 2  # cached: no new call
+    assert len(calls) == 2  # cached (a declared version): no new call
 
 
 def test_callable_module_function_default_three_classes(tmp_path, monkeypatch):
@@ -195,7 +196,7 @@ def test_callable_module_function_default_three_classes(tmp_path, monkeypatch):
 
 
 def test_callable_bad_spec_and_bad_shape(tmp_path):
-    with pytest.raises(InputError, match="no function 'nope'"):
+    with pytest.raises(InputError, match="no function or model 'nope'"):
         load_model("json:nope")
     model = CallableModel("bad", lambda texts: [[1.0, 0.0, 0.0, 0.0] for _ in texts], SENTIMENT)
     with pytest.raises(InputError, match="4 probability columns"):
@@ -233,8 +234,9 @@ def test_file_predictions_three_class_and_bad_line(tmp_path):
 def test_callable_without_declared_labels_reads_cached_answers(tmp_path, monkeypatch):
     (tmp_path / "undeclared.py").write_text("def f(texts):\n    return [[0.3, 0.7] for _ in texts]\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    first = load_model("undeclared:f").predict([("a",), ("b",)])
-    again = load_model("undeclared:f")  # a new process: every answer comes from the cache
+    first = load_model("undeclared:f", version="1").predict([("a",), ("b",)])
+    again = load_model("undeclared:f", version="1")  # a new process: every answer comes from the cache
     outputs = again.predict([("a",), ("b",)])
+    assert outputs.cached == 2
     assert again.labels == ("negative", "positive")
     np.testing.assert_allclose(outputs.probs, first.probs)

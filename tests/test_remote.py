@@ -218,12 +218,12 @@ def test_http_span_task(serve):
 def test_http_batches_of_batch_size_in_order_and_cached(serve, concurrency):
     # later requests answer sooner: with concurrency the replies arrive out of order
     server = serve(lambda body, n: Reply(protocol(sentiment)(body, n).body, delay=0.15 / n))
-    model = load_model(server.url(), SENTIMENT, batch_size=4, concurrency=concurrency, **FAST)
+    model = load_model(server.url(), SENTIMENT, batch_size=4, concurrency=concurrency, version="v1", **FAST)
     texts = [f"good {i}" if i % 2 else f"bad {i}" for i in range(10)]
     _, _, labels = read(model, [(t,) for t in texts])
     assert labels == ["negative" if i % 2 == 0 else "positive" for i in range(10)]
     assert sorted(len(r.json["inputs"]) for r in server.requests) == [2, 4, 4]
-    read(model, [(t,) for t in texts])  # all cached: no request
+    read(model, [(t,) for t in texts])  # all cached under the declared version: no request
     assert len(server.requests) == 3
 
 
@@ -238,7 +238,7 @@ def test_slow_reply_beyond_timeout_is_retried(serve):
     outputs, _, labels = read(model, [("good",)])
     assert (
         labels == [None]
-        and outputs.errors[0] == f"{server.url('/again')}: no reply within 0.3 s (after 1 attempt)"
+        and outputs.errors[0] == f"{server.url('/again')}: no complete reply within 0.3 s (after 1 attempt)"
     )
 
 
@@ -550,6 +550,8 @@ def test_the_key_is_never_written_anywhere(serve, tmp_path, monkeypatch, capsys,
         "1",
         "--junit",
         str(junit),
+        "--model-version",
+        "gpt-test-1",  # pinned: its answers go to the prediction cache, searched below
     ]
     assert main(argv) == 1  # --junit judges: an unreadable reply fails, an error is never a pass
     assert main(["report", str(out), "--html", str(html), "--markdown", str(markdown)]) == 0
@@ -562,7 +564,10 @@ def test_the_key_is_never_written_anywhere(serve, tmp_path, monkeypatch, capsys,
     written = [
         p for root in (tmp_path, Path(os.environ["AUTOCHECK_CACHE"])) for p in root.rglob("*") if p.is_file()
     ]
-    assert {out / "results.json", out / "predictions.jsonl", junit, html, markdown} <= set(written)
+    assert {out / "results.json", out / "manifest.json", out / "predictions.jsonl", junit, html} <= set(
+        written
+    )
+    assert markdown in written
     assert any(p.suffix == ".sqlite" for p in written)  # the prediction cache was written
     for path in written:
         assert key.encode() not in path.read_bytes(), path

@@ -7,9 +7,13 @@
   (``remote.HTTPModel``);
 - ``openai:MODEL`` or ``openai:MODEL@BASE_URL`` — an OpenAI-compatible chat/completions endpoint, asked
   with the task's prompt (``remote.ChatModel``);
-- ``module:function`` or ``path/to/file.py:function`` — a Python callable (``callables.CallableModel``);
+- ``pipeline:TASK:MODEL`` — a Hugging Face ``pipeline`` built for TASK and MODEL (``hf.PipelineModel``);
+- ``module:name`` or ``path/to/file.py:name`` — a Python function, an object with ``predict_proba`` and
+  ``classes_`` (scikit-learn) or a pipeline object (``callables.python_model``);
 - anything else — a Hugging Face hub id or a local model directory (``hf``): a sequence classifier over
   one text or a pair, or extractive question answering for a ``span`` task.
+
+``as_model`` takes any of these, or the Python object itself (``run_suite`` accepts them all).
 
 Every model's answers are read in the task's labels (``tasks.Task.read``): CheckList's neutral band for
 binary sentiment models is the sentiment task's rule, declared in its spec.
@@ -25,7 +29,7 @@ from .base import Failed, Input, Invalid, Model, Outputs, default_labels
 from .callables import CallableModel
 
 __all__ = ["CallableModel", "Failed", "Input", "Invalid", "Model", "Outputs"]
-__all__ += ["default_labels", "default_task", "load_model"]
+__all__ += ["as_model", "default_labels", "default_task", "load_model"]
 
 
 def default_task() -> Task:
@@ -36,11 +40,19 @@ def default_task() -> Task:
 
 
 def load_model(
-    spec: str, task: Task | None = None, *, batch_size: int = 32, device: str = "auto", **remote: Any
+    spec: str,
+    task: Task | None = None,
+    *,
+    batch_size: int = 32,
+    device: str = "auto",
+    version: str | None = None,
+    **remote: Any,
 ) -> Model:
-    """A model of ``task`` (default: sentiment) from its spec (see the module docs). ``remote`` holds the
-    options of HTTP and chat models (``remote.RemoteOptions``). A model computed in this process (a
-    callable, an HF model) records in ``loader`` how to load it again in another (``execute.ray``)."""
+    """A model of ``task`` (default: sentiment) from its spec (see the module docs). ``version`` declares
+    what the spec alone cannot pin (a callable's weights, an endpoint's deployment): with it, answers are
+    reused across runs. ``remote`` holds the options of HTTP and chat models (``remote.RemoteOptions``). A
+    model computed in this process (a callable, an HF model) records in ``loader`` how to load it again in
+    another (``execute.ray``)."""
     task = task or default_task()
     if spec.startswith("file:"):
         from .files import FilePredictions
@@ -49,20 +61,36 @@ def load_model(
     if spec.startswith(("http://", "https://", "openai:")):
         from .remote import load_remote
 
-        return load_remote(spec, task, batch_size=batch_size, **remote)
+        return load_remote(spec, task, batch_size=batch_size, version=version, **remote)
+    options: dict[str, Any] = {"batch_size": batch_size, "device": device, "version": version}
     target, sep, attr = spec.rpartition(":")
     model: Model
-    if sep and target and attr.isidentifier() and not Path(spec).is_dir():
-        from .callables import CallableModel, load_callable
+    if spec.startswith("pipeline:"):
+        from .hf import load_pipeline
 
-        model = CallableModel(spec, load_callable(spec), task, batch_size=batch_size)
+        model = load_pipeline(spec, task, **options)
+    elif sep and target and attr.isidentifier() and not Path(spec).is_dir():
+        from .callables import load_callable, python_model
+
+        model = python_model(load_callable(spec), task, name=spec, batch_size=batch_size, version=version)
         if target.endswith(".py") or "/" in target:  # a file: found again from any working directory
             spec = f"{Path(target).expanduser().resolve()}:{attr}"
     else:
         from .hf import load_hf
 
-        model = load_hf(spec, task, batch_size=batch_size, device=device)
+        model = load_hf(spec, task, **options)
         if Path(spec).expanduser().is_dir():
             spec = str(Path(spec).expanduser().resolve())
-    model.loader = (spec, {"batch_size": batch_size, "device": device})  # what a Ray actor loads
+    model.loader = (spec, options)  # what a Ray actor loads
     return model
+
+
+def as_model(obj: Any, task: Task | None = None, *, batch_size: int = 32) -> Model:
+    """Any model form as a ``Model``: a ``Model`` as is, a spec (``load_model``), or a Python object
+    (a Hugging Face pipeline, an estimator with ``predict_proba`` and ``classes_``, a function)."""
+    task = task or default_task()
+    if isinstance(obj, str):
+        return load_model(obj, task, batch_size=batch_size)
+    from .callables import python_model
+
+    return python_model(obj, task, batch_size=batch_size)

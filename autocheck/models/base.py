@@ -8,7 +8,9 @@ reports an *error* for it, and one whose reply cannot be read (a chat model answ
 *invalid* reply: the runner records both, counts the first as not run and the second as a failure.
 
 ``predict`` goes through a persistent prediction cache keyed by (model identity, input), so the same model
-never runs twice on the same input, across runs. Errors are never cached. The batches it cuts can be
+never runs twice on the same input, across runs, when its identity pins its answers (``pinned``: hashed
+weights, a hub commit, a version the user declares or an endpoint returns); any other model's answers live
+for one run. Errors are never cached. The batches it cuts can be
 answered in other processes (``execute.ray``), by copies of the model loaded from ``loader``.
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -29,6 +31,7 @@ from ..tasks import Task
 log = logging.getLogger(__name__)
 
 Input = tuple[str, ...]
+LABEL_ONLY = "label_only"  # an answer that named a label without probabilities: {LABEL_ONLY: one-hot row}
 
 
 @dataclass
@@ -43,6 +46,7 @@ class Outputs:
     answers: list[str | None] | None = None
     errors: dict[int, str] = field(default_factory=dict)
     invalid: dict[int, str] = field(default_factory=dict)
+    cached: int = 0  # inputs answered from the persistent prediction cache
 
 
 class Model:
@@ -56,7 +60,10 @@ class Model:
     task: Task
     labels: tuple[str, ...] = ()
     batch_size: int = 32
-    cacheable = True
+    cacheable = True  # False: never cached (a file of predictions; --no-cache)
+    pinned = True  # the identity pins the answers (weights hashed, a commit, a declared version)
+    learns_version = False  # the first answers may name a version that pins the rest (``predict``)
+    probabilities = True  # False: the answers are labels only (tests that need probabilities do not apply)
     loader: tuple[str, dict[str, Any]] | None = None  # load_model's spec and options, to load it elsewhere
 
     def _predict(self, batch: list[Input]) -> Any:
@@ -69,36 +76,64 @@ class Model:
     ) -> Outputs:
         """The model's outputs for ``inputs``: cached answers, then each distinct uncached input once, in
         batches of ``batch_size`` (sorted by length, so batches waste less padding). ``compute`` answers
-        the batches elsewhere, in order (``execute.ray.RayPredictor``); by default this process does."""
+        the batches elsewhere, in order (``execute.ray.RayPredictor``); by default this process does.
+
+        Answers are read from and written to the persistent cache only when the identity pins them
+        (``pinned``); otherwise they live for this call. A model that learns its version from its first
+        answers (``learns_version``: an endpoint returning ``model_version``) answers one batch, then
+        looks up the rest under the version it named."""
         inputs = list(inputs)
-        cache = Cache("predictions") if self.cacheable else None
-        keys = [content_hash(self.identity, *item) for item in inputs]
-        found = cache.get_many(keys) if cache else {}
-        todo = list(dict.fromkeys(item for item, key in zip(inputs, keys) if key not in found))
-        todo.sort(key=lambda item: sum(map(len, item)))
-        errors: dict[str, str] = {}
+        todo = sorted(dict.fromkeys(inputs), key=lambda item: sum(map(len, item)))
+        found: dict[Input, Any] = {}
+        errors: dict[Input, str] = {}
+        early: dict[Input, Any] = {}
+        if self.cacheable and not self.pinned and self.learns_version and todo:
+            first, todo = todo[: self.batch_size], todo[self.batch_size :]
+            early = self._record(first, self._answers(first), found, errors)
+        cache = Cache("predictions") if self.cacheable and self.pinned else None
+        hits: set[Input] = set()
+        if cache:
+            cache.put_many({self._key(item): answer for item, answer in early.items()})
+            keys = {self._key(item): item for item in todo}
+            for key, answer in cache.get_many(keys).items():
+                found[keys[key]] = answer
+                hits.add(keys[key])
+            todo = [item for item in todo if item not in hits]
         if todo:
-            log.info("%s: predicting %d inputs (%d cached)", self.name, len(todo), len(inputs) - len(todo))
+            log.info("%s: predicting %d inputs (%d cached)", self.name, len(todo), len(hits))
         batches = [todo[start : start + self.batch_size] for start in range(0, len(todo), self.batch_size)]
         answered = compute(batches) if compute and batches else map(self._answers, batches)
         for batch, answers in zip(batches, answered):
-            fresh = {}
-            for item, answer in zip(batch, answers):
-                key = content_hash(self.identity, *item)
-                if isinstance(answer, Failed):
-                    errors[key] = answer.why
-                else:
-                    fresh[key] = answer.as_json() if isinstance(answer, Invalid) else answer
-            if cache:
-                cache.put_many(fresh)
-            found.update(fresh)
+            fresh = self._record(batch, answers, found, errors)
+            if cache and self.pinned:  # an endpoint that changed its version mid-run is no longer pinned
+                cache.put_many({self._key(item): answer for item, answer in fresh.items()})
         if cache:
             cache.close()
         if not self.task.is_span and not self.labels:  # every answer came from the cache or elsewhere
-            width = next((len(a) for a in found.values() if isinstance(a, list)), None)
+            rows = (a.get(LABEL_ONLY, a) if isinstance(a, dict) else a for a in found.values())
+            width = next((len(a) for a in rows if isinstance(a, list)), None)
             if width:
                 self.labels = default_labels(self.task, width, f"model {self.name}")
-        return self._outputs([found.get(key) for key in keys], [errors.get(key) for key in keys])
+        outputs = self._outputs([found.get(item) for item in inputs], [errors.get(item) for item in inputs])
+        outputs.cached = sum(item in hits for item in inputs)
+        return outputs
+
+    def _key(self, item: Input) -> str:
+        return content_hash(self.identity, *item)
+
+    @staticmethod
+    def _record(
+        batch: list[Input], answers: list[Any], found: dict[Input, Any], errors: dict[Input, str]
+    ) -> dict[Input, Any]:
+        """Sort one batch's answers into ``found`` and ``errors``; the answers worth caching."""
+        fresh = {}
+        for item, answer in zip(batch, answers):
+            if isinstance(answer, Failed):
+                errors[item] = answer.why
+            else:
+                fresh[item] = answer.as_json() if isinstance(answer, Invalid) else answer
+        found.update(fresh)
+        return fresh
 
     def _answers(self, batch: list[Input]) -> list[Any]:
         """The model's answers to ``batch``. A batch the model raises on (out of memory, an input it
@@ -129,6 +164,9 @@ class Model:
         for i, (answer, error) in enumerate(zip(answers, errors)):
             if error is not None:
                 out.errors[i] = error
+            elif isinstance(answer, dict) and LABEL_ONLY in answer:  # a label without probabilities
+                out.probs[i] = answer[LABEL_ONLY]
+                self.probabilities = False
             elif isinstance(answer, dict):  # a cached Invalid
                 out.invalid[i] = answer["invalid"]
             elif span:
@@ -139,28 +177,103 @@ class Model:
 
     def _checked(self, batch: list[Input], raw: Any) -> list[Any]:
         """One answer per input, each a probability list (classifiers), ``[answer, score]`` (span models),
-        ``Invalid`` or ``Failed``; the wrong shape is an error naming the model."""
-        raw = list(raw)  # the rows of an array, or the answers of a list
+        ``Invalid`` or ``Failed``. A classifier may answer, per input, probabilities, a label, a
+        pipeline-style ``{"label", "score"}`` or a list of those (``_row``). Anything else is an
+        ``InputError`` saying what came back and what is expected: a deterministic mistake of the model's
+        code, so the run stops at the first batch instead of retrying it input by input."""
+        try:
+            raw = list(raw)  # the rows of an array, or the answers of a list
+        except TypeError:
+            raise InputError(
+                f"model {self.name}: returned {_shown(raw)} for a batch of {len(batch)} inputs; expected "
+                f"one answer per input ({self._expected()})"
+            ) from None
         if len(raw) != len(batch):
             raise InputError(f"model {self.name}: returned {len(raw)} answers for {len(batch)} inputs")
-        out = []
+        out: list[Any] = []
         for answer in raw:
             if isinstance(answer, (Invalid, Failed)):
                 out.append(answer)
             elif self.task.is_span:
-                text, score = (answer, 1.0) if isinstance(answer, str) else answer
-                out.append([str(text), float(score)])
-            else:
-                row = np.asarray(answer, dtype=float)
-                if not self.labels:
-                    self.labels = default_labels(self.task, row.shape[-1], f"model {self.name}")
-                if row.shape != (len(self.labels),) or not np.isfinite(row).all():
+                try:
+                    text, score = (answer, 1.0) if isinstance(answer, str) else answer
+                    out.append([str(text), float(score)])
+                except (TypeError, ValueError):
                     raise InputError(
-                        f"model {self.name}: returned probabilities of shape {row.shape} for the "
-                        f"{len(self.labels)} labels {self.labels}"
-                    )
-                out.append([float(p) for p in row])
+                        f"model {self.name}: an answer is {_shown(answer)}; expected {self._expected()}"
+                    ) from None
+            else:
+                out.append(self._row(answer))
         return out
+
+    def _expected(self) -> str:
+        if self.task.is_span:
+            return "an answer text or an (answer, score) pair"
+        width = f"{len(self.labels)} " if self.labels else ""
+        return (
+            f"a list of {width}class probabilities, a label (a text), a pipeline-style "
+            '{"label": ..., "score": ...} or a list of those'
+        )
+
+    def _row(self, answer: Any) -> Any:
+        """One classifier answer as probabilities over ``labels`` (decided here when not declared)."""
+        if isinstance(answer, dict) and not isinstance(answer.get("label"), str):
+            raise InputError(f"model {self.name}: an answer is {_shown(answer)}; expected {self._expected()}")
+        if isinstance(answer, str) or (isinstance(answer, dict) and "score" not in answer):
+            label = answer if isinstance(answer, str) else answer.get("label")
+            return self._from_scores({label: 1.0}, label_only=True)
+        if isinstance(answer, dict):  # a pipeline's top answer: its label and score
+            label, given = answer.get("label"), answer.get("score")
+            score = float(given) if _is_score(given) else None
+            if not self.labels or score is None:
+                return self._from_scores({label: 1.0}, label_only=True)
+            named = self._label_of(label)
+            rest = (1.0 - score) / max(len(self.labels) - 1, 1)
+            return [score if x == named else rest for x in self.labels]
+        if isinstance(answer, (list, tuple)) and answer and all(isinstance(a, dict) for a in answer):
+            scores = {a.get("label"): a.get("score") for a in answer}  # a pipeline's answer, top_k=None
+            if not all(_is_score(v) for v in scores.values()):
+                raise InputError(
+                    f"model {self.name}: an answer is {_shown(answer)}; expected {self._expected()}"
+                )
+            return self._from_scores(scores)
+        try:
+            row = np.asarray(answer, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(
+                f"model {self.name}: an answer is {_shown(answer)}; expected {self._expected()}"
+            ) from None
+        if not self.labels and row.ndim == 1:
+            self.labels = default_labels(self.task, row.shape[-1], f"model {self.name}")
+        if row.shape != (len(self.labels),) or not np.isfinite(row).all():
+            raise InputError(
+                f"model {self.name}: returned probabilities of shape {row.shape} for the "
+                f"{len(self.labels)} labels {self.labels}"
+            )
+        return [float(p) for p in row]
+
+    def _label_of(self, name: Any) -> str:
+        if not isinstance(name, str):
+            raise InputError(
+                f"model {self.name}: an answer names the label {_shown(name)}; expected {self._expected()}"
+            )
+        (label,) = self.task.model_labels([name], f"model {self.name}")
+        return label
+
+    def _from_scores(self, scores: dict[Any, Any], *, label_only: bool = False) -> Any:
+        """Probabilities over ``labels`` from class name -> score (classes not named get 0). Without declared
+        labels, the model's labels are the task's (those named, for a full distribution)."""
+        named = {self._label_of(name): float(score) for name, score in scores.items()}
+        if not self.labels:
+            keep = set(named) if not label_only else set(self.task.labels)
+            self.labels = tuple(x for x in self.task.labels if x in keep)
+        unknown = set(named) - set(self.labels)
+        if unknown:
+            raise InputError(
+                f"model {self.name}: answered {sorted(unknown)}; its labels are {list(self.labels)}"
+            )
+        row = [named.get(x, 0.0) for x in self.labels]
+        return {LABEL_ONLY: row} if label_only else row  # marked, in the cache too (``_outputs``)
 
     def read(self, outputs: Outputs) -> tuple[np.ndarray, list[str | None]]:
         """Per input: probabilities over the task's labels and the predicted label (a classifier, read by
@@ -197,6 +310,16 @@ class Failed:
     """No answer for this input (an endpoint that kept failing): recorded, and the case is not run."""
 
     why: str
+
+
+def _shown(value: Any) -> str:
+    """What came back, for an error: its type and the start of its text."""
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 80 else text[:79] + '…'}"
+
+
+def _is_score(value: Any) -> TypeGuard[float]:
+    return isinstance(value, (int, float, np.floating)) and not isinstance(value, bool) and np.isfinite(value)
 
 
 def default_labels(task: Task, width: int, where: str) -> tuple[str, ...]:

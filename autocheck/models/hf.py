@@ -4,7 +4,11 @@ and extractive question answering (``distilbert-base-cased-distilled-squad``).
 
 Loaded once (the config at once, the weights on the first batch to compute), batched, truncated to the
 model's maximum length, run under ``torch.inference_mode()``.
-Classifier labels come from ``config.id2label`` through the task's names and aliases.
+Classifier labels come from ``config.id2label`` through the task's names and aliases. A directory whose
+config or weights hold no head of the kind the task needs (a masked-LM folder) is an ``InputError``.
+
+A ``transformers.pipeline`` object, or ``pipeline:TASK:MODEL``, is a ``PipelineModel``. Identities
+(``hf_identity``) pin a directory by its files' checksums and a hub id by its resolved commit.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..resources import ResourceMissing, offline
-from ..store import InputError, content_hash, file_sha256
+from ..store import InputError, content_hash
 from ..tasks import Task
 from .base import Input, Model
 
@@ -33,7 +37,9 @@ class Network(NamedTuple):
 class _HFBase(Model):
     auto_class = "AutoModelForSequenceClassification"
 
-    def __init__(self, spec: str, task: Task, *, batch_size: int = 32, device: str = "auto"):
+    def __init__(
+        self, spec: str, task: Task, *, batch_size: int = 32, device: str = "auto", version: str | None = None
+    ):
         import torch
         import transformers
 
@@ -44,11 +50,8 @@ class _HFBase(Model):
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device = torch.device(device)
-        if self._local.is_dir():
-            self.identity = f"hf:{_weights_identity(self._local)}"
-        else:
-            commit = getattr(self.config, "_commit_hash", None)
-            self.identity = f"hf:{spec}@{commit}" if commit else f"hf:{spec}"
+        self.identity, self.pinned = hf_identity(spec, self.config, version)
+        _check_head(spec, self.config, self.auto_class, task)
 
     @cached_property
     def network(self) -> Network:
@@ -57,7 +60,9 @@ class _HFBase(Model):
         import transformers
 
         tokenizer = self._loading(transformers.AutoTokenizer.from_pretrained)
-        model = self._loading(getattr(transformers, self.auto_class).from_pretrained)
+        load = getattr(transformers, self.auto_class).from_pretrained
+        model, info = self._loading(lambda source: load(source, output_loading_info=True))
+        _check_loaded_head(self.name, self.config, self.auto_class, info)
         model.to(self.device).eval()
         # Tokenizers saved without a limit report a huge model_max_length; the position table is the real one.
         positions = getattr(self.config, "max_position_embeddings", None) or 512
@@ -78,12 +83,12 @@ class _HFBase(Model):
 class HFModel(_HFBase):
     """A sequence classifier over one text or a pair (``tokenizer(first, second)``)."""
 
-    def __init__(self, spec: str, task: Task, *, batch_size: int = 32, device: str = "auto"):
+    def __init__(self, spec: str, task: Task, **options: Any):
         if len(task.inputs) > 2:
             raise InputError(
                 f"model {spec}: a sequence classifier reads one text or a pair, not {task.inputs}"
             )
-        super().__init__(spec, task, batch_size=batch_size, device=device)
+        super().__init__(spec, task, **options)
         id2label = self.config.id2label
         self.labels = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {spec}")
 
@@ -107,11 +112,11 @@ class HFQuestionAnswering(_HFBase):
 
     auto_class = "AutoModelForQuestionAnswering"
 
-    def __init__(self, spec: str, task: Task, *, batch_size: int = 32, device: str = "auto"):
+    def __init__(self, spec: str, task: Task, **options: Any):
         missing = {"context", "question"} - set(task.inputs)
         if missing:
             raise InputError(f"model {spec}: question answering needs 'context' and 'question' inputs")
-        super().__init__(spec, task, batch_size=batch_size, device=device)
+        super().__init__(spec, task, **options)
         self._context, self._question = task.inputs.index("context"), task.inputs.index("question")
 
     def _predict(self, batch: list[Input]) -> list[tuple[str, float]]:
@@ -152,13 +157,118 @@ class HFQuestionAnswering(_HFBase):
         return answers
 
 
+def hf_identity(spec: str, config: Any, version: str | None = None) -> tuple[str, bool]:
+    """(identity, pinned) of a Hugging Face model: a local directory by the checksums of the files that
+    decide its predictions (weights, config, tokenizer; ``cache.file_checksum``), a hub id by the commit
+    transformers resolved. A hub id without a known commit (or an unsaved model) pins nothing unless the
+    user declares a ``version``."""
+    if version is not None and str(version).strip():
+        identity, pinned = hf_identity(spec, config)
+        return f"{identity} version:{str(version).strip()}", True
+    local = Path(spec).expanduser() if spec else None
+    if local is not None and local.is_dir():
+        return f"hf:{_weights_identity(local)}", True
+    commit = getattr(config, "_commit_hash", None)
+    return (f"hf:{spec}@{commit}", True) if commit and spec else (f"hf:{spec}", False)
+
+
 def _weights_identity(directory: Path) -> str:
     """Directory name + checksum of the files that decide predictions (weights, config, tokenizer)."""
+    from ..cache import file_checksum
+
     patterns = ("*.json", "*.safetensors", "*.bin", "*.txt", "*.model")
     files = sorted({f for p in patterns for f in directory.glob(p) if f.is_file()})
     files = [f for f in files if f.name not in ("training_log.json", "README.txt")]
-    digest = content_hash(*(f"{f.name}={file_sha256(f)}" for f in files))
+    digest = content_hash(*(f"{f.name}={file_checksum(f)}" for f in files))
     return f"{directory.name}#{digest}"
+
+
+HEADS = {
+    "AutoModelForSequenceClassification": ("ForSequenceClassification", "sequence-classification"),
+    "AutoModelForQuestionAnswering": ("ForQuestionAnswering", "question-answering"),
+}
+
+
+def _check_head(spec: str, config: Any, auto_class: str, task: Task) -> None:
+    """A model whose config names its architectures must have the head ``auto_class`` loads: a masked-LM
+    folder passed as ``--model`` would otherwise get an untrained head and fail every case."""
+    suffix, wanted = HEADS[auto_class]
+    architectures = getattr(config, "architectures", None) or []
+    if architectures and not any(a.endswith(suffix) for a in architectures):
+        raise InputError(
+            f"model {spec}: holds {', '.join(architectures)}, not a {wanted} model for the {task.name} "
+            "task (it has no trained head to test)"
+        )
+
+
+def _check_loaded_head(spec: str, config: Any, auto_class: str, info: dict[str, Any]) -> None:
+    """The same check on the weights: the head's own weights must be in the files, not freshly made."""
+    heads = ("classifier", "score", "qa_outputs", "pre_classifier", "logits_proj")
+    missing = [k for k in info.get("missing_keys", []) if k.split(".")[0] in heads]
+    if missing:
+        holds = ", ".join(getattr(config, "architectures", None) or ["weights without that head"])
+        raise InputError(
+            f"model {spec}: holds {holds}, but its files have no weights for a {HEADS[auto_class][1]} "
+            f"head ({', '.join(missing[:3])}): the head would be untrained"
+        )
+
+
+class PipelineModel(Model):
+    """A Hugging Face ``pipeline`` object (``text-classification``; pairs as ``text``/``text_pair``),
+    asked with ``top_k=None`` so every class gets its probability. ``pipeline:TASK:MODEL`` builds one."""
+
+    def __init__(
+        self,
+        pipe: Any,
+        task: Task,
+        *,
+        name: str | None = None,
+        batch_size: int = 32,
+        version: str | None = None,
+    ):
+        if task.is_span or len(task.inputs) > 2:
+            raise InputError(
+                f"a {getattr(pipe, 'task', '?')} pipeline answers one text or a pair; the {task.name} task "
+                f"has inputs {list(task.inputs)}"
+            )
+        source = str(getattr(pipe.model, "name_or_path", "") or "")
+        self.pipe, self.task, self.batch_size = pipe, task, batch_size
+        self.name = name or f"pipeline:{pipe.task}:{source or type(pipe.model).__name__}"
+        config = pipe.model.config
+        id2label = getattr(config, "id2label", None) or {}
+        self.labels = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {self.name}")
+        identity, self.pinned = hf_identity(source, config, version)
+        self.identity = f"pipeline:{pipe.task}:{identity}"  # its own answers (function_to_apply, ...)
+
+    def _predict(self, batch: list[Input]) -> Any:
+        args: list[Any] = (
+            [item[0] for item in batch]
+            if len(batch[0]) == 1
+            else [{"text": a, "text_pair": b} for a, b in batch]
+        )
+        return self.pipe(args, top_k=None, batch_size=self.batch_size, truncation=True)
+
+
+def load_pipeline(
+    spec: str, task: Task, *, batch_size: int = 32, device: str = "auto", **options: Any
+) -> Model:
+    """``pipeline:TASK:MODEL``: ``transformers.pipeline(TASK, model=MODEL)`` as a model under test."""
+    import transformers
+
+    _, pipeline_task, source = (spec.split(":", 2) + ["", ""])[:3]
+    if not pipeline_task or not source:
+        raise InputError(
+            f"model '{spec}': expected pipeline:TASK:MODEL, e.g. pipeline:text-classification:DIR"
+        )
+    device_arg: Any = None if device == "auto" else device
+    try:
+        build: Any = transformers.pipeline  # typed per literal task name; the user names any
+        pipe = build(pipeline_task, model=source, device=device_arg)
+    except (OSError, ValueError, KeyError) as e:
+        raise ResourceMissing(
+            f"model '{spec}': cannot build the pipeline: {str(e).splitlines()[0]}"
+        ) from None
+    return PipelineModel(pipe, task, name=spec, batch_size=batch_size, **options)
 
 
 def load_hf(spec: str, task: Task, **options: Any) -> Model:

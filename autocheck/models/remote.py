@@ -29,11 +29,17 @@ endpoint answers ``200`` with one prediction per input, in input order::
 - a span (question answering) model answers ``answer``, a text, and optionally ``score`` (default 1);
 - ``{"error": "..."}`` says the model could not answer that input: recorded as an error of its cases.
 
+The reply may name the deployed model: ``{"model_version": "2024-06-01", "predictions": [...]}``. Answers
+are reused across runs only under a version: the one the endpoint returns (a run asks one batch, then
+looks up the rest under that version), or ``--model-version`` (no request for cached inputs). Without
+either, the URL pins nothing and the answers live for one run.
+
 Anything else (a status other than 2xx, a reply that is not JSON, the wrong number of predictions, a class
 name the task does not know) is an error of the inputs concerned, with a one-line reason naming the
 endpoint; the run goes on with the other batches. Connection failures, timeouts (``--timeout`` seconds
-without a reply), ``429`` and ``5xx`` are retried (``--retries``) after exponential back-off (1 s, 2 s,
-4 s, ... with jitter; ``Retry-After`` is honoured); other ``4xx`` are not; redirects are not followed.
+for the whole request, the reply read to its end), ``429`` and ``5xx`` are retried (``--retries``) after
+exponential back-off (1 s, 2 s, 4 s, ... with jitter; ``Retry-After`` is honoured); other ``4xx`` are not;
+redirects are not followed.
 ``--concurrency N`` keeps up to N requests in flight. Replies are parsed as JSON and nothing else.
 
 An endpoint that needs a key gets ``Authorization: Bearer KEY`` when the user names where the key is:
@@ -66,7 +72,9 @@ import math
 import os
 import random
 import re
+import socket
 import ssl
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -99,7 +107,7 @@ R = TypeVar("R")
 class RemoteOptions:
     """How remote models are called (``autocheck run``'s remote options)."""
 
-    timeout: float = 30.0  # seconds without a reply before a request is abandoned
+    timeout: float = 30.0  # seconds for a whole request (connect, send, reply read to its end)
     retries: int = 3  # retries of a failed request (connection, timeout, 429, 5xx)
     concurrency: int = 1  # requests in flight
     backoff: float = 1.0  # first back-off delay in seconds, doubled on every retry
@@ -115,15 +123,27 @@ class RemoteOptions:
             )
 
 
-def load_remote(spec: str, task: Task, *, batch_size: int = 32, **options: Any) -> Model:
-    """An ``HTTPModel`` (``http://``, ``https://``) or a ``ChatModel`` (``openai:``) of ``task``."""
+def load_remote(
+    spec: str, task: Task, *, batch_size: int = 32, version: str | None = None, **options: Any
+) -> Model:
+    """An ``HTTPModel`` (``http://``, ``https://``) or a ``ChatModel`` (``openai:``) of ``task``. A declared
+    ``version`` pins its answers (reused across runs); without one they live for one run, unless an HTTP
+    endpoint names its ``model_version``."""
     unknown = set(options) - set(RemoteOptions.__dataclass_fields__)
     if unknown:
         raise TypeError(f"load_remote: unknown options {sorted(unknown)}")
     opts = RemoteOptions(**options)
+    model: Model
     if spec.startswith("openai:"):
-        return ChatModel(spec, task, opts, batch_size=batch_size)
-    return HTTPModel(spec, task, opts, batch_size=batch_size)
+        model = ChatModel(spec, task, opts, batch_size=batch_size)
+    else:
+        model = HTTPModel(spec, task, opts, batch_size=batch_size)
+    version = str(version).strip() if version is not None else ""
+    if version:
+        model.identity, model.pinned = f"{model.identity} version:{version}", True
+        if isinstance(model, HTTPModel):
+            model.declared_version = version
+    return model
 
 
 # ------------------------------------------------------------------------------------------ secrets, URLs
@@ -190,6 +210,59 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
+class _Deadline:
+    """The end of one request's time: when it passes, the connection is shut down under the blocked read
+    (socket timeouts bound each read, not the whole reply)."""
+
+    def __init__(self, seconds: float):
+        self.at = time.monotonic() + seconds
+        self.expired = False
+        self._timer: threading.Timer | None = None
+
+    def watch(self, sock: socket.socket) -> None:
+        self._timer = threading.Timer(max(0.0, self.at - time.monotonic()), self._expire, (sock,))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self, sock: socket.socket) -> None:
+        self.expired = True
+        try:  # the plain socket's shutdown (an SSL socket's own would tear down its state under the reader)
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+def _watched(connection: type[http.client.HTTPConnection], deadline: _Deadline | None) -> Any:
+    """``connection`` whose socket is handed to ``deadline`` once connected."""
+
+    class Watched(connection):  # type: ignore[valid-type,misc]
+        def connect(self) -> None:
+            super().connect()
+            if deadline is not None:
+                deadline.watch(self.sock)
+
+    return Watched
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req: Any) -> Any:
+        return self.do_open(_watched(http.client.HTTPConnection, getattr(req, "deadline", None)), req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, context: ssl.SSLContext):
+        super().__init__(context=context)
+        self._tls = context
+
+    def https_open(self, req: Any) -> Any:
+        connection = _watched(http.client.HTTPSConnection, getattr(req, "deadline", None))
+        return self.do_open(connection, req, context=self._tls)
+
+
 class _Endpoint:
     """POSTs JSON to one URL with timeouts, retries and back-off; TLS verified unless told otherwise."""
 
@@ -207,7 +280,7 @@ class _Endpoint:
             host = urllib.parse.urlsplit(url).hostname
             if host not in ("localhost", "127.0.0.1", "::1"):
                 log.warning("%s: the API key is sent without encryption (http, not https)", self.shown)
-        self._opener = urllib.request.build_opener(_NoRedirect, urllib.request.HTTPSHandler(context=context))
+        self._opener = urllib.request.build_opener(_NoRedirect, _HTTPHandler, _HTTPSHandler(context=context))
 
     def mask(self, text: str) -> str:
         """``text`` with the key masked (an endpoint may echo it)."""
@@ -258,25 +331,33 @@ class _Endpoint:
         return min(delay, MAX_DELAY)
 
     def _send(self, data: bytes) -> tuple[int, bytes, float | None]:
-        """(status, body, Retry-After seconds); ``_Retry`` for a failure worth retrying."""
+        """(status, body, Retry-After seconds); ``_Retry`` for a failure worth retrying. ``--timeout``
+        bounds the whole exchange, not each socket read: a server trickling its reply is cut off."""
         request = urllib.request.Request(self.url, data=data, method="POST")
         request.add_header("Content-Type", "application/json")
         request.add_header("Accept", "application/json")
         if self._key:
             request.add_unredirected_header("Authorization", f"Bearer {self._key}")
+        deadline = _Deadline(self.options.timeout)
+        reply: tuple[int, bytes, float | None]
+        request.deadline = deadline  # type: ignore[attr-defined]  # read by the connection handlers
         try:
             try:
                 with self._opener.open(request, timeout=self.options.timeout) as response:
-                    return response.status, self._read(response), None
+                    reply = response.status, self._read(response), None
             except urllib.error.HTTPError as e:  # a status other than 2xx, with its body
                 with e:
                     body = self._read(e)
-                    return e.code, body, _seconds(e.headers.get("Retry-After") if e.headers else None)
+                    reply = e.code, body, _seconds(e.headers.get("Retry-After") if e.headers else None)
         except urllib.error.URLError as e:
-            self._network_error(e.reason)
+            self._network_error(e.reason, deadline)
         except (OSError, http.client.HTTPException) as e:
-            self._network_error(e)
-        raise AssertionError("unreachable")
+            self._network_error(e, deadline)
+        finally:
+            deadline.cancel()
+        if deadline.expired:  # a body read to the end of a closed connection may look complete
+            raise _Retry(f"no complete reply within {self.options.timeout:g} s")
+        return reply
 
     def _read(self, response: Any) -> bytes:
         body = response.read(MAX_REPLY_BYTES + 1)
@@ -284,7 +365,9 @@ class _Endpoint:
             raise _Failure(f"{self.shown}: reply larger than {MAX_REPLY_BYTES >> 20} MiB")
         return body
 
-    def _network_error(self, error: Any) -> None:
+    def _network_error(self, error: Any, deadline: _Deadline) -> None:
+        if deadline.expired:
+            raise _Retry(f"no complete reply within {self.options.timeout:g} s")
         if isinstance(error, ssl.SSLCertVerificationError):
             self._refused = (
                 f"{self.shown}: TLS certificate not accepted ({self.scrub(error.verify_message or error)}); "
@@ -327,11 +410,21 @@ def _map(fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
 
 class HTTPModel(Model):
     """A model behind autocheck's JSON protocol (see the module docs): one request per ``batch_size``
-    inputs, ``concurrency`` requests at a time. Its labels are the task's (probabilities in that order)."""
+    inputs, ``concurrency`` requests at a time. Its labels are the task's (probabilities in that order).
+
+    Its answers are pinned by a declared version, or by the ``model_version`` its replies carry: the first
+    one pins the identity (``Model.predict`` then looks up the rest in the cache); a reply naming another
+    version (a redeployment mid-run, or not the declared one) unpins it, with a warning, for the run."""
+
+    pinned = False  # the URL alone says nothing of the model behind it
+    learns_version = True
 
     def __init__(self, url: str, task: Task, options: RemoteOptions, *, batch_size: int = 32):
         self.name = shown_url(url)
-        self.identity = f"http:{self.name}{_query_digest(url)}"
+        self.identity = self._base = f"http:{self.name}{_query_digest(url)}"
+        self.declared_version: str | None = None  # --model-version
+        self.version: str | None = None  # the model_version the endpoint returned first
+        self._lock = threading.Lock()
         self.task = task
         self.labels = () if task.is_span else task.labels
         self.options = options
@@ -365,10 +458,36 @@ class HTTPModel(Model):
                 raise _Failure(f"{self.name}: reply has no 'predictions' list")
             if len(predictions) != len(chunk):
                 raise _Failure(f"{self.name}: {len(predictions)} predictions for {len(chunk)} inputs")
+            self._note_version(reply.get("model_version"))
         except _Failure as e:
             log.warning("%s", e.reason)
             return [Failed(e.reason)] * len(chunk)
         return [self._answer(p) for p in predictions]
+
+    def _note_version(self, version: Any) -> None:
+        if (
+            not isinstance(version, (str, int, float))
+            or isinstance(version, bool)
+            or not str(version).strip()
+        ):
+            return
+        version = str(version).strip()
+        with self._lock:  # replies of concurrent requests
+            first = self.version is None
+            if first:
+                self.version = version
+            known = self.declared_version or self.version
+            if version != known:
+                if self.pinned or first:
+                    log.warning(
+                        "%s: the endpoint answers as model_version %r, not %r: its answers are not cached",
+                        self.name,
+                        version,
+                        known,
+                    )
+                self.pinned = False
+            elif first and self.declared_version is None:
+                self.identity, self.pinned = f"{self._base} version:{version}", True
 
     def _answer(self, prediction: Any) -> Any:
         """One prediction of the reply: probabilities over the task's labels, ``(answer, score)``, or
@@ -406,7 +525,10 @@ def _is_number(value: Any) -> bool:
 
 
 class ChatModel(Model):
-    """An OpenAI-compatible chat model asked with the task's prompt, one request per input."""
+    """An OpenAI-compatible chat model asked with the task's prompt, one request per input. Its answers are
+    reused across runs only under a declared version (``--model-version``)."""
+
+    pinned = False
 
     def __init__(self, spec: str, task: Task, options: RemoteOptions, *, batch_size: int = 32):
         model, _, base = spec[len("openai:") :].partition("@")
