@@ -25,18 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from ..tasks import Task
-from .base import Failed, Input, Invalid, Model, Outputs, default_labels
+from .base import Failed, Input, Invalid, Model, Outputs, default_labels, default_task
 from .callables import CallableModel
 
 __all__ = ["CallableModel", "Failed", "Input", "Invalid", "Model", "Outputs"]
 __all__ += ["as_model", "default_labels", "default_task", "load_model"]
-
-
-def default_task() -> Task:
-    """The sentiment task (what a suite without a recorded task is)."""
-    from ..requirements import load_spec
-
-    return load_spec(None, "sentiment").task
 
 
 def load_model(

@@ -334,3 +334,10 @@ def default_labels(task: Task, width: int, where: str) -> tuple[str, ...]:
         f"{where}: {width} probability columns; the {task.name} task has {len(task.labels)} labels "
         f"{list(task.labels)} (declare the model's labels)"
     )
+
+
+def default_task() -> Task:
+    """The sentiment task (what a suite without a recorded task is)."""
+    from ..requirements import load_spec
+
+    return load_spec(None, "sentiment").task

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..store import InputError, content_hash, file_sha256
 from ..tasks import Task
-from .base import Input, Model
+from .base import Input, Model, default_task
 
 
 def _pin(model: Model, base: str, obj: Any, version: str | None) -> None:
@@ -56,8 +56,6 @@ class CallableModel(Model):
         batch_size: int = 32,
         version: str | None = None,
     ):
-        from . import default_task
-
         task = task or default_task()
         self.name, self.fn, self.task, self.batch_size = spec, fn, task, batch_size
         declared = getattr(fn, "labels", None)
