@@ -248,7 +248,8 @@ def test_a_dead_endpoint_fails_the_run_with_errors_and_a_junit_error(suite, tmp_
 
 
 def test_a_callable_returning_garbage_for_every_input_fails_the_run(suite, tmp_path, capsys):
-    (tmp_path / "garbage.py").write_text("def predict(texts):\n    return ['positive' for _ in texts]\n")
+    # label strings are an answer (read as CheckList reads pred_only files); no label of the task is not
+    (tmp_path / "garbage.py").write_text("def predict(texts):\n    return ['banana' for _ in texts]\n")
     code = main(
         ["run", str(suite), "--model", f"{tmp_path / 'garbage.py'}:predict", "--out", str(tmp_path / "o")]
     )

@@ -3,7 +3,7 @@
 It runs on autocheck's authoring toolkit: templates are compiled and filled by ``author.templates`` (so
 ``{first_name}``, ``{a:profession}``, ``{city.country}``, numbered placeholders ``{first_name1}``,
 functions and ``{mask}`` mean there what they mean here), lexicons are autocheck's shipped ones
-(``data/lexicons/``) plus those you add, suggestions come from ``expand.fill.MaskedLM`` and WordNet
+(``data/lexicons/``) plus those you add, suggestions come from ``expand.mlm.MaskedLM`` and WordNet
 (``author.words``). Results therefore differ from CheckList's where the lexicons or the masked LM differ.
 
 Sampling (``nsamples``) is seeded (``Editor(seed=...)``), so the same call gives the same examples.
@@ -92,7 +92,7 @@ class Editor:
     @property
     def mlm(self) -> Any:
         if self._mlm is None:
-            from ..expand.fill import DEFAULT_MLM, MaskedLM
+            from ..expand.mlm import DEFAULT_MLM, MaskedLM
 
             self._mlm = MaskedLM.from_pretrained(self.model_name or DEFAULT_MLM)
         return self._mlm
