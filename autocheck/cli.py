@@ -322,21 +322,42 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .report.compare import compare_runs, format_comparison, write_comparison_html
+    from .report.compare import (
+        compare_runs,
+        comparison_markdown,
+        format_comparison,
+        parse_regression_rules,
+        regression_line,
+        regressions,
+        write_comparison_html,
+    )
 
     if args.max_cases < 0:
         raise InputError(f"--max-cases {args.max_cases}: expected 0 (all) or a positive number")
-    if args.html:
-        check_output_file(args.html, overwrite=args.overwrite)  # refuse before any work
+    rules = parse_regression_rules(args.fail_on_regression or [])  # a bad rule fails before any work
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha {args.alpha}: expected a significance level between 0 and 1, e.g. 0.05")
+    for target in (args.html, args.markdown):  # refuse before any work
+        if target:
+            check_output_file(target, overwrite=args.overwrite)
     result = compare_runs(args.run_a, args.run_b)
+    found = regressions(result, rules, args.alpha) if rules else []
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        print(format_comparison(result))
+        print(format_comparison(result, alpha=args.alpha))
+    say = (lambda text: print(text, file=sys.stderr)) if args.json else print
     if args.html:
         write_comparison_html(result, args.html, max_cases=args.max_cases)
-        print(f"comparison written to {args.html}", file=sys.stderr if args.json else sys.stdout)
-    return 0
+        say(f"comparison written to {args.html}")
+    if args.markdown:
+        from .store import atomic_write_text
+
+        atomic_write_text(args.markdown, comparison_markdown(result, rules=rules, alpha=args.alpha))
+        say(f"Markdown comparison written to {args.markdown}")
+    for item in found:
+        print(f"autocheck: regression: {regression_line(result, item, args.alpha)}", file=sys.stderr)
+    return 1 if found else 0
 
 
 def cmd_checklist(args: argparse.Namespace) -> int:
@@ -603,7 +624,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=200,
         help="flipped cases listed in the page per capability and direction (default 200; 0: all)",
     )
-    p.add_argument("--overwrite", action="store_true", help="replace an existing --html file")
+    p.add_argument(
+        "--fail-on-regression",
+        action="append",
+        metavar="[CAP=]POINTS",
+        help="exit 1 when a capability's failure rate rose by more than POINTS percentage points and "
+        "significantly (McNemar p < --alpha): every capability, or CAP=POINTS for one (repeatable)",
+    )
+    p.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level of the regression gate (default 0.05)"
+    )
+    p.add_argument("--markdown", type=Path, help="write the comparison as Markdown (a pull-request comment)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --html or --markdown file")
     p.set_defaults(func=cmd_compare)
 
     p = commands.add_parser(
