@@ -16,7 +16,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
 log = logging.getLogger("autocheck.progress")
@@ -145,6 +145,31 @@ def track(
 ) -> _Tracked:
     """``items``, reporting progress as they are consumed (the pipeline's ``progress=`` callback)."""
     return _Tracked(items, bar(total, description, unit, stream=stream, interval=interval))
+
+
+class Counted:
+    """A model's ``compute`` (batches in, their answers out, in order) that reports each batch of a chunk
+    of ``size`` inputs as it is answered, and at once the inputs that need no answering (cached), so a
+    run's bar moves per batch, not per chunk."""
+
+    def __init__(self, reporter: Any, size: int, compute: Callable[[list[list[Any]]], Iterable[Any]]):
+        self.reporter, self.size, self.compute = reporter, size, compute
+        self.done = 0
+
+    def __call__(self, batches: list[list[Any]]) -> Iterator[Any]:
+        self._add(self.size - sum(map(len, batches)))
+        for batch, answers in zip(batches, self.compute(batches)):
+            self._add(len(batch))
+            yield answers
+
+    def _add(self, n: int) -> None:
+        if n > 0:
+            self.done += n
+            self.reporter.update(n)
+
+    def finish(self) -> None:
+        """Count what is left of the chunk (all of it when every answer came from the cache)."""
+        self._add(self.size - self.done)
 
 
 def _is_terminal(stream: TextIO) -> bool:

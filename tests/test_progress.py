@@ -157,3 +157,48 @@ def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, mon
     last = [r.getMessage() for r in caplog.records if r.getMessage().startswith("generate: ")][-1]
     assert re.match(r"generate: (\d+)/\1 chunks \(100%\)", last)
     assert re.search(r"; parse \d+s, differentiate \d+s, fill \d+s$", last)
+
+
+def test_run_reports_each_batch_at_the_interval(tmp_path, monkeypatch, caplog):
+    """A slow model (0.05 s a batch of 2) over 20 inputs, lines every 0.12 s: several lines, each with
+    done/total, rate and ETA, and never closer together than the interval except the last."""
+    import json
+    import time
+
+    from autocheck.models import CallableModel
+    from autocheck.run import run_suite
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    rows = [
+        {"id": f"c{i}", "capability": "LC1", "kind": "seed", "text": f"film {i}", "expected": "positive",
+         "test_type": "MFT", "label": "positive"}
+        for i in range(20)
+    ]  # fmt: skip
+    (suite / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def slow(texts):
+        time.sleep(0.05)
+        return [[0.1, 0.9] for _ in texts]
+
+    monkeypatch.setenv("AUTOCHECK_PROGRESS_INTERVAL", "0.12")
+    with caplog.at_level(logging.INFO, logger="autocheck.progress"):
+        run_suite(suite, [CallableModel("slow", slow, batch_size=2)], tmp_path / "run")
+    records = [r for r in caplog.records if r.name == "autocheck.progress"]
+    lines = [r.getMessage() for r in records]
+    assert lines[0].startswith("slow: 0/20 inputs (0%)")
+    assert lines[-1].startswith("slow: 20/20 inputs (100%), ")
+    done = [
+        int(re.match(r"slow: (\d+)/20 inputs \(\d+%\), [\d.]+ inputs/s", line).group(1)) for line in lines
+    ]
+    middle = done[1:-1]
+    assert len(middle) >= 3 and middle == sorted(middle) and 0 < middle[0] < 20  # per batch, not per chunk
+    assert all("ETA" in line for line in lines[1:-1])
+    gaps = [b.created - a.created for a, b in zip(records, records[1:-1])]
+    assert min(gaps) >= 0.12 - 0.01  # not a line per batch: one per interval
+
+    caplog.clear()  # answered from the cache: counted at once
+    with caplog.at_level(logging.INFO, logger="autocheck.progress"):
+        run_suite(suite, [CallableModel("slow", slow, batch_size=2)], tmp_path / "again")
+    lines = [r.getMessage() for r in caplog.records if r.name == "autocheck.progress"]
+    assert lines[-1].startswith("slow: 20/20 inputs (100%)")
