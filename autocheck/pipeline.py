@@ -336,6 +336,15 @@ def generate(
         from .execute.local import expand_in_processes
 
         pairs = expand_in_processes(chunks, workers, expander)
+    if expander is not None and hasattr(bar, "set_postfix_str"):  # a chunk's units are reported too
+
+        def unit_done(done: int, units: int) -> None:
+            stages = _stage_times(timer)
+            bar.set_postfix_str(
+                f"chunk {state['chunks'] + 1}: {done}/{units} units" + (f"; {stages}" if stages else "")
+            )
+
+        expander.on_unit = unit_done
     calls: dict[str, dict] = {}  # worker process -> its model calls and stage times so far
     with JsonlWriter(cases_path, append=resume) as writer:
         for index, (chunk, result) in enumerate(pairs, start=first):
@@ -362,14 +371,11 @@ def generate(
             atomic_write_json(out / STATE, state)
             if hasattr(bar, "set_postfix_str"):  # a bar or log lines: say where the run is
                 done = counts[chunk[-1].capability]
-                stages = ", ".join(  # where the time goes: parsing, differentiation, fill
-                    f"{stage} {timer.seconds[stage]:.0f}s"
-                    for stage in ("parse", "differentiate", "fill")
-                    if stage in timer.seconds
-                )
-                bar.set_postfix_str(
+                stages = _stage_times(timer)
+                bar.set_postfix_str(  # shown with the chunk's count, which the bar takes next
                     f"{chunk[-1].capability}: {done.seed_cases} seed cases, {done.expansions} expansions"
-                    + (f"; {stages}" if stages else "")
+                    + (f"; {stages}" if stages else ""),
+                    refresh=False,
                 )
 
     if ray_executor is not None:
@@ -391,6 +397,15 @@ def generate(
     )
     (out / STATE).unlink(missing_ok=True)  # a finished run needs no resume point
     return summary
+
+
+def _stage_times(timer: _Timer) -> str:
+    """Where the time goes: parsing, differentiation, fill (this process's share)."""
+    return ", ".join(
+        f"{stage} {timer.seconds[stage]:.0f}s"
+        for stage in ("parse", "differentiate", "fill")
+        if stage in timer.seconds
+    )
 
 
 @dataclass
@@ -458,6 +473,7 @@ class _Expander:
         self.fluency = None
         self.device = "auto"
         self.batch_size = 64
+        self.on_unit: Callable[[int, int], None] | None = None  # progress inside a chunk: (done, units)
         self._identity: str | None = None
 
     @property
@@ -528,7 +544,12 @@ class _Expander:
     ) -> dict[str, list[str]]:
         """Expand ``chunk``, unit by unit, and add its counts: expansions by seed id, as JSON lines."""
         units = _units(chunk, self.config.unit_size)
-        return ChunkResult.merge([self.expand_chunk(unit) for unit in units]).apply(counts, rejected)
+        results = []
+        for unit in units:
+            results.append(self.expand_chunk(unit))
+            if self.on_unit is not None:
+                self.on_unit(len(results), len(units))
+        return ChunkResult.merge(results).apply(counts, rejected)
 
     def cached(self, chunk: list[TestCase]) -> ChunkResult | None:
         """The chunk's cached result, if any (no model is loaded to tell)."""

@@ -84,7 +84,11 @@ class LogProgress:
             self._log()
 
     def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        """What the stage is doing now (shown after the count); with ``refresh``, logged when the interval
+        has passed, so work inside a long step (a chunk's units) is heard between its updates."""
         self.postfix = text
+        if refresh and self._clock() - self._last >= self.interval:
+            self._log()
 
     def close(self) -> None:
         if not self._closed:
@@ -112,8 +116,8 @@ class _Tracked:
         finally:
             self._reporter.close()
 
-    def set_postfix_str(self, text: str) -> None:
-        self._reporter.set_postfix_str(text)
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        self._reporter.set_postfix_str(text, refresh=refresh)
 
 
 def bar(

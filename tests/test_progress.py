@@ -8,6 +8,8 @@ import logging
 import re
 from pathlib import Path
 
+import pytest
+
 from autocheck.progress import LogProgress, track
 
 
@@ -129,6 +131,7 @@ def test_resumed_run_reports_only_the_chunks_left(shared_data, tmp_path, monkeyp
     ).read_bytes()
 
 
+@pytest.mark.slow  # two seeds parsed and filled by the stand-in models: about a minute here
 def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, monkeypatch, caplog):
     from conftest import require
 
@@ -139,7 +142,7 @@ def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, mon
     dataset = tmp_path / "reviews.csv"
     with open(dataset, "w", newline="") as f:
         csv.writer(f).writerows(
-            [("text", "label"), ("This is a bad movie.", "negative"), ("A dull plot.", "negative")]
+            [("text", "label"), ("This is a bad movie.", "negative"), ("This is an awful film.", "negative")]
         )
     config = pipeline.GenerateConfig(
         dataset=str(dataset),
@@ -149,14 +152,24 @@ def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, mon
         max_variants=1,
         parser=str(require(models / "benepar_ptbsample_charlstm")),
         mlm=str(require(models / "mini-bert-mlm")),
-        chunk_size=1,
+        chunk_size=4,
+        unit_size=1,
     )
     monkeypatch.setenv("AUTOCHECK_PROGRESS_INTERVAL", "0")
     with caplog.at_level(logging.INFO, logger="autocheck.progress"):
         pipeline.generate(config, tmp_path / "suite", progress=_progress)
-    last = [r.getMessage() for r in caplog.records if r.getMessage().startswith("generate: ")][-1]
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("generate: ")]
+    last = lines[-1]
     assert re.match(r"generate: (\d+)/\1 chunks \(100%\)", last)
     assert re.search(r"; parse \d+s, differentiate \d+s, fill \d+s$", last)
+    # inside the chunk, a line per unit (the interval is 0): the chunk is never silent for longer
+    units = [line for line in lines if re.search(r" \| chunk 1: \d+/\d+ units", line)]
+    n = int(re.search(r"/(\d+) units", units[0]).group(1))
+    assert n > 1 and [re.search(r"chunk 1: (\d+)/", u).group(1) for u in units] == [
+        str(k) for k in range(1, n + 1)
+    ]
+    assert all(line.startswith("generate: 0/1 chunks (0%)") for line in units)
+    assert re.search(r"1: 1/\d+ units; parse \d+s, differentiate \d+s, fill \d+s$", units[0])
 
 
 def test_run_reports_each_batch_at_the_interval(tmp_path, monkeypatch, caplog):

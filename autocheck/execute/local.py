@@ -148,7 +148,12 @@ def expand_in_processes(chunks: Iterable[list], workers: int, expander: Any) -> 
                 return
             chunk, units = pending.popleft()
             in_flight -= sum(not isinstance(unit, _Done) for unit in units)
-            yield chunk, ChunkResult.merge([unit.get() for unit in units])
+            results = []
+            for unit in units:  # in order, each reported as it is collected
+                results.append(unit.get())
+                if getattr(expander, "on_unit", None) is not None:
+                    expander.on_unit(len(results), len(units))
+            yield chunk, ChunkResult.merge(results)
     finally:
         if pool is not None:
             pool.terminate()
