@@ -231,18 +231,37 @@ def cmd_grammar_build(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from .doctor import check_resources
-
-    rows = check_resources()
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="autocheck resources")
-    for column in ("resource", "status", "where / how to get it"):
-        table.add_column(column)
+    from .doctor import FOUND, MISSING, check
+
+    rows = check(
+        args.task,
+        args.model,
+        getattr(args, "for"),
+        lexicon=args.lexicon,
+        parser=args.parser,
+        mlm=args.mlm,
+        grammar=args.grammar,
+    )
+    what = getattr(args, "for") or "generate and run"
+    table = Table(title=f"autocheck doctor: what {what} will use (task {args.task})")
+    for column in ("resource", "status", "where / instead / how to get it"):
+        table.add_column(column, overflow="fold")
+    colours = {FOUND: "green", MISSING: "red"}
     for row in rows:
-        table.add_row(row.name, "[green]found[/]" if row.found else "[red]missing[/]", row.detail)
-    Console().print(table)
+        status = row.status if row.required or row.status != MISSING else f"{row.status} (optional)"
+        table.add_row(row.name, f"[{colours.get(row.status, 'yellow')}]{status}[/]", row.detail)
+    Console(width=max(120, Console().width)).print(table)
+    failing = [row for row in rows if not row.ok]
+    if failing:
+        print(
+            f"autocheck: doctor: {len(failing)} required resource{'s' * (len(failing) != 1)} missing: "
+            + ", ".join(row.name for row in failing),
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -548,7 +567,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     p.set_defaults(func=cmd_grammar_build)
 
-    p = commands.add_parser("doctor", help="list every resource, where it was found or how to get it")
+    p = commands.add_parser(
+        "doctor",
+        help="pre-flight: check what generate and run will need (exit 1 when something required is missing)",
+    )
+    p.add_argument("--task", default="sentiment", help="the task to check for (default: sentiment)")
+    p.add_argument(
+        "--model", action="append", help="a model run will test: checked by its config, never its weights"
+    )
+    p.add_argument("--for", choices=["generate", "run"], help="check only what this command needs")
+    p.add_argument("--lexicon", default="sentiwordnet", help="generate's --lexicon (default sentiwordnet)")
+    p.add_argument("--parser", default="benepar_en3", help="generate's --parser (default benepar_en3)")
+    p.add_argument("--mlm", default="bert-base-uncased", help="generate's --mlm (default bert-base-uncased)")
+    p.add_argument("--grammar", default="ptb_sample", help="generate's --grammar (default ptb_sample)")
     p.set_defaults(func=cmd_doctor)
 
     p = commands.add_parser("run", help="run a suite against one or more models")
