@@ -336,8 +336,12 @@ def regression_line(result: dict[str, Any], found: dict[str, Any], alpha: float 
         f"{short_name(found['model_b'])}: {found['capability']} failure rate {pct(c['a']['failure_rate'])} → "
         f"{pct(c['b']['failure_rate'])} ({_signed(c['change'])} points over {paired['units']} paired "
         f"{paired['unit']}s, {paired['pass_to_fail']} pass→fail vs {paired['fail_to_pass']} fail→pass, "
-        f"McNemar p = {_p(c['p_value'])}); allowed: +{found['points']:g} points at p < {alpha:g}"
+        f"McNemar {_p_is(c['p_value'])}); allowed: +{found['points']:g} points at p < {alpha:g}"
     )
+
+
+def _p_is(p: float) -> str:
+    return "p < 0.0001" if p < 1e-4 else f"p = {_p(p)}"
 
 
 def _p(p: float) -> str:
