@@ -208,6 +208,8 @@ def test_mcnemar_exact_p_values():
 def test_paired_interval_is_newcombe_with_the_pairs_correlation():
     # phi = 0 (ad = bc): the paired interval is the independent one
     assert paired_interval(2, 2, 8, 8) == pytest.approx(newcombe((4, 20), (10, 20)))
+    # a positive cross product up to n/2 (here 2·2 − 1·1 = 3 ≤ 6/2) counts as none, Newcombe's correction
+    assert paired_interval(2, 1, 1, 2) == pytest.approx(newcombe((3, 6), (3, 6)))
     # the same margins, positively correlated pairs: narrower, and it excludes 0
     paired, independent = paired_interval(2, 0, 10, 8), newcombe((2, 20), (12, 20))
     assert paired[1] - paired[0] < independent[1] - independent[0] and paired[0] > 0

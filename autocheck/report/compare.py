@@ -15,7 +15,7 @@ not-applicable unit in either run is left out of the pair and counted apart). On
 - ``change`` = B's failure rate − A's over the paired units (the difference of the runs' own rates when
   neither has errors);
 - its 95% interval is Newcombe's hybrid score interval for paired proportions (his 1998 method 10: two
-  Wilson intervals combined with the phi correlation of the 2×2 table). Unlike Wald it stays inside
+  Wilson intervals combined with the phi correlation of the 2×2 table, a positive one shrunk by n/2). Unlike Wald it stays inside
   [−1, 1] and keeps its coverage with few discordant pairs and rates near 0 or 1, which is where
   behavioural tests live; it needs no continuity correction;
 - significance is McNemar's exact test: under "no change" each discordant unit (pass→fail or fail→pass)
@@ -150,7 +150,11 @@ def paired_interval(
     la, ua = wilson(both + a_only, n, z)  # type: ignore[misc]
     lb, ub = wilson(both + b_only, n, z)  # type: ignore[misc]
     margins = (both + a_only) * (b_only + neither) * (both + b_only) * (a_only + neither)
-    phi = (both * neither - a_only * b_only) / math.sqrt(margins) if margins else 0.0
+    # Newcombe's estimate of the pairs' correlation: a positive cross product is shrunk by n/2 (to 0 at
+    # most), a negative one kept, so the interval errs towards the independent (wider) one
+    cross = both * neither - a_only * b_only
+    shrunk = max(cross - n / 2, 0.0) if cross > 0 else cross
+    phi = shrunk / math.sqrt(margins) if margins else 0.0
     d = pb - pa
     low = d - math.sqrt(max(0.0, (pb - lb) ** 2 - 2 * phi * (pb - lb) * (ua - pa) + (ua - pa) ** 2))
     high = d + math.sqrt(max(0.0, (ub - pb) ** 2 - 2 * phi * (ub - pb) * (pa - la) + (pa - la) ** 2))
