@@ -304,3 +304,23 @@ def test_markdown_lists_significant_rises_first_without_a_gate(gate_runs):
     text = comparison_markdown(compare_runs(*gate_runs), max_flips=12)
     worse = text[text.index("pass→fail flips") :]
     assert worse.index("| LC1 | the plot of film 0 works") < worse.index("| LC2 | a dull story 0")
+
+
+def test_cases_without_a_prediction_in_the_new_run_fail_the_gate(gate_runs, capsys):
+    base, new = gate_runs
+    rows = [json.loads(line) for line in (new / "predictions.jsonl").read_text().splitlines()]
+    for row in rows:  # the endpoint failed on two LC2 cases the base run answered
+        if row["case"] in ("lc2-0", "lc2-2"):
+            row.update(outcome="error", error="ConnectionError: refused")
+            del row["probs"], row["label"]
+    (new / "predictions.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = compare_runs(base, new)
+    lc2 = result["pairs"][0]["capabilities"]["LC2"]
+    assert lc2["to_error"] == 2 and lc2["paired"]["units"] == 1 and lc2["paired"]["unpaired"] == 2
+    assert "2 cases answered in A have no prediction in B" in format_comparison(result)
+    assert main(["compare", str(base), str(new), "--fail-on-regression", "LC2=90"]) == 1
+    err = capsys.readouterr().err
+    assert "new: LC2: 2 cases with an answer in the base run have no prediction in the new one" in err
+    assert main(["compare", str(base), str(new), "--fail-on-regression", "LC3=90"]) == 0  # LC2 not gated
+    text = comparison_markdown(result, rules={"LC2": 90.0})
+    assert "| 0.0% (0/3) | 100.0% (1/1); 2 new errors |" in text and "(1 regression)" in text

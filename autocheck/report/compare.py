@@ -15,17 +15,19 @@ not-applicable unit in either run is left out of the pair and counted apart). On
 - ``change`` = B's failure rate − A's over the paired units (the difference of the runs' own rates when
   neither has errors);
 - its 95% interval is Newcombe's hybrid score interval for paired proportions (his 1998 method 10: two
-  Wilson intervals combined with the phi correlation of the 2×2 table, a positive one shrunk by n/2). Unlike Wald it stays inside
-  [−1, 1] and keeps its coverage with few discordant pairs and rates near 0 or 1, which is where
-  behavioural tests live; it needs no continuity correction;
+  Wilson intervals combined with the phi correlation of the 2×2 table, a positive one shrunk by n/2).
+  Unlike Wald it stays inside [−1, 1] and keeps its coverage with few discordant pairs and rates near 0
+  or 1, which is where behavioural tests live;
 - significance is McNemar's exact test: under "no change" each discordant unit (pass→fail or fail→pass)
   is either way with probability 1/2, so the two-sided p-value is the exact binomial tail of the smaller
   count, doubled (capped at 1). Concordant units carry no information about the change.
 
 The gate (``regressions``): a capability regressed when its change is more than ``points`` percentage
 points *and* McNemar's p is below ``alpha`` (default 0.05): a large rise on three cases is noise, and a
-significant rise of 0.1 points on a million cases is not worth blocking a merge. No correction for testing
-many capabilities is applied (each is its own claim); lower ``alpha`` to make false alarms rarer.
+significant rise of 0.1 points on a million cases is not worth blocking a merge. A gated capability also
+fails when B has no prediction for a case A answered (an error is never a pass, and a failure could hide
+behind it). No correction for testing many capabilities is applied (each is its own claim); lower
+``alpha`` to make false alarms rarer.
 Flips compare each case's own outcome (an expansion's INV-with-its-seed outcome is not a flip).
 """
 
@@ -301,8 +303,9 @@ def regressions(
 ) -> list[dict[str, Any]]:
     """The capabilities (per model pair) that regressed: failure rate up by more than the rule's points
     (the capability's own, else the ``*`` one; a capability under neither is not gated) and McNemar's
-    p below ``alpha``. A capability named in a rule that the comparison does not hold is an error (a
-    typo must not pass the gate)."""
+    p below ``alpha``; or cases that B left without a prediction where A had one (``errors``: an error
+    is never a pass, and failures could hide behind it). A capability named in a rule that the
+    comparison does not hold is an error (a typo must not pass the gate)."""
     if not 0 < alpha < 1:
         raise InputError(f"--alpha {alpha}: expected a significance level between 0 and 1, e.g. 0.05")
     unknown = sorted(set(rules) - {EVERY} - set(_caps(result)), key=natural_key)
@@ -315,17 +318,18 @@ def regressions(
     for pair in result["pairs"]:
         for cap, c in pair["capabilities"].items():
             points = rules.get(cap, rules.get(EVERY))
-            if points is None or c["change"] is None:
+            if points is None:
                 continue
-            if 100 * c["change"] > points and c["p_value"] < alpha:
-                found.append(
-                    {
-                        "model_a": pair["model_a"],
-                        "model_b": pair["model_b"],
-                        "capability": cap,
-                        "points": points,
-                    }
-                )
+            item = {
+                "model_a": pair["model_a"],
+                "model_b": pair["model_b"],
+                "capability": cap,
+                "points": points,
+            }
+            if c["to_error"]:
+                found.append(item | {"errors": c["to_error"]})
+            if c["change"] is not None and 100 * c["change"] > points and c["p_value"] < alpha:
+                found.append(item)
     return found
 
 
@@ -335,6 +339,12 @@ def regression_line(result: dict[str, Any], found: dict[str, Any], alpha: float 
         p for p in result["pairs"] if (p["model_a"], p["model_b"]) == (found["model_a"], found["model_b"])
     )
     c = pair["capabilities"][found["capability"]]
+    if "errors" in found:
+        return (
+            f"{short_name(found['model_b'])}: {found['capability']}: {found['errors']} case"
+            f"{'s' * (found['errors'] != 1)} with an answer in the base run have no prediction in the new "
+            "one (an error is never a pass)"
+        )
     paired = c["paired"]
     return (
         f"{short_name(found['model_b'])}: {found['capability']} failure rate {pct(c['a']['failure_rate'])} → "
@@ -406,6 +416,11 @@ def format_comparison(result: dict[str, Any], width: int = 100, alpha: float = A
             lines.append("  ".join(cells).rstrip())
         flips = Counter(f["flip"] for f in pair["flips"])
         lines.append(f"flipped cases: {flips[PASS_TO_FAIL]} pass→fail, {flips[FAIL_TO_PASS]} fail→pass")
+        errors = sum(c["to_error"] for c in pair["capabilities"].values())
+        if errors:
+            lines.append(
+                f"{errors} cases answered in A have no prediction in B (errors, left out of the pairs)"
+            )
     lines += [
         "",
         f"change: B − A in percentage points over the units both runs scored (* McNemar p < {alpha:g});",
@@ -486,7 +501,8 @@ def comparison_markdown(
             lines.append(
                 f"| {_md(name)} | {c['test_type']} "
                 f"| {pct(c['a']['failure_rate'])} ({c['a']['failures']}/{c['a']['applicable']}) "
-                f"| {pct(c['b']['failure_rate'])} ({c['b']['failures']}/{c['b']['applicable']}) "
+                f"| {pct(c['b']['failure_rate'])} ({c['b']['failures']}/{c['b']['applicable']})"
+                f"{f'; {n} new errors' if (n := c['to_error']) else ''} "
                 f"| {change} | {'' if ci is None else f'{100 * ci[0]:+.1f} to {100 * ci[1]:+.1f}'} "
                 f"| {_p(c['p_value'])} | {c['pass_to_fail']} | {c['fail_to_pass']} |"
             )
