@@ -215,3 +215,27 @@ def test_run_reports_each_batch_at_the_interval(tmp_path, monkeypatch, caplog):
         run_suite(suite, [CallableModel("slow", slow, batch_size=2)], tmp_path / "again")
     lines = [r.getMessage() for r in caplog.records if r.name == "autocheck.progress"]
     assert lines[-1].startswith("slow: 20/20 inputs (100%)")
+
+
+def test_worker_processes_report_each_unit_as_it_is_collected():
+    """expand_in_processes calls the expander's ``on_unit`` for each unit of a chunk, in order, before the
+    chunk is handed on (units answered from the chunk cache here, so no process has to start)."""
+    from types import SimpleNamespace
+
+    from autocheck.execute.local import expand_in_processes
+    from autocheck.pipeline import ChunkResult
+
+    seen = []
+
+    def cached(unit):
+        return ChunkResult({case: [] for case in unit}, {}, {}, cached=True)
+
+    expander = SimpleNamespace(config=SimpleNamespace(unit_size=2), cached=cached, on_unit=None)
+    expander.on_unit = lambda done, units: seen.append((done, units))
+    chunks = [[f"c{i}" for i in range(8)], ["d0", "d1"]]
+    out = []
+    for chunk, result in expand_in_processes(chunks, 2, expander):
+        out.append((chunk[0], list(result.expansions)))
+        seen.append("chunk")
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4), "chunk", (1, 2), (2, 2), "chunk"]
+    assert out == [("c0", [f"c{i}" for i in range(8)]), ("d0", ["d0", "d1"])]
