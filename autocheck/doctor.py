@@ -94,6 +94,14 @@ def _hf_row(name: str, spec: str, kind: str, task: Any = None) -> Row:
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__
         state = "not in the Hugging Face cache (offline)" if offline() and not where else reason
         return Row(name, MISSING, f"{spec}: {state}{_stand_in(kind)}")
+    labels = ""
+    if task is not None and kind == "model" and not task.is_span:  # the labels run will read
+        id2label = getattr(config, "id2label", None) or {}
+        try:
+            read = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {spec}")
+        except (InputError, KeyError) as e:
+            return Row(name, MISSING, str(e))
+        labels = f"; labels {', '.join(read)}"
     if where is None:
         cached = _hf_cached(spec, "config.json")
         weights = [w for w in WEIGHTS if _hf_cached(spec, w)]
@@ -102,23 +110,17 @@ def _hf_row(name: str, spec: str, kind: str, task: Any = None) -> Row:
         elif offline():
             return Row(name, MISSING, f"{spec}: config cached, weights not (offline){_stand_in(kind)}")
         else:
-            return Row(name, ON_FIRST_USE, f"{spec}: config fetched; weights downloaded on first use")
-    if task is not None and kind == "model" and not task.is_span:
-        id2label = getattr(config, "id2label", None) or {}
-        try:
-            labels = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {spec}")
-        except (InputError, KeyError) as e:
-            return Row(name, MISSING, str(e))
-        where += f"; labels {', '.join(labels)}"
-    return Row(name, FOUND, where)
+            return Row(name, ON_FIRST_USE, f"{spec}: config fetched; weights downloaded on first use{labels}")
+    return Row(name, FOUND, where + labels)
 
 
 def _hf_cached(repo_id: str, filename: str) -> str | None:
     try:
         from huggingface_hub import try_to_load_from_cache
-    except ImportError:
+
+        found = try_to_load_from_cache(repo_id, filename)
+    except Exception:  # no huggingface_hub, or not a valid repo id: not cached
         return None
-    found = try_to_load_from_cache(repo_id, filename)
     return found if isinstance(found, str) else None
 
 

@@ -512,9 +512,7 @@ def comparison_markdown(
             flips = [f for f in pair["flips"] if f["flip"] == direction]
             if not flips:
                 continue
-            if (
-                direction == PASS_TO_FAIL
-            ):  # regressed, then significant capabilities first; biggest rise first
+            if direction == PASS_TO_FAIL:  # regressed, then significant capabilities; biggest rise first
                 flips.sort(
                     key=lambda f: (
                         (*key, f["capability"]) not in gated,
