@@ -239,3 +239,29 @@ def test_worker_processes_report_each_unit_as_it_is_collected():
         seen.append("chunk")
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4), "chunk", (1, 2), (2, 2), "chunk"]
     assert out == [("c0", [f"c{i}" for i in range(8)]), ("d0", ["d0", "d1"])]
+
+
+def test_run_on_a_terminal_shows_a_bar_of_inputs(tmp_path, monkeypatch, caplog):
+    import json
+
+    from autocheck.models import CallableModel
+    from autocheck.run import run_suite
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    rows = [
+        {"id": f"c{i}", "capability": "LC1", "kind": "seed", "text": f"film {i}", "expected": "positive",
+         "test_type": "MFT", "label": "positive"}
+        for i in range(6)
+    ]  # fmt: skip
+    (suite / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    with caplog.at_level(logging.INFO, logger="autocheck.progress"):
+        run_suite(
+            suite,
+            [CallableModel("m", lambda texts: [[0.1, 0.9] for _ in texts], batch_size=2)],
+            tmp_path / "r",
+        )
+    assert not [r for r in caplog.records if r.name == "autocheck.progress"]  # a bar, not log lines
+    assert re.search(r"m: 100%.*6/6 \[.*inputs/s\]", terminal.getvalue())
