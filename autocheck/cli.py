@@ -238,18 +238,37 @@ def cmd_grammar_build(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from .doctor import check_resources
-
-    rows = check_resources()
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="autocheck resources")
-    for column in ("resource", "status", "where / how to get it"):
-        table.add_column(column)
+    from .doctor import FOUND, MISSING, check
+
+    rows = check(
+        args.task,
+        args.model,
+        getattr(args, "for"),
+        lexicon=args.lexicon,
+        parser=args.parser,
+        mlm=args.mlm,
+        grammar=args.grammar,
+    )
+    what = getattr(args, "for") or "generate and run"
+    table = Table(title=f"autocheck doctor: what {what} will use (task {args.task})")
+    for column in ("resource", "status", "where / instead / how to get it"):
+        table.add_column(column, overflow="fold")
+    colours = {FOUND: "green", MISSING: "red"}
     for row in rows:
-        table.add_row(row.name, "[green]found[/]" if row.found else "[red]missing[/]", row.detail)
-    Console().print(table)
+        status = row.status if row.required or row.status != MISSING else f"{row.status} (optional)"
+        table.add_row(row.name, f"[{colours.get(row.status, 'yellow')}]{status}[/]", row.detail)
+    Console(width=max(120, Console().width)).print(table)
+    failing = [row for row in rows if not row.ok]
+    if failing:
+        print(
+            f"autocheck: doctor: {len(failing)} required resource{'s' * (len(failing) != 1)} missing: "
+            + ", ".join(row.name for row in failing),
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -350,21 +369,42 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .report.compare import compare_runs, format_comparison, write_comparison_html
+    from .report.compare import (
+        compare_runs,
+        comparison_markdown,
+        format_comparison,
+        parse_regression_rules,
+        regression_line,
+        regressions,
+        write_comparison_html,
+    )
 
     if args.max_cases < 0:
         raise InputError(f"--max-cases {args.max_cases}: expected 0 (all) or a positive number")
-    if args.html:
-        check_output_file(args.html, overwrite=args.overwrite)  # refuse before any work
+    rules = parse_regression_rules(args.fail_on_regression or [])  # a bad rule fails before any work
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha {args.alpha}: expected a significance level between 0 and 1, e.g. 0.05")
+    for target in (args.html, args.markdown):  # refuse before any work
+        if target:
+            check_output_file(target, overwrite=args.overwrite)
     result = compare_runs(args.run_a, args.run_b)
+    found = regressions(result, rules, args.alpha) if rules else []
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        print(format_comparison(result))
+        print(format_comparison(result, alpha=args.alpha))
+    say = (lambda text: print(text, file=sys.stderr)) if args.json else print
     if args.html:
         write_comparison_html(result, args.html, max_cases=args.max_cases)
-        print(f"comparison written to {args.html}", file=sys.stderr if args.json else sys.stdout)
-    return 0
+        say(f"comparison written to {args.html}")
+    if args.markdown:
+        from .store import atomic_write_text
+
+        atomic_write_text(args.markdown, comparison_markdown(result, rules=rules, alpha=args.alpha))
+        say(f"Markdown comparison written to {args.markdown}")
+    for item in found:
+        print(f"autocheck: regression: {regression_line(result, item, args.alpha)}", file=sys.stderr)
+    return 1 if found else 0
 
 
 def cmd_checklist(args: argparse.Namespace) -> int:
@@ -565,7 +605,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     p.set_defaults(func=cmd_grammar_build)
 
-    p = commands.add_parser("doctor", help="list every resource, where it was found or how to get it")
+    p = commands.add_parser(
+        "doctor",
+        help="pre-flight: check what generate and run will need (exit 1 when something required is missing)",
+    )
+    p.add_argument("--task", default="sentiment", help="the task to check for (default: sentiment)")
+    p.add_argument(
+        "--model", action="append", help="a model run will test: checked by its config, never its weights"
+    )
+    p.add_argument("--for", choices=["generate", "run"], help="check only what this command needs")
+    p.add_argument("--lexicon", default="sentiwordnet", help="generate's --lexicon (default sentiwordnet)")
+    p.add_argument("--parser", default="benepar_en3", help="generate's --parser (default benepar_en3)")
+    p.add_argument("--mlm", default="bert-base-uncased", help="generate's --mlm (default bert-base-uncased)")
+    p.add_argument("--grammar", default="ptb_sample", help="generate's --grammar (default ptb_sample)")
     p.set_defaults(func=cmd_doctor)
 
     p = commands.add_parser("run", help="run a suite against one or more models")
@@ -681,7 +733,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=200,
         help="flipped cases listed in the page per capability and direction (default 200; 0: all)",
     )
-    p.add_argument("--overwrite", action="store_true", help="replace an existing --html file")
+    p.add_argument(
+        "--fail-on-regression",
+        action="append",
+        metavar="[CAP=]POINTS",
+        help="exit 1 when a capability's failure rate rose by more than POINTS percentage points and "
+        "significantly (McNemar p < --alpha): every capability, or CAP=POINTS for one (repeatable)",
+    )
+    p.add_argument(
+        "--alpha", type=float, default=0.05, help="significance level of the regression gate (default 0.05)"
+    )
+    p.add_argument("--markdown", type=Path, help="write the comparison as Markdown (a pull-request comment)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --html or --markdown file")
     p.set_defaults(func=cmd_compare)
 
     p = commands.add_parser(

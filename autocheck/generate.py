@@ -253,8 +253,17 @@ def generate(
         chunks = progress(chunks, max(0, -(-total // config.chunk_size) - first), "generate")
     bar = chunks
     pairs: Iterable[tuple[list[TestCase], ChunkResult | None]] = ((chunk, None) for chunk in chunks)
+    on_unit = None
+    if expander is not None and hasattr(bar, "set_postfix_str"):  # a chunk's units are reported too
+
+        def on_unit(done: int, units: int) -> None:
+            stages = _stage_times(timer)
+            bar.set_postfix_str(
+                f"chunk {state['chunks'] + 1}: {done}/{units} units" + (f"; {stages}" if stages else "")
+            )
+
     if expander is not None:  # units expanded where the executor puts them, merged in chunk order
-        pairs = scheduler.expand(chunks, expander)
+        pairs = scheduler.expand(chunks, expander, on_unit)
     calls: dict[str, dict] = {}  # worker process -> its model calls and stage times so far
     with JsonlWriter(cases_path, append=resume) as writer:
         for index, (chunk, result) in enumerate(pairs, start=first):
@@ -280,14 +289,11 @@ def generate(
             atomic_write_json(out / STATE, state)
             if hasattr(bar, "set_postfix_str"):  # a bar or log lines: say where the run is
                 done = counts[chunk[-1].capability]
-                stages = ", ".join(  # where the time goes: parsing, differentiation, fill
-                    f"{stage} {timer.seconds[stage]:.0f}s"
-                    for stage in ("parse", "differentiate", "fill")
-                    if stage in timer.seconds
-                )
-                bar.set_postfix_str(
+                stages = _stage_times(timer)
+                bar.set_postfix_str(  # shown with the chunk's count, which the bar takes next
                     f"{chunk[-1].capability}: {done.seed_cases} seed cases, {done.expansions} expansions"
-                    + (f"; {stages}" if stages else "")
+                    + (f"; {stages}" if stages else ""),
+                    refresh=False,
                 )
 
     scheduler.close()
@@ -308,6 +314,12 @@ def generate(
     )
     (out / STATE).unlink(missing_ok=True)  # a finished run needs no resume point
     return summary
+
+
+def _stage_times(timer: Timer) -> str:
+    """Where the time goes: parsing, differentiation, fill (this process's share)."""
+    stages = [stage for stage in ("parse", "differentiate", "fill") if stage in timer.seconds]
+    return ", ".join(f"{stage} {timer.seconds[stage]:.0f}s" for stage in stages)
 
 
 def _fresh_state() -> dict[str, Any]:

@@ -16,7 +16,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
 log = logging.getLogger("autocheck.progress")
@@ -84,7 +84,11 @@ class LogProgress:
             self._log()
 
     def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        """What the stage is doing now (shown after the count); with ``refresh``, logged when the interval
+        has passed, so work inside a long step (a chunk's units) is heard between its updates."""
         self.postfix = text
+        if refresh and self._clock() - self._last >= self.interval:
+            self._log()
 
     def close(self) -> None:
         if not self._closed:
@@ -112,8 +116,8 @@ class _Tracked:
         finally:
             self._reporter.close()
 
-    def set_postfix_str(self, text: str) -> None:
-        self._reporter.set_postfix_str(text)
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        self._reporter.set_postfix_str(text, refresh=refresh)
 
 
 def bar(
@@ -145,6 +149,31 @@ def track(
 ) -> _Tracked:
     """``items``, reporting progress as they are consumed (``generate``'s ``progress=`` callback)."""
     return _Tracked(items, bar(total, description, unit, stream=stream, interval=interval))
+
+
+class Counted:
+    """A model's ``compute`` (batches in, their answers out, in order) that reports each batch of a chunk
+    of ``size`` inputs as it is answered, and at once the inputs that need no answering (cached), so a
+    run's bar moves per batch, not per chunk."""
+
+    def __init__(self, reporter: Any, size: int, compute: Callable[[list[list[Any]]], Iterable[Any]]):
+        self.reporter, self.size, self.compute = reporter, size, compute
+        self.done = 0
+
+    def __call__(self, batches: list[list[Any]]) -> Iterator[Any]:
+        self._add(self.size - sum(map(len, batches)))
+        for batch, answers in zip(batches, self.compute(batches)):
+            self._add(len(batch))
+            yield answers
+
+    def _add(self, n: int) -> None:
+        if n > 0:
+            self.done += n
+            self.reporter.update(n)
+
+    def finish(self) -> None:
+        """Count what is left of the chunk (all of it when every answer came from the cache)."""
+        self._add(self.size - self.done)
 
 
 def _is_terminal(stream: TextIO) -> bool:

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
+from . import progress
 from .execute import make_executor
 from .expect import ERROR, FAIL, NA, PASS, case_outcome, check_expected, inv_outcome, mft_outcome
 from .models import Model, as_model
@@ -161,8 +161,12 @@ def _predict_all(model: Model, index: _SuiteIndex, compute: Any = None) -> _Pred
     if isinstance(model, FilePredictions):
         model.align(index.inputs, index.case_input)
     parts = []
-    for start in tqdm(range(0, len(index.inputs), PREDICT_CHUNK), desc=model.name, unit="chunk", leave=False):
-        parts.append((start, model.predict(index.inputs[start : start + PREDICT_CHUNK], compute)))
+    with progress.bar(len(index.inputs), model.name, "inputs") as reporter:
+        for start in range(0, len(index.inputs), PREDICT_CHUNK):
+            chunk = index.inputs[start : start + PREDICT_CHUNK]
+            counted = progress.Counted(reporter, len(chunk), compute or (lambda b: map(model._answers, b)))
+            parts.append((start, model.predict(chunk, counted)))
+            counted.finish()  # every input answered from the cache: no batch was computed
     width = 1 if index.task.is_span else len(index.task.labels)
     result = _Predictions(np.zeros((0, width)), [], {}, {})
     chunks = []

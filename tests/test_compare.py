@@ -9,10 +9,19 @@ from pathlib import Path
 
 import pytest
 from browser import Browser, find_chromium
-from report_data import MANIFEST, other, toy, write_suite
+from report_data import MANIFEST, keyword_model, other, toy, write_suite
 
 from autocheck.cli import main
-from autocheck.report.compare import compare_runs, format_comparison, write_comparison_html
+from autocheck.records import TestCase
+from autocheck.report.compare import (
+    compare_runs,
+    comparison_markdown,
+    format_comparison,
+    mcnemar_exact,
+    paired_interval,
+    write_comparison_html,
+)
+from autocheck.report.summary import newcombe
 from autocheck.run import run_suite
 
 
@@ -32,6 +41,7 @@ def test_known_flips_and_rate_changes(runs):
     assert (pair["model_a"], pair["model_b"]) == ("toy", "other")  # one model each: matched by position
     flips = {(f["case"], f["flip"]) for f in pair["flips"]}
     assert flips == {("n1", "pass→fail"), ("s3.1", "fail→pass")}
+    assert [f["case"] for f in pair["flips"]] == ["n1", "s3.1"]  # pass→fail first, not by capability
     caps = pair["capabilities"]
     for cap, c in caps.items():  # recomputed from predictions: equal to each run's own headline rate
         assert c["a"]["failure_rate"] == before["models"]["toy"]["capabilities"][cap]["failure_rate"]
@@ -91,7 +101,7 @@ def test_compare_cli_json_html_and_bad_input(runs, tmp_path, capsys):
     assert printed["interval"].startswith("Newcombe")
     page = html.read_text()
     rows = re.findall(r"<tr data-capability='([^']*)' data-flip='([^']*)'", page)
-    assert sorted(rows) == [("LC2", "fail→pass"), ("LC4", "pass→fail")]
+    assert rows == [("LC4", "pass→fail"), ("LC2", "fail→pass")]  # what got worse first, not by case id
     assert "a <mark>truly</mark> lovely film" in page and page.count("<script") == 1
     assert main(["compare", str(a), str(b), "--html", str(html)]) == 2  # an existing page is kept
     assert "file exists" in capsys.readouterr().err
@@ -141,3 +151,176 @@ def test_compare_page_filters_in_headless_chromium(runs, tmp_path):
         assert browser.screenshot(out / "compare.png", max_height=1200).stat().st_size > 10_000
     finally:
         browser.close()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The regression gate: two runs of callable models over a small suite whose flips are known
+
+GATE_MANIFEST = {
+    "fingerprint": "gate-1",
+    "capabilities": {
+        "LC1": {
+            "capability": "Vocabulary",
+            "description": "neutral nouns keep it positive",
+            "test_type": "MFT",
+        },
+        "LC2": {"capability": "Taxonomy", "description": "a few cases", "test_type": "MFT"},
+        "LC3": {"capability": "Robustness", "description": "what got better", "test_type": "MFT"},
+    },
+}
+
+
+def gate_cases() -> list[TestCase]:
+    texts = {
+        # new fails the 10 "plot" cases (pass→fail); both fail the 2 "bad" ones
+        "LC1": [f"the plot of film {i} works" for i in range(10)]
+        + [f"film {i} works" for i in range(10, 18)]
+        + [f"bad film {i}" for i in (18, 19)],
+        "LC2": ["a dull story 0", "a dull story 1", "a story 2"],  # 2 pass→fail: +66.7 points, p = 0.5
+        "LC3": [f"a weak scene {i}" for i in range(4)] + ["a scene 4"],  # 4 fail→pass
+    }
+    return [
+        TestCase(f"{cap.lower()}-{i}", cap, "seed", text, "positive", "MFT", "positive")
+        for cap, items in texts.items()
+        for i, text in enumerate(items)
+    ]
+
+
+@pytest.fixture
+def gate_runs(tmp_path):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "cases.jsonl").write_text("".join(json.dumps(c.to_json()) + "\n" for c in gate_cases()))
+    (suite / "manifest.json").write_text(json.dumps(GATE_MANIFEST))
+    run_suite(suite, [keyword_model("base", ("bad", "weak"))], tmp_path / "base")
+    run_suite(suite, [keyword_model("new", ("bad", "plot", "dull"))], tmp_path / "new")
+    return tmp_path / "base", tmp_path / "new"
+
+
+def test_mcnemar_exact_p_values():
+    assert mcnemar_exact(10, 0) == 2 / 2**10
+    assert mcnemar_exact(1, 9) == mcnemar_exact(9, 1) == 2 * (1 + 10) / 2**10  # binomial(10, 1/2) tail
+    assert mcnemar_exact(3, 3) == 1.0 and mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(2, 0) == 0.5
+    assert 0 < mcnemar_exact(5000, 5300) < 0.01  # exact integers: no underflow on large counts
+
+
+def test_paired_interval_is_newcombe_with_the_pairs_correlation():
+    # phi = 0 (ad = bc): the paired interval is the independent one
+    assert paired_interval(2, 2, 8, 8) == pytest.approx(newcombe((4, 20), (10, 20)))
+    # a positive cross product up to n/2 (here 2·2 − 1·1 = 3 ≤ 6/2) counts as none, Newcombe's correction
+    assert paired_interval(2, 1, 1, 2) == pytest.approx(newcombe((3, 6), (3, 6)))
+    # the same margins, positively correlated pairs: narrower, and it excludes 0
+    paired, independent = paired_interval(2, 0, 10, 8), newcombe((2, 20), (12, 20))
+    assert paired[1] - paired[0] < independent[1] - independent[0] and paired[0] > 0
+    assert paired[0] < 0.5 < paired[1]
+    low, high = paired_interval(0, 0, 20, 0)  # every pair flipped: inside [-1, 1]
+    assert 0 < low < high <= 1
+    low, high = paired_interval(3, 0, 0, 7)  # nothing flipped: 0 inside
+    assert low <= 0 <= high
+    assert paired_interval(0, 0, 0, 0) is None
+
+
+def test_paired_statistics_of_two_runs(gate_runs):
+    result = compare_runs(*gate_runs)
+    caps = result["pairs"][0]["capabilities"]
+    lc1 = caps["LC1"]
+    assert (lc1["a"]["failures"], lc1["b"]["failures"], lc1["a"]["applicable"]) == (2, 12, 20)
+    assert lc1["paired"] | {"interval": None} == {
+        "unit": "case",
+        "units": 20,
+        "unpaired": 0,
+        "fail_both": 2,
+        "pass_to_fail": 10,
+        "fail_to_pass": 0,
+        "pass_both": 8,
+        "change": 0.5,
+        "interval": None,
+        "p_value": 2 / 2**10,
+    }
+    assert lc1["change"] == 0.5 and lc1["p_value"] == 2 / 2**10 and lc1["interval"][0] > 0
+    assert caps["LC2"]["p_value"] == 0.5 and caps["LC2"]["change"] == pytest.approx(2 / 3, abs=1e-6)
+    assert caps["LC3"]["p_value"] == 0.125 and caps["LC3"]["change"] == -0.8
+    flips = result["pairs"][0]["flips"]
+    assert [f["flip"] for f in flips] == ["pass→fail"] * 12 + ["fail→pass"] * 4  # what got worse first
+    assert result["names"] == {"LC1": "Vocabulary", "LC2": "Taxonomy", "LC3": "Robustness"}
+    assert "p→f" in format_comparison(result) and "0.0020" in format_comparison(result)
+
+
+def test_fail_on_regression_exit_status(gate_runs, capsys):
+    base, new = map(str, gate_runs)
+    assert main(["compare", base, new, "--fail-on-regression", "5"]) == 1  # LC1: +50 points, p = 0.002
+    err = capsys.readouterr().err
+    (line,) = [line for line in err.splitlines() if line.startswith("autocheck: ")]
+    assert "LC1 failure rate 10.0% → 60.0% (+50.0 points over 20 paired cases" in line
+    assert "10 pass→fail vs 0 fail→pass, McNemar p = 0.0020" in line and "allowed: +5 points" in line
+    # LC2 rose 66.7 points, but 2 of 3 cases is not evidence; LC1's 50 is within 60
+    assert main(["compare", base, new, "--fail-on-regression", "60"]) == 0
+    assert main(["compare", base, new, "--fail-on-regression", "LC2=5"]) == 0  # LC1 not gated
+    assert main(["compare", base, new, "--fail-on-regression", "LC1=49.9"]) == 1
+    assert main(["compare", base, new, "--fail-on-regression", "5", "--fail-on-regression", "LC1=55"]) == 0
+    assert main(["compare", base, new, "--fail-on-regression", "5", "--alpha", "0.001"]) == 0
+    assert main(["compare", new, base, "--fail-on-regression", "0"]) == 0  # reversed: LC3 +80 on 4 flips
+    capsys.readouterr()
+    assert main(["compare", base, new, "--fail-on-regression", "LC9=5"]) == 2
+    assert "no capability 'LC9' in the compared runs (LC1, LC2, LC3)" in capsys.readouterr().err
+    assert main(["compare", base, new, "--fail-on-regression", "five"]) == 2
+    assert "--fail-on-regression 'five': expected POINTS or CAPABILITY=POINTS" in capsys.readouterr().err
+    assert main(["compare", base, new, "--fail-on-regression", "5", "--alpha", "5"]) == 2
+
+
+def test_markdown_for_a_pull_request(gate_runs, tmp_path, capsys):
+    base, new = map(str, gate_runs)
+    md = tmp_path / "cmp.md"
+    assert main(["compare", base, new, "--fail-on-regression", "5", "--markdown", str(md)]) == 1
+    text = md.read_text()
+    assert "**Regression gate: failed** (1 regression)" in text
+    row = next(line for line in text.splitlines() if line.startswith("| LC1 Vocabulary |"))
+    assert "| 10.0% (2/20) | 60.0% (12/20) | **+50.0** ❌ |" in row and "| 0.0020 | 10 | 0 |" in row
+    lc2 = next(line for line in text.splitlines() if line.startswith("| LC2 Taxonomy |"))
+    assert "| +66.7 |" in lc2 and "| 0.500 |" in lc2  # not bold: not significant
+    worse, better = text.index("pass→fail flips (first 10 of 12):"), text.index("fail→pass flips:")
+    assert worse < better
+    first = text[worse:].splitlines()[4]  # the regressed capability's flips come first, with their input
+    said = "| positive (0.10 / 0.00 / 0.90) | negative (0.90 / 0.00 / 0.10) |"
+    assert first == "| LC1 | the plot of film 0 works " + said
+    assert "| LC3 | a weak scene 0 |" in text[better:]
+    assert main(["compare", base, new, "--markdown", str(md)]) == 2  # an existing file is kept
+    assert "file exists" in capsys.readouterr().err
+    assert (
+        main(["compare", base, new, "--fail-on-regression", "60", "--markdown", str(md), "--overwrite"]) == 0
+    )
+    assert "**Regression gate: passed**" in md.read_text()
+    assert "| LC1 Vocabulary |" in md.read_text()
+
+
+def test_markdown_escapes_what_a_comment_would_render(runs):
+    a, b, *_ = runs
+    text = comparison_markdown(compare_runs(a, b))
+    assert "<script>" not in text and "Regression gate" not in text  # no rule: no verdict
+
+
+def test_markdown_lists_significant_rises_first_without_a_gate(gate_runs):
+    text = comparison_markdown(compare_runs(*gate_runs), max_flips=12)
+    worse = text[text.index("pass→fail flips") :]
+    assert worse.index("| LC1 | the plot of film 0 works") < worse.index("| LC2 | a dull story 0")
+
+
+def test_cases_without_a_prediction_in_the_new_run_fail_the_gate(gate_runs, capsys):
+    base, new = gate_runs
+    rows = [json.loads(line) for line in (new / "predictions.jsonl").read_text().splitlines()]
+    for row in rows:  # the endpoint failed on two LC2 cases the base run answered
+        if row["case"] in ("lc2-0", "lc2-2"):
+            row.update(outcome="error", error="ConnectionError: refused")
+            del row["probs"], row["label"]
+    (new / "predictions.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = compare_runs(base, new)
+    lc2 = result["pairs"][0]["capabilities"]["LC2"]
+    assert lc2["to_error"] == 2 and lc2["paired"]["units"] == 1 and lc2["paired"]["unpaired"] == 2
+    assert "2 cases answered in A have no prediction in B" in format_comparison(result)
+    assert main(["compare", str(base), str(new), "--fail-on-regression", "LC2=90"]) == 1
+    err = capsys.readouterr().err
+    assert "new: LC2: 2 cases with an answer in the base run have no prediction in the new one" in err
+    assert main(["compare", str(base), str(new), "--fail-on-regression", "LC3=90"]) == 0  # LC2 not gated
+    text = comparison_markdown(result, rules={"LC2": 90.0})
+    assert "| 0.0% (0/3) | 100.0% (1/1); 2 new errors |" in text and "(1 regression)" in text

@@ -173,7 +173,7 @@ def test_the_program_leaves_what_is_alive_at_exit_to_the_system():
     collections would walk it all; ``main``, which tests and library users call, does not."""
     probe = (
         "import atexit, gc, sys; atexit.register(lambda: print(gc.get_freeze_count()));"
-        "from autocheck import cli; sys.argv = ['autocheck', 'doctor']; cli.{}()"
+        "from autocheck import cli; sys.argv = ['autocheck', '--offline', 'doctor']; cli.{}()"
     )
     counts = {
         entry: subprocess.run(

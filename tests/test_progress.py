@@ -8,6 +8,8 @@ import logging
 import re
 from pathlib import Path
 
+import pytest
+
 from autocheck.progress import LogProgress, track
 
 
@@ -130,6 +132,7 @@ def test_resumed_run_reports_only_the_chunks_left(shared_data, tmp_path, monkeyp
     ).read_bytes()
 
 
+@pytest.mark.slow  # two seeds parsed and filled by the stand-in models: about a minute here
 def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, monkeypatch, caplog):
     from conftest import require
 
@@ -140,7 +143,7 @@ def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, mon
     dataset = tmp_path / "reviews.csv"
     with open(dataset, "w", newline="") as f:
         csv.writer(f).writerows(
-            [("text", "label"), ("This is a bad movie.", "negative"), ("A dull plot.", "negative")]
+            [("text", "label"), ("This is a bad movie.", "negative"), ("This is an awful film.", "negative")]
         )
     config = generation.GenerateConfig(
         dataset=str(dataset),
@@ -150,11 +153,116 @@ def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, mon
         max_variants=1,
         parser=str(require(models / "benepar_ptbsample_charlstm")),
         mlm=str(require(models / "mini-bert-mlm")),
-        chunk_size=1,
+        chunk_size=4,
+        unit_size=1,
     )
     monkeypatch.setenv("AUTOCHECK_PROGRESS_INTERVAL", "0")
     with caplog.at_level(logging.INFO, logger="autocheck.progress"):
         generation.generate(config, tmp_path / "suite", progress=_progress)
-    last = [r.getMessage() for r in caplog.records if r.getMessage().startswith("generate: ")][-1]
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("generate: ")]
+    last = lines[-1]
     assert re.match(r"generate: (\d+)/\1 chunks \(100%\)", last)
     assert re.search(r"; parse \d+s, differentiate \d+s, fill \d+s$", last)
+    # inside the chunk, a line per unit (the interval is 0): the chunk is never silent for longer
+    units = [line for line in lines if re.search(r" \| chunk 1: \d+/\d+ units", line)]
+    n = int(re.search(r"/(\d+) units", units[0]).group(1))
+    assert n > 1 and [re.search(r"chunk 1: (\d+)/", u).group(1) for u in units] == [
+        str(k) for k in range(1, n + 1)
+    ]
+    assert all(line.startswith("generate: 0/1 chunks (0%)") for line in units)
+    assert re.search(r"1: 1/\d+ units; parse \d+s, differentiate \d+s, fill \d+s$", units[0])
+
+
+def test_run_reports_each_batch_at_the_interval(tmp_path, monkeypatch, caplog):
+    """A slow model (0.05 s a batch of 2) over 20 inputs, lines every 0.12 s: several lines, each with
+    done/total, rate and ETA, and never closer together than the interval except the last."""
+    import json
+    import time
+
+    from autocheck.models import CallableModel
+    from autocheck.run import run_suite
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    rows = [
+        {"id": f"c{i}", "capability": "LC1", "kind": "seed", "text": f"film {i}", "expected": "positive",
+         "test_type": "MFT", "label": "positive"}
+        for i in range(20)
+    ]  # fmt: skip
+    (suite / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def slow(texts):
+        time.sleep(0.05)
+        return [[0.1, 0.9] for _ in texts]
+
+    monkeypatch.setenv("AUTOCHECK_PROGRESS_INTERVAL", "0.12")
+    with caplog.at_level(logging.INFO, logger="autocheck.progress"):
+        run_suite(suite, [CallableModel("slow", slow, batch_size=2)], tmp_path / "run")
+    records = [r for r in caplog.records if r.name == "autocheck.progress"]
+    lines = [r.getMessage() for r in records]
+    assert lines[0].startswith("slow: 0/20 inputs (0%)")
+    assert lines[-1].startswith("slow: 20/20 inputs (100%), ")
+    done = [
+        int(re.match(r"slow: (\d+)/20 inputs \(\d+%\), [\d.]+ inputs/s", line).group(1)) for line in lines
+    ]
+    middle = done[1:-1]
+    assert len(middle) >= 3 and middle == sorted(middle) and 0 < middle[0] < 20  # per batch, not per chunk
+    assert all("ETA" in line for line in lines[1:-1])
+    gaps = [b.created - a.created for a, b in zip(records, records[1:-1])]
+    assert min(gaps) >= 0.12 - 0.01  # not a line per batch: one per interval
+
+    caplog.clear()  # answered from the cache: counted at once
+    with caplog.at_level(logging.INFO, logger="autocheck.progress"):
+        run_suite(suite, [CallableModel("slow", slow, batch_size=2)], tmp_path / "again")
+    lines = [r.getMessage() for r in caplog.records if r.name == "autocheck.progress"]
+    assert lines[-1].startswith("slow: 20/20 inputs (100%)")
+
+
+def test_worker_processes_report_each_unit_as_it_is_collected():
+    """expand_in_processes calls ``on_unit`` for each unit of a chunk, in order, before the chunk is handed
+    on (units answered from the chunk cache here, so no process has to start)."""
+    from types import SimpleNamespace
+
+    from autocheck.execute.local import expand_in_processes
+    from autocheck.expand.job import ChunkResult
+
+    seen = []
+
+    def cached(unit):
+        return ChunkResult({case: [] for case in unit}, {}, {}, cached=True)
+
+    expander = SimpleNamespace(config=SimpleNamespace(unit_size=2), cached=cached)
+    chunks = [[f"c{i}" for i in range(8)], ["d0", "d1"]]
+    out = []
+    report = lambda done, units: seen.append((done, units))  # noqa: E731
+    for chunk, result in expand_in_processes(chunks, 2, expander, report):
+        out.append((chunk[0], list(result.expansions)))
+        seen.append("chunk")
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4), "chunk", (1, 2), (2, 2), "chunk"]
+    assert out == [("c0", [f"c{i}" for i in range(8)]), ("d0", ["d0", "d1"])]
+
+
+def test_run_on_a_terminal_shows_a_bar_of_inputs(tmp_path, monkeypatch, caplog):
+    import json
+
+    from autocheck.models import CallableModel
+    from autocheck.run import run_suite
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    rows = [
+        {"id": f"c{i}", "capability": "LC1", "kind": "seed", "text": f"film {i}", "expected": "positive",
+         "test_type": "MFT", "label": "positive"}
+        for i in range(6)
+    ]  # fmt: skip
+    (suite / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    with caplog.at_level(logging.INFO, logger="autocheck.progress"):
+        run_suite(
+            suite,
+            [CallableModel("m", lambda texts: [[0.1, 0.9] for _ in texts], batch_size=2)],
+            tmp_path / "r",
+        )
+    assert not [r for r in caplog.records if r.name == "autocheck.progress"]  # a bar, not log lines
+    assert re.search(r"m: 100%.*6/6 \[.*inputs/s\]", terminal.getvalue())

@@ -20,14 +20,16 @@ if TYPE_CHECKING:
     from ..records import TestCase
 
 Batches = Callable[[Iterable[list[Any]]], Iterator[list[Any]]]
+OnUnit = Callable[[int, int], None]  # (units of the chunk done, units of the chunk): progress inside a chunk
 
 
 class Executor(Protocol):
     def expand(
-        self, chunks: Iterable[list[TestCase]], expander: Expander
+        self, chunks: Iterable[list[TestCase]], expander: Expander, on_unit: OnUnit | None = None
     ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
         """``(chunk, its result)`` for each chunk, in chunk order; each chunk is cut into
-        ``expand.job.units`` and every unit is computed by ``Expander.expand_chunk``."""
+        ``expand.job.units``, every unit is computed by ``Expander.expand_chunk``, and ``on_unit`` is told
+        as each unit's result is taken."""
         ...
 
     def predictor(self, model: Any) -> Batches | None:

@@ -19,7 +19,7 @@ import multiprocessing
 import os
 import sys
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..store import InputError
@@ -107,7 +107,9 @@ class _Done:
         return self.result
 
 
-def expand_in_processes(chunks: Iterable[list], workers: int, expander: Any) -> Iterator[tuple[list, Any]]:
+def expand_in_processes(
+    chunks: Iterable[list], workers: int, expander: Any, on_unit: Callable[[int, int], None] | None = None
+) -> Iterator[tuple[list, Any]]:
     """``(chunk, ChunkResult)`` pairs in chunk order; each chunk's uncached units are expanded by
     ``workers`` processes and the unit results merged in unit order."""
     from ..expand.job import ChunkResult
@@ -148,7 +150,12 @@ def expand_in_processes(chunks: Iterable[list], workers: int, expander: Any) -> 
                 return
             chunk, units = pending.popleft()
             in_flight -= sum(not isinstance(unit, _Done) for unit in units)
-            yield chunk, ChunkResult.merge([unit.get() for unit in units])
+            results = []
+            for unit in units:  # in order, each reported as it is collected
+                results.append(unit.get())
+                if on_unit is not None:
+                    on_unit(len(results), len(units))
+            yield chunk, ChunkResult.merge(results)
     finally:
         if pool is not None:
             pool.terminate()
@@ -163,16 +170,23 @@ class LocalExecutor:
             raise InputError(f"--workers must be at least 1, not {workers}")
         self.workers = workers
 
-    def expand(self, chunks: Iterable[list], expander: Any) -> Iterator[tuple[list, Any]]:
+    def expand(
+        self, chunks: Iterable[list], expander: Any, on_unit: Callable[[int, int], None] | None = None
+    ) -> Iterator[tuple[list, Any]]:
         from ..expand.job import ChunkResult
         from ..expand.job import units as cut
 
         if self.workers > 1:
-            yield from expand_in_processes(chunks, self.workers, expander)
+            yield from expand_in_processes(chunks, self.workers, expander, on_unit)
             return
         for chunk in chunks:
             units = cut(chunk, expander.config.unit_size)
-            yield chunk, ChunkResult.merge([expander.expand_chunk(unit) for unit in units])
+            results = []
+            for unit in units:
+                results.append(expander.expand_chunk(unit))
+                if on_unit is not None:
+                    on_unit(len(results), len(units))
+            yield chunk, ChunkResult.merge(results)
 
     def predictor(self, model: Any) -> None:
         return None

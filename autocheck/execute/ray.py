@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any
 
@@ -182,8 +182,10 @@ class ExpandPool(ActorPool):
         super().__init__(_Worker, setup, device=options.get("device", "auto"), address=address, actors=actors)
         self.config = config
 
-    def map(self, chunks: Iterable[list]) -> Iterator[tuple[list, Any]]:  # type: ignore[override]
-        """``(chunk, ChunkResult)`` pairs in chunk order."""
+    def map(  # type: ignore[override]
+        self, chunks: Iterable[list], on_unit: Callable[[int, int], None] | None = None
+    ) -> Iterator[tuple[list, Any]]:
+        """``(chunk, ChunkResult)`` pairs in chunk order; ``on_unit`` is told as each unit's result comes."""
         from ..expand.job import ChunkResult
         from ..expand.job import units as cut
 
@@ -198,7 +200,14 @@ class ExpandPool(ActorPool):
         results = super().map("expand", units())
         for first in results:  # the first unit of the next chunk: that chunk has been drawn
             chunk, n = sizes.popleft()
-            yield chunk, ChunkResult.merge([first, *islice(results, n - 1)])
+            taken = [first]
+            if on_unit is not None:
+                on_unit(1, n)
+            for result in islice(results, n - 1):
+                taken.append(result)
+                if on_unit is not None:
+                    on_unit(len(taken), n)
+            yield chunk, ChunkResult.merge(taken)
 
 
 class RayPredictor:
@@ -237,7 +246,9 @@ class RayExecutor:
         self.address, self.actors = address, actors
         self._pools: list[ExpandPool | RayPredictor] = []
 
-    def expand(self, chunks: Iterable[list], expander: Any) -> Iterator[tuple[list, Any]]:
+    def expand(
+        self, chunks: Iterable[list], expander: Any, on_unit: Callable[[int, int], None] | None = None
+    ) -> Iterator[tuple[list, Any]]:
         pool = ExpandPool(
             expander.config,
             expander.lexicon,
@@ -247,7 +258,7 @@ class RayExecutor:
             actors=self.actors,
         )
         self._pools.append(pool)
-        return pool.map(chunks)
+        return pool.map(chunks, on_unit)
 
     def predictor(self, model: Any) -> RayPredictor | None:
         """Actors that load ``model`` from its spec; None for a model given as an object (a callable, a

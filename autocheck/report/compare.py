@@ -1,22 +1,40 @@
 """Compare two runs of the same suite (two models, or one model before and after retraining or an
-upgrade): per capability and model, the change in failure rate with a 95% interval, and the cases whose
-outcome flipped pass→fail or fail→pass.
+upgrade): per capability and model, the change in failure rate, whether it is significant, and the cases
+whose outcome flipped pass→fail or fail→pass; and a regression gate for continuous integration.
 
 Models are matched by name; when each run holds exactly one model, those two are compared whatever their
 names. Cases are matched by id. Two runs of different suites (other suite fingerprint or directory) are
 compared on the case ids they share, and refused when they share none.
 
-Rates are recomputed from both runs' ``predictions.jsonl`` over the shared cases, the way ``run`` counts
-them (every case for MFT capabilities, seed groups for INV/DIR ones), so for two runs of one suite they
-equal the runs' own. The interval of the change (B − A) is Newcombe's hybrid score interval (method 10,
-from two Wilson intervals) for a difference of independent proportions; the cases of two runs of one
-suite are paired, which usually makes it wider than a paired interval would be (it errs on the cautious
-side). Flips compare each case's own outcome (an expansion's INV-with-its-seed outcome is not a flip).
+Each run's rate is recomputed from its ``predictions.jsonl`` over the shared cases, the way ``run``
+counts them (every case for MFT capabilities, seed groups for INV/DIR ones), so for two runs of one suite
+they equal the runs' own. Both runs scored the same cases, so the change is judged on *paired* units: the
+cases (MFT) or seed groups (INV/DIR) that both runs scored (pass or fail in both; an error or a
+not-applicable unit in either run is left out of the pair and counted apart). On those:
+
+- ``change`` = B's failure rate − A's over the paired units (the difference of the runs' own rates when
+  neither has errors);
+- its 95% interval is Newcombe's hybrid score interval for paired proportions (his 1998 method 10: two
+  Wilson intervals combined with the phi correlation of the 2×2 table, a positive one shrunk by n/2).
+  Unlike Wald it stays inside [−1, 1] and keeps its coverage with few discordant pairs and rates near 0
+  or 1, which is where behavioural tests live;
+- significance is McNemar's exact test: under "no change" each discordant unit (pass→fail or fail→pass)
+  is either way with probability 1/2, so the two-sided p-value is the exact binomial tail of the smaller
+  count, doubled (capped at 1). Concordant units carry no information about the change.
+
+The gate (``regressions``): a capability regressed when its change is more than ``points`` percentage
+points *and* McNemar's p is below ``alpha`` (default 0.05): a large rise on three cases is noise, and a
+significant rise of 0.1 points on a million cases is not worth blocking a merge. A gated capability also
+fails when B has no prediction for a case A answered (an error is never a pass, and a failure could hide
+behind it). No correction for testing many capabilities is applied (each is its own claim); lower
+``alpha`` to make false alarms rarer.
+Flips compare each case's own outcome (an expansion's INV-with-its-seed outcome is not a flip).
 """
 
 from __future__ import annotations
 
 import html
+import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +43,12 @@ from typing import Any
 from ..expect import ERROR, FAIL, NA, PASS
 from ..run import CASES, PREDICTIONS, natural_key
 from ..store import InputError, atomic_write_text, read_jsonl
-from .summary import load_results, manifest, newcombe, pct, short_name, wilson
+from .summary import Z95, capability_info, load_results, manifest, pct, short_name, wilson
 
-INTERVAL = "Newcombe hybrid score (method 10), difference of independent proportions, 95%"
+INTERVAL = "Newcombe hybrid score (method 10) for paired proportions, 95%"
+TEST = "McNemar's exact test (two-sided) on the discordant pairs"
 PASS_TO_FAIL, FAIL_TO_PASS = "pass→fail", "fail→pass"
+ALPHA = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,16 +112,75 @@ def _same_suite(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return (a.get("suite") or {}).get("dir") == (b.get("suite") or {}).get("dir")
 
 
-def _headline(outcomes: dict[str, _Outcome], ids: list[str], test_type: str) -> tuple[int, int]:
-    """(failures, applicable) as ``run`` counts them: cases for MFT, seed groups for INV/DIR."""
+def _units(outcomes: dict[str, _Outcome], ids: list[str], test_type: str) -> dict[str, str]:
+    """The units ``run`` counts a capability's rate over, with their verdicts: each case (MFT) or each
+    seed group (INV/DIR: fails when a member fails, else passes when one passes, else not applicable)."""
     if test_type == "MFT":
-        seen = [outcomes[i].outcome for i in ids]
-        return seen.count(FAIL), sum(o in (PASS, FAIL) for o in seen)
+        return {i: outcomes[i].outcome for i in ids}
     groups: dict[str, set[str]] = defaultdict(set)
     for i in ids:
         groups[outcomes[i].group].add(outcomes[i].outcome)
-    verdicts = [FAIL if FAIL in g else PASS if PASS in g else NA for g in groups.values()]
-    return verdicts.count(FAIL), sum(v != NA for v in verdicts)
+    return {g: FAIL if FAIL in seen else PASS if PASS in seen else NA for g, seen in groups.items()}
+
+
+def _headline(units: dict[str, str]) -> tuple[int, int]:
+    """(failures, applicable) over a capability's units."""
+    verdicts = list(units.values())
+    return verdicts.count(FAIL), sum(v in (PASS, FAIL) for v in verdicts)
+
+
+def mcnemar_exact(pass_to_fail: int, fail_to_pass: int) -> float:
+    """Two-sided p-value of McNemar's exact test: the binomial(n, 1/2) tail of the smaller discordant
+    count, doubled and capped at 1 (1.0 when nothing flipped)."""
+    n, k = pass_to_fail + fail_to_pass, min(pass_to_fail, fail_to_pass)
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(k + 1))
+    return min(1.0, 2 * tail / 2**n)  # exact integers: no underflow for large n
+
+
+def paired_interval(
+    both: int, a_only: int, b_only: int, neither: int, z: float = Z95
+) -> tuple[float, float] | None:
+    """Newcombe's hybrid score interval (1998, method 10) of p_B − p_A for paired binary outcomes:
+    ``both`` failed in A and B, ``a_only`` failed in A only, ``b_only`` in B only, ``neither`` passed in
+    both. None when there are no pairs."""
+    n = both + a_only + b_only + neither
+    if n == 0:
+        return None
+    pa, pb = (both + a_only) / n, (both + b_only) / n
+    la, ua = wilson(both + a_only, n, z)  # type: ignore[misc]
+    lb, ub = wilson(both + b_only, n, z)  # type: ignore[misc]
+    margins = (both + a_only) * (b_only + neither) * (both + b_only) * (a_only + neither)
+    # Newcombe's estimate of the pairs' correlation: a positive cross product is shrunk by n/2 (to 0 at
+    # most), a negative one kept, so the interval errs towards the independent (wider) one
+    cross = both * neither - a_only * b_only
+    shrunk = max(cross - n / 2, 0.0) if cross > 0 else cross
+    phi = shrunk / math.sqrt(margins) if margins else 0.0
+    d = pb - pa
+    low = d - math.sqrt(max(0.0, (pb - lb) ** 2 - 2 * phi * (pb - lb) * (ua - pa) + (ua - pa) ** 2))
+    high = d + math.sqrt(max(0.0, (ub - pb) ** 2 - 2 * phi * (ub - pb) * (pa - la) + (pa - la) ** 2))
+    return max(-1.0, low), min(1.0, high)
+
+
+def _paired(units_a: dict[str, str], units_b: dict[str, str], unit: str) -> dict[str, Any]:
+    """The 2×2 table of the units both runs scored, the change, its interval and McNemar's p."""
+    moves = Counter((units_a[u], units_b[u]) for u in units_a if u in units_b)
+    both, a_only = moves[(FAIL, FAIL)], moves[(FAIL, PASS)]
+    b_only, neither = moves[(PASS, FAIL)], moves[(PASS, PASS)]
+    n = both + a_only + b_only + neither
+    return {
+        "unit": unit,
+        "units": n,
+        "unpaired": len(units_a.keys() | units_b.keys()) - n,  # an error or not applicable in a run
+        "fail_both": both,
+        "pass_to_fail": b_only,
+        "fail_to_pass": a_only,
+        "pass_both": neither,
+        "change": round((b_only - a_only) / n, 6) if n else None,
+        "interval": _round(paired_interval(both, a_only, b_only, neither)),
+        "p_value": mcnemar_exact(b_only, a_only),
+    }
 
 
 def _tally(failures: int, applicable: int) -> dict[str, Any]:
@@ -136,6 +215,7 @@ def compare_runs(dir_a: str | Path, dir_b: str | Path) -> dict[str, Any]:
         "same_suite": _same_suite(a, b),
         "cases": {"shared": len(shared), "only_a": len(ids_a - shared), "only_b": len(ids_b - shared)},
         "interval": INTERVAL,
+        "test": TEST,
         "suite_dirs": [(r.get("suite") or {}).get("dir") for r in (a, b)],
         "task": (b.get("task") or {}).get("inputs", ["text"]),
         "pairs": [],
@@ -150,17 +230,18 @@ def compare_runs(dir_a: str | Path, dir_b: str | Path) -> dict[str, Any]:
             ids = by_cap[cap]
             row = a["models"][name_a]["capabilities"].get(cap) or b["models"][name_b]["capabilities"].get(cap)
             test_type = row["test_type"] if row else "MFT"
-            ta, tb = _headline(oa, ids, test_type), _headline(ob, ids, test_type)
+            units_a, units_b = _units(oa, ids, test_type), _units(ob, ids, test_type)
+            ta, tb = _headline(units_a), _headline(units_b)
             moves = Counter((oa[i].outcome, ob[i].outcome) for i in ids)
-            change = None
-            if ta[1] and tb[1]:
-                change = round(tb[0] / tb[1] - ta[0] / ta[1], 6)
+            paired = _paired(units_a, units_b, "case" if test_type == "MFT" else "seed group")
             caps[cap] = {
                 "test_type": test_type,
                 "a": _tally(*ta) | {"interval": _round(wilson(*ta))},
                 "b": _tally(*tb) | {"interval": _round(wilson(*tb))},
-                "change": change,
-                "interval": _round(newcombe(ta, tb)),
+                "change": paired["change"],
+                "interval": paired["interval"],
+                "p_value": paired["p_value"],
+                "paired": paired,
                 "pass_to_fail": moves[(PASS, FAIL)],
                 "fail_to_pass": moves[(FAIL, PASS)],
                 "to_error": sum(n for (x, y), n in moves.items() if y == ERROR and x != ERROR),
@@ -179,8 +260,106 @@ def compare_runs(dir_a: str | Path, dir_b: str | Path) -> dict[str, Any]:
                             "b": ob[i].said,
                         }
                     )
+        flips.sort(
+            key=lambda f: (f["flip"] != PASS_TO_FAIL, natural_key(f["capability"]), natural_key(f["case"]))
+        )
         out["pairs"].append({"model_a": name_a, "model_b": name_b, "capabilities": caps, "flips": flips})
+    out["names"] = {
+        cap: capability_info(b, cap)["group"] or capability_info(a, cap)["group"] for cap in _caps(out)
+    }
     return out
+
+
+def _caps(result: dict[str, Any]) -> list[str]:
+    return sorted({cap for pair in result["pairs"] for cap in pair["capabilities"]}, key=natural_key)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The regression gate
+
+EVERY = "*"
+
+
+def parse_regression_rules(values: list[str]) -> dict[str, float]:
+    """``["5", "LC4=2"]`` → ``{"*": 5.0, "LC4": 2.0}`` (percentage points; ``*``: every capability)."""
+    out: dict[str, float] = {}
+    for value in values:
+        capability, _, points = value.rpartition("=")
+        try:
+            number = float(points)
+        except ValueError:
+            number = -1.0
+        if not 0 <= number <= 100:
+            raise InputError(
+                f"--fail-on-regression {value!r}: expected POINTS or CAPABILITY=POINTS, POINTS in 0..100 "
+                "(percentage points of failure rate)"
+            )
+        out[capability or EVERY] = number
+    return out
+
+
+def regressions(
+    result: dict[str, Any], rules: dict[str, float], alpha: float = ALPHA
+) -> list[dict[str, Any]]:
+    """The capabilities (per model pair) that regressed: failure rate up by more than the rule's points
+    (the capability's own, else the ``*`` one; a capability under neither is not gated) and McNemar's
+    p below ``alpha``; or cases that B left without a prediction where A had one (``errors``: an error
+    is never a pass, and failures could hide behind it). A capability named in a rule that the
+    comparison does not hold is an error (a typo must not pass the gate)."""
+    if not 0 < alpha < 1:
+        raise InputError(f"--alpha {alpha}: expected a significance level between 0 and 1, e.g. 0.05")
+    unknown = sorted(set(rules) - {EVERY} - set(_caps(result)), key=natural_key)
+    if unknown:
+        raise InputError(
+            f"--fail-on-regression {unknown[0]}={rules[unknown[0]]:g}: no capability {unknown[0]!r} in the "
+            f"compared runs ({', '.join(_caps(result))})"
+        )
+    found = []
+    for pair in result["pairs"]:
+        for cap, c in pair["capabilities"].items():
+            points = rules.get(cap, rules.get(EVERY))
+            if points is None:
+                continue
+            item = {
+                "model_a": pair["model_a"],
+                "model_b": pair["model_b"],
+                "capability": cap,
+                "points": points,
+            }
+            if c["to_error"]:
+                found.append(item | {"errors": c["to_error"]})
+            if c["change"] is not None and 100 * c["change"] > points and c["p_value"] < alpha:
+                found.append(item)
+    return found
+
+
+def regression_line(result: dict[str, Any], found: dict[str, Any], alpha: float = ALPHA) -> str:
+    """One line for a regression: model, capability, rates, change, p-value and the rule it broke."""
+    pair = next(
+        p for p in result["pairs"] if (p["model_a"], p["model_b"]) == (found["model_a"], found["model_b"])
+    )
+    c = pair["capabilities"][found["capability"]]
+    if "errors" in found:
+        return (
+            f"{short_name(found['model_b'])}: {found['capability']}: {found['errors']} case"
+            f"{'s' * (found['errors'] != 1)} with an answer in the base run have no prediction in the new "
+            "one (an error is never a pass)"
+        )
+    paired = c["paired"]
+    return (
+        f"{short_name(found['model_b'])}: {found['capability']} failure rate {pct(c['a']['failure_rate'])} → "
+        f"{pct(c['b']['failure_rate'])} ({_signed(c['change'])} points over {paired['units']} paired "
+        f"{paired['unit']}s, {paired['pass_to_fail']} pass→fail vs {paired['fail_to_pass']} fail→pass, "
+        f"McNemar {_p_is(c['p_value'])}); allowed: +{found['points']:g} points at p < {alpha:g}"
+    )
+
+
+def _p_is(p: float) -> str:
+    return "p < 0.0001" if p < 1e-4 else f"p = {_p(p)}"
+
+
+def _p(p: float) -> str:
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}" if p < 0.01 else f"{p:.3f}" if p < 1 else "1"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -191,13 +370,18 @@ def _signed(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:+.1f}"
 
 
-def format_comparison(result: dict[str, Any], width: int = 100) -> str:
-    """One block per model pair: rates in A and B, the change in points with its interval, flips."""
-    from .summary import _fit
+def _significant(c: dict[str, Any], alpha: float = ALPHA) -> bool:
+    return c["change"] is not None and c["p_value"] < alpha
+
+
+def format_comparison(result: dict[str, Any], width: int = 100, alpha: float = ALPHA) -> str:
+    """One block per model pair: rates in A and B, the paired change in points with its interval and
+    McNemar's p, flips."""
+    from .summary import fit
 
     lines = [
-        _fit(f"A: {result['a']}", width),
-        _fit(f"B: {result['b']}", width),
+        fit(f"A: {result['a']}", width),
+        fit(f"B: {result['b']}", width),
     ]
     cases = result["cases"]
     if not result["same_suite"]:
@@ -205,20 +389,20 @@ def format_comparison(result: dict[str, Any], width: int = 100) -> str:
             f"different suites: compared on {cases['shared']} shared case ids "
             f"({cases['only_a']} only in A, {cases['only_b']} only in B)"
         )
-    header = ["capability", "type", "A", "B", "change", "95% CI (points)", "p→f", "f→p"]
+    header = ["capability", "type", "A", "B", "change", "95% CI (points)", "p", "p→f", "f→p"]
     for pair in result["pairs"]:
         rows = []
         for cap, c in pair["capabilities"].items():
             ci = c["interval"]
-            mark = " *" if ci and (ci[0] > 0 or ci[1] < 0) else ""
             rows.append(
                 [
                     cap,
                     c["test_type"],
                     pct(c["a"]["failure_rate"]),
                     pct(c["b"]["failure_rate"]),
-                    _signed(c["change"]) + mark,
+                    _signed(c["change"]) + (" *" if _significant(c, alpha) else ""),
                     "" if ci is None else f"{100 * ci[0]:+.1f} to {100 * ci[1]:+.1f}",
+                    _p(c["p_value"]),
                     str(c["pass_to_fail"]),
                     str(c["fail_to_pass"]),
                 ]
@@ -226,18 +410,135 @@ def format_comparison(result: dict[str, Any], width: int = 100) -> str:
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         widths[0] = max(10, min(widths[0], width - sum(widths[1:]) - 2 * (len(header) - 1)))
         title = f"{short_name(pair['model_a'])} (A) → {short_name(pair['model_b'])} (B)"
-        lines += ["", _fit(title, width), "-" * min(width, sum(widths) + 2 * (len(header) - 1))]
+        lines += ["", fit(title, width), "-" * min(width, sum(widths) + 2 * (len(header) - 1))]
         for r in [header, *rows]:
-            cells = [_fit(r[0], widths[0]).ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:])]
+            cells = [fit(r[0], widths[0]).ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:])]
             lines.append("  ".join(cells).rstrip())
         flips = Counter(f["flip"] for f in pair["flips"])
         lines.append(f"flipped cases: {flips[PASS_TO_FAIL]} pass→fail, {flips[FAIL_TO_PASS]} fail→pass")
+        errors = sum(c["to_error"] for c in pair["capabilities"].values())
+        if errors:
+            lines.append(
+                f"{errors} cases answered in A have no prediction in B (errors, left out of the pairs)"
+            )
     lines += [
         "",
-        "change: B − A in percentage points (* the interval excludes 0); interval: Newcombe hybrid score",
-        "(independent proportions, 95%); p→f / f→p: cases whose own outcome flipped.",
+        f"change: B − A in percentage points over the units both runs scored (* McNemar p < {alpha:g});",
+        "95% CI: Newcombe hybrid score for paired proportions; p: McNemar's exact test; p→f / f→p:",
+        "cases whose own outcome flipped.",
     ]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Markdown
+
+
+def _md(text: Any) -> str:
+    """A table cell: no pipes, no line breaks, no HTML a comment would render."""
+    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+
+
+def _input_text(case: dict[str, Any], fields: list[str]) -> str:
+    if len(fields) == 1:
+        return str(case.get(fields[0], ""))
+    return " / ".join(f"{name}: {case.get(name, '')}" for name in fields)
+
+
+def comparison_markdown(
+    result: dict[str, Any],
+    *,
+    rules: dict[str, float] | None = None,
+    alpha: float = ALPHA,
+    max_flips: int = 10,
+) -> str:
+    """The comparison as a pull-request comment: the gate's verdict, per model pair a table of
+    capabilities (name, base vs new with counts, change, interval, p, flips), then the pass→fail flips
+    (regressed capabilities first, biggest rise first; up to ``max_flips``, each with its input and both
+    answers), then up to half as many fail→pass flips."""
+    rules = rules or {}
+    found = regressions(result, rules, alpha) if rules else []
+    names = result.get("names", {})
+    lines = ["### autocheck: comparison of two runs", ""]
+    lines.append(f"base: `{_md(result['a'])}`  \nnew: `{_md(result['b'])}`")
+    lines.append("")
+    if rules:
+        if found:
+            lines.append(f"**Regression gate: failed** ({len(found)} regression{'s' * (len(found) != 1)})")
+            lines += [f"- {_md(regression_line(result, f, alpha))}" for f in found]
+        else:
+            allowed = ", ".join(f"{'every capability' if k == EVERY else k} +{v:g}" for k, v in rules.items())
+            lines.append(f"**Regression gate: passed** (allowed rise in points: {allowed}; at p < {alpha:g})")
+        lines.append("")
+    cases = result["cases"]
+    if not result["same_suite"]:
+        lines += [
+            f"Different suites: compared on the {cases['shared']:,} case ids they share "
+            f"({cases['only_a']:,} only in base, {cases['only_b']:,} only in new).",
+            "",
+        ]
+    wanted = {f["case"] for pair in result["pairs"] for f in pair["flips"]}
+    texts = _case_texts(result, wanted)
+    fields = list(result["task"])
+    gated = {(f["model_a"], f["model_b"], f["capability"]) for f in found}
+    for pair in result["pairs"]:
+        key = (pair["model_a"], pair["model_b"])
+        lines += [
+            f"#### `{_md(short_name(pair['model_a']))}` (base) → `{_md(short_name(pair['model_b']))}` (new)",
+            "",
+            "| capability | type | base | new | change (points) | 95% CI | McNemar p | pass→fail "
+            "| fail→pass |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for cap, c in pair["capabilities"].items():
+            ci = c["interval"]
+            change = _signed(c["change"])
+            if _significant(c, alpha):
+                change = f"**{change}**"
+            if (*key, cap) in gated:
+                change += " ❌"
+            name = f"{cap} {names.get(cap, '')}".strip()
+            lines.append(
+                f"| {_md(name)} | {c['test_type']} "
+                f"| {pct(c['a']['failure_rate'])} ({c['a']['failures']}/{c['a']['applicable']}) "
+                f"| {pct(c['b']['failure_rate'])} ({c['b']['failures']}/{c['b']['applicable']})"
+                f"{f'; {n} new errors' if (n := c['to_error']) else ''} "
+                f"| {change} | {'' if ci is None else f'{100 * ci[0]:+.1f} to {100 * ci[1]:+.1f}'} "
+                f"| {_p(c['p_value'])} | {c['pass_to_fail']} | {c['fail_to_pass']} |"
+            )
+        rise = {cap: c["change"] or 0.0 for cap, c in pair["capabilities"].items()}
+        strong = {cap for cap, c in pair["capabilities"].items() if _significant(c, alpha)}
+        for direction, limit in ((PASS_TO_FAIL, max_flips), (FAIL_TO_PASS, max(1, max_flips // 2))):
+            flips = [f for f in pair["flips"] if f["flip"] == direction]
+            if not flips:
+                continue
+            if direction == PASS_TO_FAIL:  # regressed, then significant capabilities; biggest rise first
+                flips.sort(
+                    key=lambda f: (
+                        (*key, f["capability"]) not in gated,
+                        f["capability"] not in strong,
+                        -rise[f["capability"]],
+                    )
+                )
+            shown = flips[:limit]
+            more = f" (first {len(shown)} of {len(flips)})" if len(flips) > len(shown) else ""
+            lines += [
+                "",
+                f"{direction} flips{more}:",
+                "",
+                "| capability | input | base said | new said |",
+                "|---|---|---|---|",
+            ]
+            for f in shown:
+                case = texts.get(f["case"])
+                text = _input_text(case, fields) if case else f["case"]
+                lines.append(f"| {_md(f['capability'])} | {_md(text)} | {_md(f['a'])} | {_md(f['b'])} |")
+        lines.append("")
+    lines.append(
+        f"Change: new − base over the cases (MFT) or seed groups (INV/DIR) both runs scored; bold: McNemar's "
+        f"exact p < {alpha:g}; 95% CI: Newcombe's hybrid score interval for paired proportions."
+    )
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -265,16 +566,20 @@ def write_comparison_html(result: dict[str, Any], path: str | Path, *, max_cases
     limit = max_cases or None
     shown: list[tuple[int, dict[str, Any]]] = []
     counts: Counter = Counter()
-    notes = []
-    for p, pair in enumerate(result["pairs"]):
-        for flip in pair["flips"]:
-            key = (p, flip["capability"], flip["flip"])
-            counts[key] += 1
-            if limit is None or counts[key] <= limit:
-                shown.append((p, flip))
-        for (q, cap, direction), n in sorted(counts.items()):
-            if q == p and limit is not None and n > limit:
-                notes.append(f"{cap} {direction} ({short_name(pair['model_b'])}): showing {limit} of {n}")
+    for direction in (PASS_TO_FAIL, FAIL_TO_PASS):  # what got worse is listed first, for every pair
+        for p, pair in enumerate(result["pairs"]):
+            for flip in pair["flips"]:
+                if flip["flip"] != direction:
+                    continue
+                key = (p, flip["capability"], direction)
+                counts[key] += 1
+                if limit is None or counts[key] <= limit:
+                    shown.append((p, flip))
+    notes = [
+        f"{cap} {direction} ({short_name(result['pairs'][p]['model_b'])}): showing {limit} of {n}"
+        for (p, cap, direction), n in counts.items()
+        if limit is not None and n > limit
+    ]
     texts = _case_texts(result, {flip["case"] for _, flip in shown})
     fields = result["task"]
     body = [
@@ -288,15 +593,15 @@ def write_comparison_html(result: dict[str, Any], path: str | Path, *, max_cases
             f"({cases['only_a']:,} only in A, {cases['only_b']:,} only in B).</p>"
         )
     body.append(
-        f"<p class=muted>change = B − A in percentage points, with its 95% interval ({_e(INTERVAL)}); "
-        "bold where the interval excludes 0. Rates over the shared cases: every case for MFT, seed groups "
-        "for INV/DIR.</p>"
+        "<p class=muted>change = B − A in percentage points over the units both runs scored, with its 95% "
+        f"interval ({_e(INTERVAL)}) and p-value ({_e(TEST)}); bold where p &lt; {ALPHA:g}. Rates over the "
+        "shared cases: every case for MFT, seed groups for INV/DIR. Flipped cases: pass→fail first.</p>"
     )
     for pair in result["pairs"]:
         rows = []
         for cap, c in pair["capabilities"].items():
             ci = c["interval"]
-            strong = ci is not None and (ci[0] > 0 or ci[1] < 0)
+            strong = _significant(c)
             change = _signed(c["change"])
             rows.append(
                 f"<tr><td>{_e(cap)}</td><td>{_e(c['test_type'])}</td>"
@@ -306,13 +611,15 @@ def write_comparison_html(result: dict[str, Any], path: str | Path, *, max_cases
                 f"<br><span class=muted>{c['b']['failures']}/{c['b']['applicable']}</span></td>"
                 f"<td data-sort='{c['change'] or 0}'>{f'<b>{change}</b>' if strong else change}</td>"
                 f"<td>{'' if ci is None else f'{100 * ci[0]:+.1f} to {100 * ci[1]:+.1f}'}</td>"
+                f"<td data-sort='{c['p_value']}'>{_p(c['p_value'])}</td>"
                 f"<td>{c['pass_to_fail']}</td><td>{c['fail_to_pass']}</td>"
                 f"<td>{c['to_error']}/{c['from_error']}</td></tr>"
             )
         body.append(
             f"<h2>{_e(short_name(pair['model_a']))} (A) → {_e(short_name(pair['model_b']))} (B)</h2>"
             "<table class='changes sortable'><thead><tr><th>capability</th><th>type</th><th>A</th><th>B</th>"
-            "<th>change (points)</th><th>95% interval</th><th>pass→fail</th><th>fail→pass</th>"
+            "<th>change (points)</th><th>95% interval</th><th>McNemar p</th><th>pass→fail</th>"
+            "<th>fail→pass</th>"
             "<th>to / from error</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
         )
     flip_rows = []

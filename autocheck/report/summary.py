@@ -247,7 +247,7 @@ def summary_json(results: dict[str, Any], checklist: dict[str, Any] | None = Non
 # Terminal
 
 
-def _fit(text: str, width: int) -> str:
+def fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
@@ -301,9 +301,9 @@ def format_table(
         )
         if total["errors"]:
             title += f"; {total['errors']} errors ({pct(total['error_rate'])})"
-        lines += [_fit(title, width), "-" * min(width, sum(widths) + 2 * (len(header) - 1))]
+        lines += [fit(title, width), "-" * min(width, sum(widths) + 2 * (len(header) - 1))]
         for r in [header, *rows]:
-            cells = [_fit(r[0], widths[0]).ljust(widths[0])]
+            cells = [fit(r[0], widths[0]).ljust(widths[0])]
             cells += [cell.rjust(w) for cell, w in zip(r[1:], widths[1:])]
             lines.append("  ".join(cells).rstrip())
         lines.append("")
