@@ -40,8 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..expect import ERROR, FAIL, NA, PASS
-from ..run import CASES, PREDICTIONS, natural_key
+from ..expect import ERROR, FAIL, PASS
+from ..results import group_outcome, natural_key
+from ..run import CASES, PREDICTIONS
 from ..store import InputError, atomic_write_text, read_jsonl
 from .summary import Z95, capability_info, load_results, manifest, pct, short_name, wilson
 
@@ -114,13 +115,13 @@ def _same_suite(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 def _units(outcomes: dict[str, _Outcome], ids: list[str], test_type: str) -> dict[str, str]:
     """The units ``run`` counts a capability's rate over, with their verdicts: each case (MFT) or each
-    seed group (INV/DIR: fails when a member fails, else passes when one passes, else not applicable)."""
+    seed group (INV/DIR, by ``results.group_outcome``, the rule ``run`` tallies with)."""
     if test_type == "MFT":
         return {i: outcomes[i].outcome for i in ids}
     groups: dict[str, set[str]] = defaultdict(set)
     for i in ids:
         groups[outcomes[i].group].add(outcomes[i].outcome)
-    return {g: FAIL if FAIL in seen else PASS if PASS in seen else NA for g, seen in groups.items()}
+    return {g: group_outcome(seen) for g, seen in groups.items()}
 
 
 def _headline(units: dict[str, str]) -> tuple[int, int]:
