@@ -13,6 +13,9 @@
 - anything else — a Hugging Face hub id or a local model directory (``hf``): a sequence classifier over
   one text or a pair, or extractive question answering for a ``span`` task.
 
+A plug-in adds a form under its own prefix (``MODELS``, entry-point group ``autocheck.models``): a spec
+``PREFIX:REST`` whose prefix is registered goes to it before the rules for functions and hub ids.
+
 ``as_model`` takes any of these, or the Python object itself (``run_suite`` accepts them all).
 
 Every model's answers are read in the task's labels (``tasks.Task.read``): CheckList's neutral band for
@@ -21,15 +24,49 @@ binary sentiment models is the sentiment task's rule, declared in its spec.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..registry import Registry
 from ..tasks import Task
 from .base import Failed, Input, Invalid, Model, Outputs, default_labels, default_task
 from .callables import CallableModel
 
 __all__ = ["CallableModel", "Failed", "Input", "Invalid", "Model", "Outputs"]
-__all__ += ["as_model", "default_labels", "default_task", "load_model"]
+__all__ += ["MODELS", "as_model", "default_labels", "default_task", "load_model"]
+
+
+# Model forms chosen by the spec's prefix (``PREFIX:REST``): autocheck's own below, a plug-in's through the
+# entry-point group "autocheck.models" (a callable taking the whole spec, the task and load_model's options).
+MODELS: Registry[Callable[..., Model]] = Registry("models", "model form")
+
+
+def _file_predictions(spec: str, task: Task, **ignored: Any) -> Model:
+    from .files import FilePredictions
+
+    return FilePredictions(spec, Path(spec[len("file:") :]).expanduser(), task)
+
+
+def _remote(spec: str, task: Task, *, device: str, **options: Any) -> Model:
+    from .remote import load_remote
+
+    return load_remote(spec, task, **options)
+
+
+def _pipeline(
+    spec: str, task: Task, *, batch_size: int, device: str, version: str | None, **remote: Any
+) -> Model:
+    from .hf import load_pipeline
+
+    return load_pipeline(spec, task, batch_size=batch_size, device=device, version=version)
+
+
+MODELS.register("file", _file_predictions)
+for _prefix in ("http", "https", "openai"):
+    MODELS.register(_prefix, _remote)
+MODELS.register("pipeline", _pipeline)
+READ_HERE = frozenset({"file", "http", "https", "openai"})  # forms this process reads, whatever the executor
 
 
 def load_model(
@@ -44,25 +81,20 @@ def load_model(
     """A model of ``task`` (default: sentiment) from its spec (see the module docs). ``version`` declares
     what the spec alone cannot pin (a callable's weights, an endpoint's deployment): with it, answers are
     reused across runs. ``remote`` holds the options of HTTP and chat models (``remote.RemoteOptions``). A
-    model computed in this process (a callable, an HF model) records in ``loader`` how to load it again in
-    another (``execute.ray``)."""
+    model computed in this process (a callable, an HF model, a plug-in's form) records in ``loader`` how to
+    load it again in another (``execute.ray``)."""
     task = task or default_task()
-    if spec.startswith("file:"):
-        from .files import FilePredictions
-
-        return FilePredictions(spec, Path(spec[len("file:") :]).expanduser(), task)
-    if spec.startswith(("http://", "https://", "openai:")):
-        from .remote import load_remote
-
-        return load_remote(spec, task, batch_size=batch_size, version=version, **remote)
     options: dict[str, Any] = {"batch_size": batch_size, "device": device, "version": version}
-    target, sep, attr = spec.rpartition(":")
+    prefix, sep, _ = spec.partition(":")
     model: Model
-    if spec.startswith("pipeline:"):
-        from .hf import load_pipeline
-
-        model = load_pipeline(spec, task, **options)
-    elif sep and target and attr.isidentifier() and not Path(spec).is_dir():
+    if sep and prefix in MODELS:
+        model = MODELS.get(prefix)(spec, task, **options, **remote)
+        if prefix in READ_HERE:
+            return model
+        model.loader = (spec, options)
+        return model
+    target, sep, attr = spec.rpartition(":")
+    if sep and target and attr.isidentifier() and not Path(spec).is_dir():
         from .callables import load_callable, python_model
 
         model = python_model(load_callable(spec), task, name=spec, batch_size=batch_size, version=version)
