@@ -251,11 +251,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .models import load_model
     from .report import format_table
     from .requirements import load_spec
-    from .run import run_suite, suite_task
+    from .run import RESULTS, RUN_FILES, run_suite, suite_task
 
     thresholds = parse_thresholds(args.fail_above or [])  # a bad threshold fails before any model loads
+    if args.junit:
+        check_output_file(args.junit, overwrite=args.overwrite)
     task = load_spec(args.task).task if args.task else suite_task(args.suite)
-    out = prepare_output_dir(args.out, overwrite=args.overwrite)
+    out = prepare_output_dir(args.out, overwrite=args.overwrite, files=RUN_FILES, manifest=RESULTS)
     remote = {
         "timeout": args.timeout,
         "retries": args.retries,
@@ -290,8 +292,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import format_table, load_results, summary_json, write_html
+    from .report.html import plot_files
 
-    for target in (args.html, args.markdown):  # refuse before any work
+    plots = plot_files(args.html) if args.html and not args.no_plots else []
+    for target in (args.html, args.markdown, *plots):  # refuse before any work, the PNGs included
         if target:
             check_output_file(target, overwrite=args.overwrite)
     checklist = load_results(args.checklist) if args.checklist else None
@@ -340,9 +344,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_checklist(args: argparse.Namespace) -> int:
+    from .pipeline import MANIFEST, SUITE_FILES
     from .sources.checklist import convert_checklist
 
-    out = prepare_output_dir(args.out, overwrite=args.overwrite)
+    out = prepare_output_dir(args.out, overwrite=args.overwrite, files=SUITE_FILES, manifest=MANIFEST)
     counts = convert_checklist(
         args.source, out, trust_pickle=args.trust_pickle, max_per_test=args.max_per_test, task=args.task
     )
@@ -383,9 +388,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_retrain(args: argparse.Namespace) -> int:
-    from .retrain import results_table, retrain
+    from .retrain import RETRAIN_FILES, results_table, retrain
 
-    prepare_output_dir(args.out, overwrite=args.overwrite)
+    prepare_output_dir(args.out, overwrite=args.overwrite, files=RETRAIN_FILES)
     results = retrain(
         args.model,
         args.data,
@@ -538,7 +543,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path, help="results directory")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace the files of an earlier run in --out (and --junit)"
+    )
     p.add_argument("--task", help="the suite's task (default: the one its manifest records, or sentiment)")
     p.add_argument(
         "--executor",

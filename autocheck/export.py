@@ -29,14 +29,21 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import shutil
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from autocheck.records import TestCase
-from autocheck.store import InputError, JsonlWriter, atomic_write_json, load_json, read_jsonl, rng_for
+from autocheck.store import (
+    InputError,
+    JsonlWriter,
+    atomic_write_json,
+    load_json,
+    prepare_output_dir,
+    read_jsonl,
+    rng_for,
+)
 
 log = logging.getLogger(__name__)
 
@@ -92,17 +99,15 @@ def assign_splits(
     return assignment
 
 
-def _prepare(out_dir: Path, overwrite: bool) -> None:
-    if out_dir.exists() and any(out_dir.iterdir()):
-        if not overwrite:
-            raise InputError.hint(
-                f"{out_dir}: directory is not empty; pass {{overwrite}} to replace an export",
-                overwrite="overwrite=True",
-            )
-        if not (out_dir / SUMMARY).is_file():
-            raise InputError(f"{out_dir}: not empty and not an earlier export; refusing to replace it")
-        shutil.rmtree(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+def export_files(format: Format) -> list[str]:
+    """What an export of ``format`` writes in its directory (recorded in the summary as ``files``)."""
+    if format == "hf":
+        return [*(f"{name}/" for name in SPLITS), "dataset_dict.json", SUMMARY]
+    return [*(f"{name}.{format}" for name in SPLITS), SUMMARY]
+
+
+# Every format's names: --overwrite may replace an export made in another format.
+EXPORT_FILES = tuple(dict.fromkeys(name for fmt in ("jsonl", "csv", "hf") for name in export_files(fmt)))
 
 
 def export_suite(
@@ -179,7 +184,7 @@ def export_suite(
     for row in rows:
         by_split[SPLITS[assignment[row["group"]]]].append(row)
 
-    _prepare(out, overwrite)
+    prepare_output_dir(out, overwrite=overwrite, files=EXPORT_FILES, manifest=SUMMARY)
     _write(by_split, out, format, label_space, task.inputs, task.is_span)
     counts: dict[str, dict[str, dict[str, int]]] = {}
     for name, split_rows in by_split.items():
@@ -202,6 +207,7 @@ def export_suite(
         "counts": counts,
         "mapped_from_sets": {cap: dict(sorted(c.items())) for cap, c in sorted(from_sets.items())},
         "left_out": {cap: dict(sorted(c.items())) for cap, c in sorted(left_out.items())},
+        "files": export_files(format),
     }
     atomic_write_json(out / SUMMARY, summary)
     log.info("exported %s to %s (%s)", summary["totals"], out, format)

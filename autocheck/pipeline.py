@@ -42,6 +42,8 @@ CASES = "cases.jsonl"
 MANIFEST = "manifest.json"
 STATE = "state.json"
 TIMINGS = "timings.json"
+# what a suite directory holds; --overwrite removes only these
+SUITE_FILES = (CASES, MANIFEST, STATE, TIMINGS)
 
 
 @dataclass
@@ -294,7 +296,7 @@ def generate(
         raise InputError(f"--executor must be local or ray, not {executor!r}")
     if config.top_k_per not in ("seed", "production"):
         raise InputError(f"top_k_per must be 'seed' or 'production', not {config.top_k_per!r}")
-    out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
+    out = prepare_output_dir(out, resume=resume, overwrite=overwrite, files=SUITE_FILES, manifest=MANIFEST)
     state = _load_state(out, config) if resume else _fresh_state()
     timer = _Timer()
     spec, capabilities, lexicon, stats, seed_counts, cases = seed_cases(config, timer, progress)
@@ -811,7 +813,7 @@ def _write_manifest(
         "dataset": summary.dataset_stats,
         "counts": {k: asdict(v) for k, v in summary.counts.items()},
         "rejected": summary.rejected,
-        "files": {"cases": CASES},
+        "files": {"cases": CASES, "timings": TIMINGS},
     }
     atomic_write_json(out / MANIFEST, manifest)
 

@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 TRANSITIONS = ("pass_to_fail", "fail_to_pass", "pass_to_pass", "fail_to_fail")
 CASES, MANIFEST = "cases.jsonl", "manifest.json"
 PREDICTIONS, RESULTS = "predictions.jsonl", "results.json"
+RUN_FILES = (PREDICTIONS, RESULTS)  # what a results directory holds; --overwrite removes only these
 PREDICT_CHUNK = 4096  # inputs per predict call: bounds memory and cache transactions
 
 
@@ -400,6 +401,7 @@ def run_suite(
             "inputs": len(index.inputs),
             "manifest": manifest,
         },
+        "files": {"predictions": PREDICTIONS},
         "task": task.to_json(),
         "environment": environment(),
         "models": {},
