@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -97,6 +98,22 @@ def assign_splits(
             filled[split] += size
             assignment[group] = split
     return assignment
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP "CSV injection"); such a
+# cell is written with a leading "'" (so is one that already starts with quotes before them, so that
+# reading back strips exactly one quote and every text round-trips).
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+
+
+def escape_cell(value: Any) -> Any:
+    """A CSV cell safe to open in a spreadsheet: text that could start a formula gets a leading "'"."""
+    return "'" + value if isinstance(value, str) and _FORMULA.match(value) else value
+
+
+def unescape_cell(value: str) -> str:
+    """The text :func:`escape_cell` was given."""
+    return value[1:] if value.startswith("'") and _FORMULA.match(value, 1) else value
 
 
 def export_files(format: Format) -> list[str]:
@@ -234,7 +251,7 @@ def _write(
                 writer.writeheader()
                 for row in split_rows:
                     encoded = {k: json.dumps(row[k]) for k in ("soft_label", "answers") if k in row}
-                    writer.writerow({**row, **encoded})
+                    writer.writerow({k: escape_cell(v) for k, v in {**row, **encoded}.items()})
     else:
         import datasets  # only this format needs it
 
@@ -281,7 +298,7 @@ def load_export(data_dir: str | Path) -> tuple[dict[str, Any], dict[str, list[di
             with open(path, encoding="utf-8", newline="") as f:
                 splits[name] = [
                     {
-                        **r,
+                        **{k: unescape_cell(v) for k, v in r.items()},
                         "label": int(r["label"]),
                         **{k: json.loads(r[k]) for k in ("soft_label", "answers") if k in r},
                     }
