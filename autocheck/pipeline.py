@@ -314,6 +314,8 @@ def generate(
     if expander is not None:
         expander.device, expander.batch_size = device, batch_size
     cases_path = out / CASES
+    if resume:
+        _check_committed(cases_path, state["offset"])
     if resume and cases_path.exists():
         with open(cases_path, "r+b") as f:  # drop what an interrupted chunk half-wrote
             f.truncate(state["offset"])
@@ -772,6 +774,19 @@ def _function_pairs(grammar: str, is_treebank: bool):
 def _fresh_state() -> dict[str, Any]:
     """The resume point of a run that has finished no chunk yet."""
     return {"chunks": 0, "offset": 0, "counts": {}, "rejected": {}}
+
+
+def _check_committed(cases_path: Path, offset: int) -> None:
+    """A resumed run continues after the bytes its state says were written and synced; a file shorter than
+    that lost committed records (truncating it "up" would pad it with NUL bytes), so it cannot resume."""
+    size = cases_path.stat().st_size if cases_path.exists() else 0
+    if size < offset:
+        raise InputError.hint(
+            f"{cases_path}: {size:,} bytes, shorter than the {offset:,} its resume state ({STATE}) records "
+            "as written, so committed records were lost (the file was cut or replaced); it cannot be "
+            "resumed: run the same command with {overwrite} to start again",
+            overwrite="overwrite=True",
+        )
 
 
 def _load_state(out: Path, config: GenerateConfig) -> dict[str, Any]:
