@@ -170,3 +170,16 @@ def test_every_resumable_command_hint_is_true(tmp_path, capsys):
     err = _error(capsys)
     assert "--resume" in err
     _assert_real_options("perturb", err)
+
+
+def test_demo_hint_offers_only_its_own_options(tmp_path, capsys):
+    """A demo folder whose suite was made with other settings: demo has --overwrite, not --resume."""
+    suite = tmp_path / "demo" / "suite"
+    suite.mkdir(parents=True)
+    (suite / "manifest.json").write_text('{"fingerprint": "other settings"}')
+    (suite / "cases.jsonl").write_text("")
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--shared", str(tmp_path / "none")]) == 2
+    err = _error(capsys)
+    assert "--overwrite" in err and "--resume" not in err
+    _assert_real_options("demo", err)
+    assert (suite / "manifest.json").read_text() == '{"fingerprint": "other settings"}'
