@@ -35,7 +35,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from autocheck.records import TestCase
 from autocheck.store import (
     InputError,
     JsonlWriter,
@@ -140,7 +139,7 @@ def export_suite(
 ) -> dict[str, Any]:
     """Write ``train``/``validation``/``test`` files of the suite's labelled cases; return the summary
     (also written to ``out_dir/export_summary.json``). ``label_space`` defaults to the task's (see above)."""
-    from autocheck.run import suite_task
+    from autocheck.run import iter_cases, suite_task
 
     task = suite_task(suite_dir)
     if label_space is None:
@@ -160,8 +159,7 @@ def export_suite(
     rows: list[dict[str, Any]] = []
     left_out: dict[str, Counter[str]] = defaultdict(Counter)
     from_sets: dict[str, Counter[str]] = defaultdict(Counter)
-    for record in read_jsonl(cases_path):
-        case = TestCase.from_json(record)
+    for case in iter_cases(cases_path, task):  # validated: a damaged line names file, line and field
         if task.is_span:
             mapped = (-1, []) if case.test_type == "MFT" else "no single label (INV/DIR)"
         else:

@@ -27,7 +27,8 @@ from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
 from autocheck.records import EXPANSION, SEED, TestCase, display
 from autocheck.resources import nltk_resource
-from autocheck.store import InputError, read_jsonl, rng_for
+from autocheck.run import iter_cases
+from autocheck.store import InputError, rng_for
 
 log = logging.getLogger(__name__)
 
@@ -186,8 +187,7 @@ def load_groups(suite_dir: str | Path) -> dict[str, dict[str, list[str]]]:
         raise InputError(f"{path}: suite cases not found")
     seeds: dict[str, TestCase] = {}
     expansions: dict[str, list[str]] = defaultdict(list)
-    for row in read_jsonl(path):
-        case = TestCase.from_json(row)
+    for case in iter_cases(path):  # validated: a damaged line is an error naming file, line and field
         if case.kind == SEED:
             seeds[case.id] = case
         elif case.kind == EXPANSION and case.seed_id is not None:

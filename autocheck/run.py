@@ -52,7 +52,14 @@ def suite_task(suite_dir: str | Path) -> Task:
     manifest_path = Path(suite_dir) / MANIFEST
     manifest = load_json(manifest_path, "suite manifest") if manifest_path.is_file() else {}
     if isinstance(manifest, dict) and isinstance(manifest.get("task"), dict):
-        return Task.from_spec(manifest["task"])
+        try:  # a damaged header is an error naming the manifest, not a crash where a label is used
+            task = Task.from_spec(manifest["task"])
+            task.check(f"{manifest_path}: field 'task'")
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+            raise InputError(
+                f"{manifest_path}: field 'task' is not a task header ({type(e).__name__}: {e})"
+            ) from None
+        return task
     from .models import default_task
 
     return default_task()
@@ -87,11 +94,13 @@ def iter_cases(path: Path, task: Task | None = None) -> Iterator[TestCase]:
             where = f"{path}:{lineno}"
             try:
                 case = TestCase.from_json(json.loads(line))
+                _validate(case, task, where)
             except json.JSONDecodeError as e:
                 raise InputError(f"{where}: not valid JSON ({e.msg})") from None
+            except InputError:
+                raise
             except (KeyError, TypeError, ValueError, AttributeError) as e:
                 raise InputError(f"{where}: not a test case ({type(e).__name__}: {e})") from None
-            _validate(case, task, where)
             yield case
 
 
