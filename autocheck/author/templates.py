@@ -20,7 +20,9 @@ that share their placeholder values. A placeholder is ``{name}``, ``{name.attrib
 ``where`` conditions filter the fillings (``year1 < year2``, ``city.country != country``, ``city not in
 country``: ``in`` is true when one entry names the other in an attribute, or for a value in a list literal);
 they are Python-like expressions over placeholder names, parsed with ``ast`` and evaluated over a small,
-fixed set of nodes (nothing is executed). Numbers compare as numbers.
+fixed set of nodes (nothing is executed). Numbers compare as numbers. An attribute path of any depth reads
+through an entry's JSON objects (``city.country.iso2 != "FR"`` for ``{"value": "Paris", "country":
+{"iso2": "FR"}}``); a step that is missing, or a condition nested too deeply, is an error naming it.
 
 Expectations: an MFT template's ``label`` is a label, a list of allowed labels, or a list of
 ``{"when": condition, "label": ...}`` tried in order (the last may have no ``when``); a question-answering
