@@ -233,11 +233,12 @@ def own_entries(out: Path, files: Iterable[str], manifest: str | None = None) ->
     """Split the entries of the directory ``out`` into those autocheck wrote (matching ``files``: names or
     glob patterns, a trailing ``/`` for a folder; the names ``manifest`` lists; the manifest itself; a
     temporary file an interrupted atomic write left) and the names of all others."""
-    patterns = [*files, *([manifest, *manifest_files(out / manifest)] if manifest else [])]
+    patterns = [*files, ".*.tmp"]
+    listed = {manifest, *manifest_files(out / manifest)} if manifest else set()  # names, never patterns
     own, foreign = [], []
     for child in sorted(out.iterdir()):
         name = child.name + ("/" if child.is_dir() and not child.is_symlink() else "")
-        if any(fnmatch.fnmatchcase(name, p) for p in patterns) or fnmatch.fnmatchcase(name, ".*.tmp"):
+        if name in listed or any(fnmatch.fnmatchcase(name, p) for p in patterns):
             own.append(child)
         else:
             foreign.append(name)

@@ -82,6 +82,10 @@ def test_a_file_the_manifest_lists_is_replaced(tmp_path):
     (out / "notes.txt").write_text("mine")
     with pytest.raises(InputError, match=r"did not write \(notes\.txt\)"):
         prepare_output_dir(out, overwrite=True, files=("predictions.jsonl",), manifest="results.json")
+    (out / "results.json").write_text(json.dumps({"files": ["*", "*.txt", "notes.txt/"]}))
+    with pytest.raises(InputError, match=r"did not write \(notes\.txt\)"):  # listed names are not patterns
+        prepare_output_dir(out, overwrite=True, files=("predictions.jsonl",), manifest="results.json")
+    assert (out / "notes.txt").read_text() == "mine"
 
 
 def test_export_overwrite_keeps_other_files(suite, tmp_path, capsys):  # noqa: F811
