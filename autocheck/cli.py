@@ -6,15 +6,16 @@ import argparse
 import gc
 import json
 import logging
+import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from . import __version__
 from .resources import ResourceMissing
-from .store import InputError, check_output_file, load_json, prepare_output_dir
+from .store import InputError, check_output_file, cli_flag, load_json, prepare_output_dir
 
 log = logging.getLogger("autocheck")
 
@@ -29,17 +30,135 @@ def _label_map(value: str) -> dict[str, str]:
     return {raw.strip(): label.strip() for raw, label in pairs}
 
 
+# Every number an option takes is checked as the command line is read, before any work: argparse names
+# the flag in its one-line error (see _Parser), so a 0 or -1 never reaches a loop, a model or numpy.
+
+
+def _whole(minimum: int) -> Callable[[str], int]:
+    """A whole number of at least ``minimum``."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {value!r}") from None
+        if number < minimum:
+            raise argparse.ArgumentTypeError(f"expected a whole number of at least {minimum}, not {number}")
+        return number
+
+    return parse
+
+
+# how many of something (at least 1); a seed, retries or "0 = all" (at least 0); seconds, rates (finite)
+_pos, _nat = _whole(1), _whole(0)
+
+
+def _real(minimum: float, *, strict: bool = False) -> Callable[[str], float]:
+    """A finite number of at least (``strict``: above) ``minimum``."""
+
+    def parse(value: str) -> float:
+        try:
+            number = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, not {value!r}") from None
+        if not math.isfinite(number) or number < minimum or (strict and number == minimum):
+            bound = f"above {minimum:g}" if strict else f"at least {minimum:g}"
+            raise argparse.ArgumentTypeError(f"expected a finite number {bound}, not {value!r}")
+        return number
+
+    return parse
+
+
+_posf, _natf = _real(0, strict=True), _real(0)
+
+
 def _fills(value: str) -> int | None:
-    return None if value == "all" else int(value)
+    return None if value == "all" else _pos(value)
 
 
 def _threshold(value: str) -> float | None:
     if value.lower() == "off":
         return None
-    threshold = float(value)
-    if not threshold >= 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative number or 'off', not {value!r}")
-    return threshold
+    try:
+        return _natf(value)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative number or 'off', not {value!r}") from None
+
+
+def _sizes(value: str) -> tuple[int, ...]:
+    """``200,400,600`` → (200, 400, 600)."""
+    try:
+        return tuple(_pos(item) for item in value.split(","))
+    except argparse.ArgumentTypeError as e:
+        raise argparse.ArgumentTypeError(
+            f"expected whole numbers of at least 1 separated by commas ({e})"
+        ) from None
+
+
+def _ratios(value: str) -> tuple[float, ...]:
+    """``8:1:1`` → (8.0, 1.0, 1.0): three finite non-negative numbers, not all zero."""
+    try:
+        ratios = tuple(_natf(item) for item in value.split(":"))
+    except argparse.ArgumentTypeError:
+        ratios = ()
+    if len(ratios) != 3 or not sum(ratios) > 0:
+        raise argparse.ArgumentTypeError(
+            f"expected three ratios like 8:1:1 (train:validation:test), not {value!r}"
+        )
+    return ratios
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line, naming the command (the usage is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _model_dir_holds(path: Path) -> str | None:
+    """What a local model directory holds, from its config.json: a benepar parser, a masked LM or a
+    sequence classifier; None when it cannot tell (then the loader's own error speaks)."""
+    try:
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = None
+    if not isinstance(config, dict):
+        return "a benepar parser" if (path / "benepar_model.bin").is_file() else None
+    if "benepar" in config or (path / "benepar_model.bin").is_file():
+        return "a benepar parser"
+    architectures = " ".join(a for a in config.get("architectures") or () if isinstance(a, str))
+    if "MaskedLM" in architectures:
+        return "a masked LM"
+    if "SequenceClassification" in architectures:
+        return "a sequence classifier"
+    return None
+
+
+def _check_text(args: argparse.Namespace) -> None:
+    """No value may hold a NUL character: no file can be named so, and the OS refuses it mid-run."""
+    for name, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str | Path) and "\x00" in str(v) for v in values):
+            raise InputError(f"{cli_flag(name)}: the value holds a NUL character")
+
+
+def _check_model_dirs(args: argparse.Namespace) -> None:
+    """A local --mlm must hold a masked LM and a local --parser a benepar parser: given the other's folder
+    (they are easy to swap), say what the folder holds before anything loads."""
+    for flag, attr, wanted, other in (
+        ("--mlm", "mlm", "a masked LM", "--parser"),
+        ("--parser", "parser", "a benepar parser", "--mlm"),
+    ):
+        value = getattr(args, attr, None)
+        if not isinstance(value, str) or not value:
+            continue
+        path = Path(value)
+        if path.is_file():
+            raise InputError(f"{flag} {value}: is a file; give {wanted}'s directory or name")
+        holds = _model_dir_holds(path) if path.is_dir() else None
+        if holds is not None and holds != wanted:
+            hint = f" (is it the {other}?)" if holds in ("a masked LM", "a benepar parser") else ""
+            raise InputError(f"{flag} {value}: the directory holds {holds}, not {wanted}{hint}")
 
 
 def _add_seed_options(p: argparse.ArgumentParser) -> None:
@@ -57,20 +176,20 @@ def _add_seed_options(p: argparse.ArgumentParser) -> None:
         help="spec file, or a shipped spec's name (e.g. sentiment_checklist, nli, qqp, squad)",
     )
     p.add_argument(
-        "--max-cases", type=int, default=100_000, help="per template: the largest Cartesian product allowed"
+        "--max-cases", type=_pos, default=100_000, help="per template: the largest Cartesian product allowed"
     )
-    p.add_argument("--max-seeds", type=int, help="at most N seeds per capability, sampled with --seed")
+    p.add_argument("--max-seeds", type=_pos, help="at most N seeds per capability, sampled with --seed")
     p.add_argument(
-        "--max-variants", type=int, help="at most N template variants per seed, sampled with --seed"
+        "--max-variants", type=_pos, help="at most N template variants per seed, sampled with --seed"
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed; same inputs + seed = identical output")
+    p.add_argument("--seed", type=_nat, default=0, help="random seed; same inputs + seed = identical output")
     p.add_argument("--lexicon", default="sentiwordnet", help="sentiwordnet | opinion | vader | PATH")
     p.add_argument("--compat", action="store_true", help="reproduce the original ALiCT code's quirks")
     _add_dataset_options(p)
     p.add_argument("--label-map", type=_label_map, help="raw label → label, e.g. 0=negative,1=positive")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
-    p.add_argument("--chunk-size", type=int, default=64, help="seed cases per batch/checkpoint (default 64)")
+    p.add_argument("--chunk-size", type=_pos, default=64, help="seed cases per batch/checkpoint (default 64)")
     p.add_argument(
         "--mlm",
         default="bert-base-uncased",
@@ -102,7 +221,7 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--top-k",
-        type=int,
+        type=_pos,
         default=5,
         help="candidate expansions kept per seed (or per seed production, see --top-k-per)",
     )
@@ -120,9 +239,9 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         help="validated fills kept per masked template (default 3; ALiCT's final code kept 1), or 'all'",
     )
     p.add_argument(
-        "--beam-size", type=int, default=20, help="beam width for multi-mask fills (CheckList: 100)"
+        "--beam-size", type=_pos, default=20, help="beam width for multi-mask fills (CheckList: 100)"
     )
-    p.add_argument("--top-n", type=int, default=60, help="masked-LM suggestions considered per template")
+    p.add_argument("--top-n", type=_pos, default=60, help="masked-LM suggestions considered per template")
     p.add_argument(
         "--fluency-threshold",
         type=_threshold,
@@ -132,7 +251,7 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--workers",
-        type=int,
+        type=_pos,
         default=1,
         help="processes expanding chunks, each with its own models (default 1); output is the same",
     )
@@ -140,7 +259,7 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         "--device", default="auto", choices=["auto", "cpu", "cuda"], help="where the masked LM runs"
     )
     p.add_argument(
-        "--batch-size", type=int, default=64, help="masked-LM rows per forward pass at most (default 64)"
+        "--batch-size", type=_pos, default=64, help="masked-LM rows per forward pass at most (default 64)"
     )
     p.add_argument(
         "--executor",
@@ -277,12 +396,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .models import load_model
     from .report import format_table
     from .requirements import load_spec
-    from .run import run_suite, suite_task
+    from .run import RESULTS, RUN_FILES, run_suite, suite_task
 
     # a bad threshold fails before any model loads
     gate = Gate.from_options(args.fail_above, args.max_errors, junit=bool(args.junit))
+    if args.junit:
+        check_output_file(args.junit, overwrite=args.overwrite)
     task = load_spec(args.task).task if args.task else suite_task(args.suite)
-    out = prepare_output_dir(args.out, overwrite=args.overwrite)
+    out = prepare_output_dir(args.out, overwrite=args.overwrite, files=RUN_FILES, manifest=RESULTS)
     remote = {
         "timeout": args.timeout,
         "retries": args.retries,
@@ -333,16 +454,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from .ci import Gate
     from .report import format_table, load_results, summary_json, write_html
+    from .report.html import plot_files
 
-    for target in (args.html, args.markdown):  # refuse before any work
+    plots = plot_files(args.html) if args.html and not args.no_plots else []
+    for target in (args.html, args.markdown, *plots):  # refuse before any work, the PNGs included
         if target:
             check_output_file(target, overwrite=args.overwrite)
     # the Markdown is a verdict, judged as 'run --junit' judges: by default any failure or error fails
     gate = Gate.from_options(args.fail_above, args.max_errors, junit=True)
     checklist = load_results(args.checklist) if args.checklist else None
     results = load_results(args.results)
-    if args.max_failures < 0:
-        raise InputError(f"--max-failures {args.max_failures}: expected 0 (all) or a positive number")
     if args.json:
         print(json.dumps(summary_json(results, checklist), indent=2, ensure_ascii=False))
     else:
@@ -379,8 +500,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
         write_comparison_html,
     )
 
-    if args.max_cases < 0:
-        raise InputError(f"--max-cases {args.max_cases}: expected 0 (all) or a positive number")
     rules = parse_regression_rules(args.fail_on_regression or [])  # a bad rule fails before any work
     if not 0 < args.alpha < 1:
         raise InputError(f"--alpha {args.alpha}: expected a significance level between 0 and 1, e.g. 0.05")
@@ -408,9 +527,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_checklist(args: argparse.Namespace) -> int:
+    from .generate import MANIFEST, SUITE_FILES
     from .sources.checklist import convert_checklist
 
-    out = prepare_output_dir(args.out, overwrite=args.overwrite)
+    out = prepare_output_dir(args.out, overwrite=args.overwrite, files=SUITE_FILES, manifest=MANIFEST)
     counts = convert_checklist(
         args.source, out, trust_pickle=args.trust_pickle, max_per_test=args.max_per_test, task=args.task
     )
@@ -440,15 +560,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise InputError(
             "export: give --out DIR (retraining data), --inputs FILE (the suite's inputs), or both"
         )
-    try:
-        split = tuple(float(x) for x in args.split.split(":"))
-    except ValueError:
-        raise InputError(f"--split {args.split!r}: expected ratios like 8:1:1") from None
     summary = export_suite(
         args.suite,
         args.out,
         format=args.format,
-        split=split,
+        split=args.split,
         seed=args.seed,
         label_space=_label_space(args.labels),
         set_label_rule=args.set_labels,
@@ -460,9 +576,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_retrain(args: argparse.Namespace) -> int:
-    from .retrain import results_table, retrain
+    from .retrain import RETRAIN_FILES, results_table, retrain
 
-    prepare_output_dir(args.out, overwrite=args.overwrite)
+    prepare_output_dir(args.out, overwrite=args.overwrite, files=RETRAIN_FILES)
     results = retrain(
         args.model,
         args.data,
@@ -482,9 +598,8 @@ def cmd_retrain(args: argparse.Namespace) -> int:
 def cmd_metrics(args: argparse.Namespace) -> int:
     from .metrics import format_metrics, suite_metrics
 
-    sizes = tuple(int(x) for x in args.sample_sizes.split(","))
     metrics = suite_metrics(
-        args.suite, sample_sizes=sizes, trials=args.trials, seed=args.seed, parser=args.parser
+        args.suite, sample_sizes=args.sample_sizes, trials=args.trials, seed=args.seed, parser=args.parser
     )
     print(format_metrics(metrics))
     return 0
@@ -579,7 +694,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="autocheck", description=__doc__)
+    parser = _Parser(prog="autocheck", description=__doc__)
     parser.add_argument("--version", action="version", version=f"autocheck {__version__}")
     parser.add_argument(
         "--offline", action="store_true", help="never download; a missing resource is an error"
@@ -626,9 +741,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", action="append", required=True, help="HF id or directory, module:function, file:PATH"
     )
     p.add_argument("--out", required=True, type=Path, help="results directory")
-    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--batch-size", type=_pos, default=32)
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
-    p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace the files of an earlier run in --out (and --junit)"
+    )
     p.add_argument("--task", help="the suite's task (default: the one its manifest records, or sentiment)")
     p.add_argument(
         "--executor",
@@ -666,12 +783,12 @@ def build_parser() -> argparse.ArgumentParser:
     remote = p.add_argument_group("remote models (http://…, openai:MODEL[@BASE_URL])")
     remote.add_argument(
         "--timeout",
-        type=float,
+        type=_posf,
         default=30.0,
         help="seconds for a whole request, its reply read to the end (default 30)",
     )
-    remote.add_argument("--retries", type=int, default=3, help="retries per batch, with back-off (default 3)")
-    remote.add_argument("--concurrency", type=int, default=1, help="requests in flight (default 1)")
+    remote.add_argument("--retries", type=_nat, default=3, help="retries per batch, backing off (default 3)")
+    remote.add_argument("--concurrency", type=_pos, default=1, help="requests in flight (default 1)")
     remote.add_argument(
         "--api-key-env",
         help="environment variable holding the API key (chat models default to OPENAI_API_KEY; an HTTP "
@@ -711,7 +828,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--max-failures",
-        type=int,
+        type=_nat,
         default=100,
         help="failing cases listed per capability and model in the page and the Markdown "
         "(default 100; 0: all)",
@@ -729,7 +846,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the comparison as JSON instead of a table")
     p.add_argument(
         "--max-cases",
-        type=int,
+        type=_nat,
         default=200,
         help="flipped cases listed in the page per capability and direction (default 200; 0: all)",
     )
@@ -755,7 +872,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--trust-pickle", action="store_true", help="allow loading a pickle (it can run code)")
-    p.add_argument("--max-per-test", type=int, help="keep the first N items of each CheckList test")
+    p.add_argument("--max-per-test", type=_pos, help="keep the first N items of each CheckList test")
     p.add_argument("--task", help="sentiment, qqp or squad (default: what the data shows)")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
     p.set_defaults(func=cmd_checklist)
@@ -773,7 +890,9 @@ def build_parser() -> argparse.ArgumentParser:
         "prediction file names (file:PATH), else one input per line (CheckList's to_raw_file)",
     )
     p.add_argument("--format", default="jsonl", choices=["jsonl", "csv", "hf"])
-    p.add_argument("--split", default="8:1:1", help="train:validation:test ratio (default 8:1:1)")
+    p.add_argument(
+        "--split", type=_ratios, default="8:1:1", help="train:validation:test ratio (default 8:1:1)"
+    )
     p.add_argument(
         "--labels",
         help="the model's label space: binary or three (sentiment), task (default: the task's binary poles "
@@ -785,7 +904,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["hard", "drop", "soft"],
         help="a label set like 'neutral or positive': its one label in the space (hard), dropped, or soft",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_nat, default=0)
     p.add_argument("--overwrite", action="store_true", help="replace an earlier export in --out")
     p.set_defaults(func=cmd_export)
 
@@ -793,12 +912,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, help="HF id or directory of a sequence classifier")
     p.add_argument("--data", required=True, type=Path, help="directory written by 'autocheck export'")
     p.add_argument("--out", required=True, type=Path)
-    p.add_argument("--epochs", type=int, default=1)
-    p.add_argument("--batch-size", type=int, default=16)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--epochs", type=_pos, default=1)
+    p.add_argument("--batch-size", type=_pos, default=16)
+    p.add_argument("--seed", type=_nat, default=0)
     p.add_argument("--sst2-dev", help="SST-2 dev.tsv for the before/after accuracy")
-    p.add_argument("--lr", type=float, default=2e-5)
-    p.add_argument("--max-steps", type=int, help="stop after N optimizer steps")
+    p.add_argument("--lr", type=_posf, default=2e-5)
+    p.add_argument("--max-steps", type=_pos, help="stop after N optimizer steps")
     p.add_argument(
         "--suite",
         type=Path,
@@ -810,16 +929,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("metrics", help="diversity of a suite: Self-BLEU and production-rule coverage")
     p.add_argument("suite", type=Path)
-    p.add_argument("--sample-sizes", default="200,400,600,800,1000")
-    p.add_argument("--trials", type=int, default=5)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--sample-sizes", type=_sizes, default="200,400,600,800,1000")
+    p.add_argument("--trials", type=_pos, default=5)
+    p.add_argument("--seed", type=_nat, default=0)
     p.add_argument("--parser", help="benepar model for rule coverage (omit to skip coverage)")
     p.set_defaults(func=cmd_metrics)
 
     p = commands.add_parser("suggest", help="masked-LM suggestions for a {mask} in a sentence, for templates")
     p.add_argument("template", help='a sentence with {mask} placeholders, e.g. "I really {mask} the flight."')
     p.add_argument("--mlm", default="bert-base-uncased", help="masked LM: HF hub id or directory")
-    p.add_argument("-n", type=int, default=30, help="how many suggestions (default 30)")
+    p.add_argument("-n", type=_pos, default=30, help="how many suggestions (default 30)")
     p.add_argument("--lexicon", default="sentiwordnet", help="polarity lexicon for the table, or 'none'")
     p.add_argument("--synonyms-of", metavar="WORD", help="only WordNet synonyms of WORD")
     p.add_argument("--antonyms-of", metavar="WORD", help="only WordNet antonyms of WORD")
@@ -838,9 +957,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task", default="sentiment", help="the task of the models to test (default sentiment)")
     p.add_argument("--direction", choices=["up", "down"], help="a DIR test: the task's score goes up/down")
     p.add_argument("--dir-label", help="DIR on P(label) instead of the task's score")
-    p.add_argument("--tolerance", type=float, default=0.1, help="DIR tolerance (default 0.1)")
-    p.add_argument("--max-examples", type=int, help="at most N examples, sampled with --seed")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--tolerance", type=_natf, default=0.1, help="DIR tolerance (default 0.1)")
+    p.add_argument("--max-examples", type=_pos, help="at most N examples, sampled with --seed")
+    p.add_argument("--seed", type=_nat, default=0)
     _add_dataset_options(p)
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
@@ -851,22 +970,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--shared", type=Path, help="folder with the offline data/models (default: ../shared/data)"
     )
-    p.add_argument("--max-seeds", type=int, default=5, help="seeds per capability (default 5)")
-    p.add_argument("--max-variants", type=int, default=2, help="template variants per seed (default 2)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-seeds", type=_pos, default=5, help="seeds per capability (default 5)")
+    p.add_argument("--max-variants", type=_pos, default=2, help="template variants per seed (default 2)")
+    p.add_argument("--seed", type=_nat, default=0)
     p.add_argument("--overwrite", action="store_true", help="replace the files of a previous demo in --out")
     p.set_defaults(func=cmd_demo)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:  # --help, --version, or a bad option (its one line is already printed)
+        return e.code if isinstance(e.code, int) else 0 if e.code is None else 2
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
     )
     if args.offline:
         os.environ["AUTOCHECK_OFFLINE"] = os.environ["HF_HUB_OFFLINE"] = "1"
     try:
+        _check_text(args)
+        _check_model_dirs(args)
         return args.func(args)
     except InputError as e:
         print(f"autocheck: error: {e.cli}", file=sys.stderr)

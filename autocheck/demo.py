@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from .resources import shared_data_dir
-from .store import load_json, prepare_output_dir
+from .store import InputError, foreign_error, load_json, own_entries, prepare_output_dir
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 # 0-1 / 2 / 3-4 are exactly the paper's <=0.4 negative, neutral, >0.6 positive.
 SST_HUB_ID = "SetFit/sst5"
 SST5_LABELS = {"0": "negative", "1": "negative", "2": "neutral", "3": "positive", "4": "positive"}
+# what a demo folder holds: a rerun reuses or replaces these and refuses a folder holding anything else
+DEMO_FILES = ("suite/", "results/", "checklist-suite/", "checklist-results/", "report.html", "report-*.png")
 
 
 def demo_resources(shared: Path | None) -> dict[str, str]:
@@ -56,11 +58,15 @@ def run_demo(
     overwrite: bool = False,
 ) -> int:
     from .config import GenerateConfig
-    from .generate import generate
+    from .generate import MANIFEST, SUITE_FILES, generate
     from .models import load_model
     from .report import format_table, write_html
-    from .run import run_suite
+    from .run import RESULTS, RUN_FILES, run_suite
 
+    if Path(out).is_dir():
+        foreign = own_entries(Path(out), DEMO_FILES)[1]
+        if foreign:
+            raise foreign_error(Path(out), foreign)
     res = demo_resources(shared)
     config = GenerateConfig(
         dataset=res["dataset"],
@@ -73,11 +79,21 @@ def run_demo(
         seed=seed,
     )
     suite_dir, results_dir = Path(out) / "suite", Path(out) / "results"
-    manifest = suite_dir / "manifest.json"
-    if not overwrite and manifest.exists() and load_json(manifest)["fingerprint"] == config.fingerprint():
+    manifest = suite_dir / MANIFEST
+    same = (
+        manifest.exists() and load_json(manifest, "suite manifest").get("fingerprint") == config.fingerprint()
+    )
+    resume = (suite_dir / "state.json").exists()  # an interrupted demo continues where it stopped
+    if not overwrite and same:
         print(f"reusing the suite generated before with the same settings: {suite_dir}")
     else:
-        resume = (suite_dir / "state.json").exists()  # an interrupted demo continues where it stopped
+        if not (overwrite or resume) and suite_dir.is_dir() and any(suite_dir.iterdir()):
+            raise InputError.hint(  # demo has no --resume: say what it does have
+                f"{suite_dir}: holds a suite generated with other settings; pass {{overwrite}} to replace "
+                "it, or choose another {out}",
+                overwrite="overwrite=True",
+                out="out=DIR",
+            )
         from .progress import stages
 
         summary = generate(
@@ -85,17 +101,23 @@ def run_demo(
         )
         summary.print_table()
     model = load_model(res["model"])  # its predictions are cached, so a rerun is quick
-    results = run_suite(suite_dir, [model], prepare_output_dir(results_dir, overwrite=True))
+    results = run_suite(
+        suite_dir, [model], prepare_output_dir(results_dir, overwrite=True, files=RUN_FILES, manifest=RESULTS)
+    )
     checklist_results, checklist_dir = None, None
     if Path(res.get("checklist", "")).is_file():  # CheckList's own suite beside ours: 30 items per test
         from .sources.checklist import convert_checklist
 
         checklist_suite, checklist_dir = Path(out) / "checklist-suite", Path(out) / "checklist-results"
         convert_checklist(
-            res["checklist"], prepare_output_dir(checklist_suite, overwrite=True), max_per_test=30
+            res["checklist"],
+            prepare_output_dir(checklist_suite, overwrite=True, files=SUITE_FILES, manifest=MANIFEST),
+            max_per_test=30,
         )
         checklist_results = run_suite(
-            checklist_suite, [model], prepare_output_dir(checklist_dir, overwrite=True)
+            checklist_suite,
+            [model],
+            prepare_output_dir(checklist_dir, overwrite=True, files=RUN_FILES, manifest=RESULTS),
         )
     print(format_table(results, checklist_results))
     html = Path(out) / "report.html"

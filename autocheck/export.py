@@ -29,14 +29,21 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import shutil
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from autocheck.records import TestCase
-from autocheck.store import InputError, JsonlWriter, atomic_write_json, load_json, read_jsonl, rng_for
+from autocheck.store import (
+    InputError,
+    JsonlWriter,
+    atomic_write_json,
+    load_json,
+    prepare_output_dir,
+    read_jsonl,
+    rng_for,
+)
 
 log = logging.getLogger(__name__)
 
@@ -92,17 +99,31 @@ def assign_splits(
     return assignment
 
 
-def _prepare(out_dir: Path, overwrite: bool) -> None:
-    if out_dir.exists() and any(out_dir.iterdir()):
-        if not overwrite:
-            raise InputError.hint(
-                f"{out_dir}: directory is not empty; pass {{overwrite}} to replace an export",
-                overwrite="overwrite=True",
-            )
-        if not (out_dir / SUMMARY).is_file():
-            raise InputError(f"{out_dir}: not empty and not an earlier export; refusing to replace it")
-        shutil.rmtree(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+# A spreadsheet runs a cell that starts with one of these as a formula (OWASP "CSV injection"); such a
+# cell is written with a leading "'" (so is one that already starts with quotes before them, so that
+# reading back strips exactly one quote and every text round-trips).
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+
+
+def escape_cell(value: Any) -> Any:
+    """A CSV cell safe to open in a spreadsheet: text that could start a formula gets a leading "'"."""
+    return "'" + value if isinstance(value, str) and _FORMULA.match(value) else value
+
+
+def unescape_cell(value: str) -> str:
+    """The text :func:`escape_cell` was given."""
+    return value[1:] if value.startswith("'") and _FORMULA.match(value, 1) else value
+
+
+def export_files(format: Format) -> list[str]:
+    """What an export of ``format`` writes in its directory (recorded in the summary as ``files``)."""
+    if format == "hf":
+        return [*(f"{name}/" for name in SPLITS), "dataset_dict.json", SUMMARY]
+    return [*(f"{name}.{format}" for name in SPLITS), SUMMARY]
+
+
+# Every format's names: --overwrite may replace an export made in another format.
+EXPORT_FILES = tuple(dict.fromkeys(name for fmt in ("jsonl", "csv", "hf") for name in export_files(fmt)))
 
 
 def export_suite(
@@ -118,7 +139,7 @@ def export_suite(
 ) -> dict[str, Any]:
     """Write ``train``/``validation``/``test`` files of the suite's labelled cases; return the summary
     (also written to ``out_dir/export_summary.json``). ``label_space`` defaults to the task's (see above)."""
-    from autocheck.run import suite_task
+    from autocheck.run import iter_cases, suite_task
 
     task = suite_task(suite_dir)
     if label_space is None:
@@ -138,8 +159,7 @@ def export_suite(
     rows: list[dict[str, Any]] = []
     left_out: dict[str, Counter[str]] = defaultdict(Counter)
     from_sets: dict[str, Counter[str]] = defaultdict(Counter)
-    for record in read_jsonl(cases_path):
-        case = TestCase.from_json(record)
+    for case in iter_cases(cases_path, task):  # validated: a damaged line names file, line and field
         if task.is_span:
             mapped = (-1, []) if case.test_type == "MFT" else "no single label (INV/DIR)"
         else:
@@ -179,7 +199,7 @@ def export_suite(
     for row in rows:
         by_split[SPLITS[assignment[row["group"]]]].append(row)
 
-    _prepare(out, overwrite)
+    prepare_output_dir(out, overwrite=overwrite, files=EXPORT_FILES, manifest=SUMMARY)
     _write(by_split, out, format, label_space, task.inputs, task.is_span)
     counts: dict[str, dict[str, dict[str, int]]] = {}
     for name, split_rows in by_split.items():
@@ -202,6 +222,7 @@ def export_suite(
         "counts": counts,
         "mapped_from_sets": {cap: dict(sorted(c.items())) for cap, c in sorted(from_sets.items())},
         "left_out": {cap: dict(sorted(c.items())) for cap, c in sorted(left_out.items())},
+        "files": export_files(format),
     }
     atomic_write_json(out / SUMMARY, summary)
     log.info("exported %s to %s (%s)", summary["totals"], out, format)
@@ -228,7 +249,7 @@ def _write(
                 writer.writeheader()
                 for row in split_rows:
                     encoded = {k: json.dumps(row[k]) for k in ("soft_label", "answers") if k in row}
-                    writer.writerow({**row, **encoded})
+                    writer.writerow({k: escape_cell(v) for k, v in {**row, **encoded}.items()})
     else:
         import datasets  # only this format needs it
 
@@ -275,7 +296,7 @@ def load_export(data_dir: str | Path) -> tuple[dict[str, Any], dict[str, list[di
             with open(path, encoding="utf-8", newline="") as f:
                 splits[name] = [
                     {
-                        **r,
+                        **{k: unescape_cell(v) for k, v in r.items()},
                         "label": int(r["label"]),
                         **{k: json.loads(r[k]) for k in ("soft_label", "answers") if k in r},
                     }

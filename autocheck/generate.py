@@ -43,6 +43,8 @@ CASES = "cases.jsonl"
 MANIFEST = "manifest.json"
 STATE = "state.json"
 TIMINGS = "timings.json"
+# what a suite directory holds; --overwrite removes only these
+SUITE_FILES = (CASES, MANIFEST, STATE, TIMINGS)
 
 
 @dataclass
@@ -223,7 +225,7 @@ def generate(
             CHECKS.get(name)
     if config.top_k_per not in ("seed", "production"):
         raise InputError(f"top_k_per must be 'seed' or 'production', not {config.top_k_per!r}")
-    out = prepare_output_dir(out, resume=resume, overwrite=overwrite)
+    out = prepare_output_dir(out, resume=resume, overwrite=overwrite, files=SUITE_FILES, manifest=MANIFEST)
     state = _load_state(out, config) if resume else _fresh_state()
     timer = Timer()
     spec, capabilities, lexicon, stats, seed_counts, cases = seed_cases(config, timer, progress)
@@ -241,6 +243,8 @@ def generate(
     if config.expand and expandable:
         expander = Expander(config, lexicon, by_id, timer, device=device, batch_size=batch_size)
     cases_path = out / CASES
+    if resume:
+        _check_committed(cases_path, state["offset"])
     if resume and cases_path.exists():
         with open(cases_path, "r+b") as f:  # drop what an interrupted chunk half-wrote
             f.truncate(state["offset"])
@@ -327,6 +331,19 @@ def _fresh_state() -> dict[str, Any]:
     return {"chunks": 0, "offset": 0, "counts": {}, "rejected": {}}
 
 
+def _check_committed(cases_path: Path, offset: int) -> None:
+    """A resumed run continues after the bytes its state says were written and synced; a file shorter than
+    that lost committed records (truncating it "up" would pad it with NUL bytes), so it cannot resume."""
+    size = cases_path.stat().st_size if cases_path.exists() else 0
+    if size < offset:
+        raise InputError.hint(
+            f"{cases_path}: {size:,} bytes, shorter than the {offset:,} its resume state ({STATE}) records "
+            "as written, so committed records were lost (the file was cut or replaced); it cannot be "
+            "resumed: run the same command with {overwrite} to start again",
+            overwrite="overwrite=True",
+        )
+
+
 def _load_state(out: Path, config: GenerateConfig) -> dict[str, Any]:
     path = out / STATE
     if not path.exists():
@@ -366,7 +383,7 @@ def _write_manifest(
         "dataset": summary.dataset_stats,
         "counts": {k: asdict(v) for k, v in summary.counts.items()},
         "rejected": summary.rejected,
-        "files": {"cases": CASES},
+        "files": {"cases": CASES, "timings": TIMINGS},
     }
     atomic_write_json(out / MANIFEST, manifest)
 

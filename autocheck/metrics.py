@@ -27,7 +27,8 @@ from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
 from autocheck.records import EXPANSION, SEED, TestCase, display
 from autocheck.resources import nltk_resource
-from autocheck.store import InputError, read_jsonl, rng_for
+from autocheck.run import iter_cases
+from autocheck.store import InputError, rng_for
 
 log = logging.getLogger(__name__)
 
@@ -186,8 +187,7 @@ def load_groups(suite_dir: str | Path) -> dict[str, dict[str, list[str]]]:
         raise InputError(f"{path}: suite cases not found")
     seeds: dict[str, TestCase] = {}
     expansions: dict[str, list[str]] = defaultdict(list)
-    for row in read_jsonl(path):
-        case = TestCase.from_json(row)
+    for case in iter_cases(path):  # validated: a damaged line is an error naming file, line and field
         if case.kind == SEED:
             seeds[case.id] = case
         elif case.kind == EXPANSION and case.seed_id is not None:
@@ -225,8 +225,9 @@ def suite_metrics(
     parser: Any = None,
 ) -> dict[str, dict[str, dict[int, dict[str, float]]]]:
     """``{capability: {"ALiCT"|"ALiCT+EXP": {size: {"n", "self_bleu", "rule_coverage"?}}}}``, medians over
-    ``trials`` deterministic samples; rule coverage only when a ``parser`` is given. A size larger than a
-    capability's seed count samples all seeds (``n`` says how many)."""
+    ``trials`` deterministic samples; rule coverage only when a ``parser`` is given. Sizes are taken in
+    increasing order up to the first that reaches a capability's seed count, which samples all its seeds
+    (``n`` says how many): a larger size would repeat the same row."""
     groups_by_cap = load_groups(suite_dir)
     rules_of = None
     if parser is not None:
@@ -238,9 +239,19 @@ def suite_metrics(
         for name, with_exp in (("ALiCT", False), ("ALiCT+EXP", True)):
             out[cap][name] = {
                 size: diversity(sample_trials(groups, size, trials, seed, cap, with_exp), rules_of)
-                for size in sample_sizes
+                for size in _sizes_within(sample_sizes, len(groups))
             }
     return out
+
+
+def _sizes_within(sample_sizes: Sequence[int], seeds: int) -> list[int]:
+    """The distinct sizes in increasing order, up to and including the first that takes every seed."""
+    sizes = []
+    for size in sorted(set(sample_sizes)):
+        sizes.append(size)
+        if size >= seeds:
+            break
+    return sizes
 
 
 def format_metrics(metrics: dict[str, dict[str, dict[int, dict[str, float]]]]) -> str:

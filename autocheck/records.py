@@ -128,6 +128,7 @@ class TestCase:
         bad = next((k for k, v in inputs.items() if not isinstance(v, str)), None)
         if bad is not None or not inputs:
             raise ValueError(f"input field {bad!r} is not a text" if bad else "no input field (e.g. 'text')")
+        _check_case_fields(d)
         return cls(
             id=d["id"],
             capability=d["capability"],
@@ -143,6 +144,41 @@ class TestCase:
 
 
 CASE_KEYS = frozenset(f.name for f in fields(TestCase)) - {"inputs"}
+
+
+def _check_case_fields(d: dict[str, Any]) -> None:
+    """The types a case record's fields must have (a ValueError naming the field), so a damaged suite file
+    fails where it is read, not in whatever sorts, hashes or slices its values later."""
+
+    def texts(value: Any) -> bool:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+    for key in ("id", "capability", "kind", "test_type"):
+        if not isinstance(d.get(key), str):
+            raise ValueError(f"field '{key}' must be a text, not {d.get(key)!r}")
+    if d["test_type"] not in ("MFT", "INV", "DIR"):
+        raise ValueError(f"field 'test_type' must be MFT, INV or DIR, not {d['test_type']!r}")
+    if not (d.get("seed_id") is None or isinstance(d["seed_id"], str)):
+        raise ValueError(f"field 'seed_id' must be a case id or null, not {d['seed_id']!r}")
+    expected = d.get("expected")
+    if not (expected is None or isinstance(expected, str | dict) or texts(expected)):
+        raise ValueError(f"field 'expected' must be a label, a list of labels or an object, not {expected!r}")
+    if isinstance(expected, dict) and d["test_type"] != "DIR":
+        raise ValueError(f"field 'expected' of a {d['test_type']} case cannot be an object (only DIR's)")
+    label = d.get("label", "")
+    if not (label is None or isinstance(label, str) or texts(label)):
+        raise ValueError(f"field 'label' must be a label or a list of labels, not {label!r}")
+    editable = d.get("editable", [])
+    if not (
+        isinstance(editable, list)
+        and all(
+            isinstance(span, list) and len(span) == 2 and all(type(x) is int for x in span)
+            for span in editable
+        )
+    ):
+        raise ValueError(f"field 'editable' must be a list of [start, end] pairs, not {editable!r}")
+    if not isinstance(d.get("provenance") or {}, dict):
+        raise ValueError(f"field 'provenance' must be an object, not {d['provenance']!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 
 EVAL_BATCH = 64
 MAX_LENGTH = 128
+# what an output directory holds (--overwrite removes only these)
+RETRAIN_FILES = (
+    *("model/", "run-before/", "run-after/"),
+    *("retrain_results.json", "retrain_results.md", "compare.html"),
+)
 
 
 def read_sst2(path: str | Path) -> tuple[list[str], list[str]]:

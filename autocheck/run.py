@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 CASES, MANIFEST = "cases.jsonl", "manifest.json"
 PREDICTIONS, RESULTS = "predictions.jsonl", "results.json"
 LABEL_ONLY_DIR = "not applicable: the model answered labels without probabilities, which DIR tests compare"
+# what a results directory holds (manifest.json: where the answers came from); --overwrite removes only these
+RUN_FILES = (PREDICTIONS, RESULTS, MANIFEST)
 PREDICT_CHUNK = 4096  # inputs per predict call: bounds memory and cache transactions
 
 
@@ -61,7 +63,14 @@ def suite_task(suite_dir: str | Path) -> Task:
     manifest_path = Path(suite_dir) / MANIFEST
     manifest = load_json(manifest_path, "suite manifest") if manifest_path.is_file() else {}
     if isinstance(manifest, dict) and isinstance(manifest.get("task"), dict):
-        return Task.from_spec(manifest["task"])
+        try:  # a damaged header is an error naming the manifest, not a crash where a label is used
+            task = Task.from_spec(manifest["task"])
+            task.check(f"{manifest_path}: field 'task'")
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+            raise InputError(
+                f"{manifest_path}: field 'task' is not a task header ({type(e).__name__}: {e})"
+            ) from None
+        return task
     from .models import default_task
 
     return default_task()
@@ -96,11 +105,13 @@ def iter_cases(path: Path, task: Task | None = None) -> Iterator[TestCase]:
             where = f"{path}:{lineno}"
             try:
                 case = TestCase.from_json(json.loads(line))
+                _validate(case, task, where)
             except json.JSONDecodeError as e:
                 raise InputError(f"{where}: not valid JSON ({e.msg})") from None
+            except InputError:
+                raise
             except (KeyError, TypeError, ValueError, AttributeError) as e:
                 raise InputError(f"{where}: not a test case ({type(e).__name__}: {e})") from None
-            _validate(case, task, where)
             yield case
 
 
@@ -339,6 +350,7 @@ def run_suite(
             "inputs": len(index.inputs),
             "manifest": manifest,
         },
+        "files": {"predictions": PREDICTIONS},
         "task": task.to_json(),
         "environment": environment(),
         "models": {},

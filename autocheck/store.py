@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
 import platform
+import shutil
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -216,10 +218,55 @@ def environment() -> dict[str, Any]:
     }
 
 
-def prepare_output_dir(path: str | Path, *, resume: bool | None = None, overwrite: bool = False) -> Path:
+def manifest_files(path: str | Path) -> list[str]:
+    """The names an output's manifest lists under ``files`` (a list of names, or a mapping of role to
+    name); none when the manifest is absent or unreadable, so nothing is taken for autocheck's by mistake."""
+    try:
+        listed = json.loads(Path(path).read_text(encoding="utf-8")).get("files")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return []
+    names = listed.values() if isinstance(listed, dict) else listed if isinstance(listed, list) else ()
+    return [name for name in names if isinstance(name, str)]
+
+
+def own_entries(out: Path, files: Iterable[str], manifest: str | None = None) -> tuple[list[Path], list[str]]:
+    """Split the entries of the directory ``out`` into those autocheck wrote (matching ``files``: names or
+    glob patterns, a trailing ``/`` for a folder; the names ``manifest`` lists; the manifest itself; a
+    temporary file an interrupted atomic write left) and the names of all others."""
+    patterns = [*files, ".*.tmp"]
+    listed = {manifest, *manifest_files(out / manifest)} if manifest else set()  # names, never patterns
+    own, foreign = [], []
+    for child in sorted(out.iterdir()):
+        name = child.name + ("/" if child.is_dir() and not child.is_symlink() else "")
+        if name in listed or any(fnmatch.fnmatchcase(name, p) for p in patterns):
+            own.append(child)
+        else:
+            foreign.append(name)
+    return own, foreign
+
+
+def foreign_error(out: Path, foreign: Sequence[str]) -> InputError:
+    shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+    return InputError(
+        f"{out}: holds files autocheck did not write ({shown}); refusing to replace anything there: "
+        "choose an empty or new directory"
+    )
+
+
+def prepare_output_dir(
+    path: str | Path,
+    *,
+    resume: bool | None = None,
+    overwrite: bool = False,
+    files: Iterable[str] = (),
+    manifest: str | None = None,
+) -> Path:
     """Create an output directory; refuse to reuse a non-empty one unless resuming or overwriting.
 
     ``resume=None`` (the default) means the caller cannot resume, so the refusal does not offer it.
+    ``files`` are what the command writes there (names or glob patterns, a trailing ``/`` for a folder) and
+    ``manifest`` the file that lists what an earlier run wrote (its ``files``): ``overwrite`` removes exactly
+    those, and refuses a directory that holds anything else, naming it; nothing else is ever touched.
     """
     out = Path(path)
     if out.exists() and not out.is_dir():
@@ -239,9 +286,14 @@ def prepare_output_dir(path: str | Path, *, resume: bool | None = None, overwrit
     if resume and out.is_dir():
         for stale in out.glob(".*.tmp"):  # an atomic write killed before its rename (see atomic_write_text)
             stale.unlink(missing_ok=True)
-    if overwrite and not resume and out.exists():
-        for child in out.iterdir():
-            if child.is_file():
-                child.unlink()
+    elif overwrite and out.is_dir():
+        own, foreign = own_entries(out, files, manifest)
+        if foreign:
+            raise foreign_error(out, foreign)
+        for child in own:
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink(missing_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     return out

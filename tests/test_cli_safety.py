@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import re
 from pathlib import Path
 
@@ -170,3 +171,81 @@ def test_every_resumable_command_hint_is_true(tmp_path, capsys):
     err = _error(capsys)
     assert "--resume" in err
     _assert_real_options("perturb", err)
+
+
+def test_demo_hint_offers_only_its_own_options(tmp_path, capsys):
+    """A demo folder whose suite was made with other settings: demo has --overwrite, not --resume."""
+    suite = tmp_path / "demo" / "suite"
+    suite.mkdir(parents=True)
+    (suite / "manifest.json").write_text('{"fingerprint": "other settings"}')
+    (suite / "cases.jsonl").write_text("")
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--shared", str(tmp_path / "none")]) == 2
+    err = _error(capsys)
+    assert "--overwrite" in err and "--resume" not in err
+    _assert_real_options("demo", err)
+    assert (suite / "manifest.json").read_text() == '{"fingerprint": "other settings"}'
+
+
+@pytest.mark.parametrize(
+    "argv,flag",
+    [
+        (["seeds", "--max-seeds", "-1"], "--max-seeds"),
+        (["seeds", "--chunk-size", "0"], "--chunk-size"),
+        (["generate", "--fills-per-mask", "0"], "--fills-per-mask"),
+        (["generate", "--batch-size", "0"], "--batch-size"),
+        (["generate", "--beam-size", "0"], "--beam-size"),
+        (["generate", "--workers", "0"], "--workers"),
+        (["generate", "--fluency-threshold", "nan"], "--fluency-threshold"),
+        (["run", "s", "--model", "m", "--batch-size", "0"], "--batch-size"),
+        (["run", "s", "--model", "m", "--timeout", "0"], "--timeout"),
+        (["run", "s", "--model", "m", "--concurrency", "0"], "--concurrency"),
+        (["run", "s", "--model", "m", "--retries", "-1"], "--retries"),
+        (["export", "s", "--split", "nan:1:1"], "--split"),
+        (["metrics", "s", "--sample-sizes", "200,0"], "--sample-sizes"),
+        (["metrics", "s", "--trials", "0"], "--trials"),
+        (["retrain", "--model", "m", "--data", "d", "--lr", "inf"], "--lr"),
+        (["perturb", "d.csv", "--perturbation", "typos", "--tolerance", "-0.1"], "--tolerance"),
+        (["demo", "--max-seeds", "0"], "--max-seeds"),
+        (["report", "r", "--max-failures", "-1"], "--max-failures"),
+    ],
+)
+def test_bad_numbers_are_one_line_errors_naming_the_flag(tmp_path, capsys, monkeypatch, argv, flag):
+    monkeypatch.chdir(tmp_path)
+    out = [] if argv[0] in ("metrics", "report") else ["--out", "o"]
+    assert main([*argv, *out]) == 2
+    err = _error(capsys)
+    assert len(err.strip().splitlines()) == 1 and f"argument {flag}: expected" in err, err
+    assert not (tmp_path / "o").exists()  # refused before any work
+
+
+def _model_dir(path: Path, config: dict, *files: str) -> Path:
+    path.mkdir()
+    (path / "config.json").write_text(json.dumps(config))
+    for name in files:
+        (path / name).write_bytes(b"")
+    return path
+
+
+def test_swapped_parser_and_mlm_are_named_before_anything_loads(tmp_path, capsys):
+    mlm = _model_dir(tmp_path / "mlm", {"model_type": "bert", "architectures": ["BertForMaskedLM"]})
+    parser = _model_dir(tmp_path / "parser", {"model_type": "bert", "benepar": {}}, "benepar_model.bin")
+    head = _model_dir(tmp_path / "clf", {"architectures": ["BertForSequenceClassification"]})
+    generate = ["generate", "--dataset", "missing.csv", "--out", str(tmp_path / "o")]
+    swapped = "not a masked LM (is it the --parser?)", "not a benepar parser (is it the --mlm?)"
+    for options, message in [
+        (
+            ["--mlm", str(parser), "--parser", str(mlm)],
+            f"--mlm {parser}: the directory holds a benepar parser, {swapped[0]}",
+        ),
+        (["--parser", str(mlm)], f"--parser {mlm}: the directory holds a masked LM, {swapped[1]}"),
+        (["--mlm", str(head)], f"--mlm {head}: the directory holds a sequence classifier, not a masked LM"),
+        (["--parser", str(mlm / "config.json")], "is a file"),
+    ]:
+        assert main([*generate, *options]) == 2
+        err = _error(capsys)
+        assert message in err and len(err.strip().splitlines()) == 1, err
+        assert not (tmp_path / "o").exists()
+    assert (
+        main(["seeds", "--dataset", "missing.csv", "--out", str(tmp_path / "s"), "--mlm", str(parser)]) == 2
+    )
+    assert "holds a benepar parser" in _error(capsys)

@@ -158,3 +158,35 @@ def test_full_disk_is_a_clear_cli_error_that_names_resume(config, tmp_path, monk
     assert "No space left on device" in err and "--resume" in err
     monkeypatch.undo()
     assert main([*args, "--chunk-size", "3", "--seed", "3", "--resume"]) == 0
+
+
+def test_resume_after_a_committed_file_was_cut_is_an_error_not_padding(config, tmp_path, monkeypatch):
+    """Resuming used to truncate the file *up* to its state's offset: NUL bytes, a lost record, exit 0."""
+    out, states = tmp_path / "out", []
+    real = generation.atomic_write_json
+
+    def interrupt_after_two_chunks(path, obj):
+        real(path, obj)
+        if Path(path).name == "state.json":
+            states.append(obj)
+            if len(states) == 2:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(generation, "atomic_write_json", interrupt_after_two_chunks)
+    with pytest.raises(KeyboardInterrupt):
+        generation.generate(config, out)
+    monkeypatch.undo()
+    data = (out / "cases.jsonl").read_bytes()
+    assert len(data) == states[-1]["offset"] and data.endswith(b"\n")
+    cut = data[: len(data) - 10]  # the end of a committed record is gone (a copy cut short, a bad disk)
+    (out / "cases.jsonl").write_bytes(cut)
+    with pytest.raises(
+        store.InputError, match=r"cases\.jsonl: [\d,]+ bytes, shorter than the [\d,]+"
+    ) as info:
+        generation.generate(config, out, resume=True)
+    assert "--overwrite to start again" in info.value.cli and "overwrite=True" in str(info.value)
+    assert (out / "cases.jsonl").read_bytes() == cut  # left as it was: not padded, not truncated
+    (out / "cases.jsonl").unlink()  # a committed file that vanished is the same error
+    with pytest.raises(store.InputError, match=r"0 bytes, shorter than"):
+        generation.generate(config, out, resume=True)
+    assert generation.generate(config, out, overwrite=True).counts  # the way out the message names works

@@ -94,3 +94,13 @@ def test_sample_trials_picks_one_member_per_seed():
     assert [len(s) for s in plain] == [8, 8] and plain[0] != plain[1]
     for seeds, picked in zip(plain, expanded):  # the same seeds, each replaced by one of its group
         assert [p.split()[0] for p in picked] == seeds
+
+
+def test_sample_sizes_stop_at_the_suite_size(tmp_path):
+    """Every size beyond a capability's 60 seeds sampled all 60: the same row again and again."""
+    suite = make_suite(tmp_path / "suite")
+    metrics = suite_metrics(suite, sample_sizes=(200, 10, 60, 100, 10), trials=1)
+    assert list(metrics["LC2"]["ALiCT"]) == [10, 60]  # increasing, distinct, up to the first taking all
+    assert metrics["LC2"]["ALiCT"][60]["n"] == 60
+    assert list(suite_metrics(suite, sample_sizes=(100, 200), trials=1)["LC2"]["ALiCT"]) == [100]
+    assert len(format_metrics(metrics).splitlines()) == 2 + 3 * 2 * 2

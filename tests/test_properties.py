@@ -335,3 +335,124 @@ def test_html_report_of_any_texts(tmp_path_factory, texts):
     for text in texts:  # every case fails (the model says negative), so each is shown, escaped
         assert html.escape(text, quote=True) in page
         assert text in shown  # read back as text, not as markup
+
+
+# ------------------------------------------------------------------------------------------ command line
+
+# Each command gets small real inputs (a dataset, a suite, a Python "model", its results, a treebank), so
+# an option value goes as far as the work it steers; ``generate``, ``checklist`` and ``retrain`` point at
+# missing inputs instead (they would load models). Whatever the values, the answer is exit 0 or 2 with one
+# error line, never a traceback.
+LEXICON = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet.txt"
+KEYWORD_MODEL = """
+labels = ["negative", "positive"]
+
+def predict(texts):
+    return [[0.9, 0.1] if "bad" in t else [0.2, 0.8] for t in texts]
+"""
+
+
+@pytest.fixture(scope="module")
+def cli_base(tmp_path_factory) -> dict[str, list[str]]:
+    from autocheck.models import load_model
+    from autocheck.records import TestCase
+    from autocheck.run import run_suite
+    from autocheck.store import JsonlWriter
+
+    root = tmp_path_factory.mktemp("cli-inputs")
+    dataset = root / "reviews.csv"
+    dataset.write_text("text,label\nThis is a bad movie.,negative\nThis is a good film.,positive\n")
+    suite = root / "suite"
+    seed = TestCase(
+        "s0", "LC4", "seed", "This is not a bad film.", ("neutral", "positive"), "MFT", "negative"
+    )
+    expansion = TestCase(
+        "s0-x", "LC4", "expansion", "This is not a really bad film.", seed.expected, "MFT", "negative", "s0"
+    )
+    with JsonlWriter(suite / "cases.jsonl") as writer:
+        writer.write_all([seed.to_json(), expansion.to_json()])
+    (suite / "manifest.json").write_text('{"kind": "suite"}')
+    (root / "keyword_model.py").write_text(KEYWORD_MODEL)
+    model = f"{root / 'keyword_model.py'}:predict"
+    results = root / "results"
+    results.mkdir()
+    run_suite(suite, [load_model(model)], results)
+    treebank = root / "ptb"
+    treebank.mkdir()
+    (treebank / "wsj_0001.mrg").write_text("( (S (NP-SBJ (DT The) (NN film)) (VP (VBZ runs)) (. .)) )\n")
+    return {
+        "seeds": ["--dataset", str(dataset), "--lexicon", str(LEXICON), "--out", "out"],
+        "generate": ["--dataset", "missing.csv", "--out", "out"],
+        "grammar build": ["--treebank", str(treebank), "--out", "grammar.json"],
+        "run": [str(suite), "--model", model, "--out", "out"],
+        "report": [str(results), "--html", "report.html"],
+        "compare": [str(results), str(results)],
+        "checklist": ["missing.json", "--out", "out"],
+        "export": [str(suite), "--out", "out"],
+        "retrain": ["--model", "missing-model", "--data", "missing-data", "--out", "out"],
+        "metrics": [str(suite)],
+        "perturb": [str(dataset), "--perturbation", "typos", "--out", "out"],
+    }
+
+
+def _value_options(command: str) -> list[str]:
+    import argparse
+
+    from autocheck.cli import build_parser
+
+    parser = build_parser()
+    for name in command.split():
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        parser = sub.choices[name]
+    return sorted(
+        a.option_strings[-1]
+        for a in parser._actions
+        if a.option_strings and a.nargs != 0 and a.dest != "help"
+    )
+
+
+CLI_COMMANDS = ("seeds", "generate", "grammar build", "run", "report", "compare", "checklist", "export")
+CLI_COMMANDS += ("retrain", "metrics", "perturb")
+CLI_OPTIONS = [(command, flag) for command in CLI_COMMANDS for flag in _value_options(command)]
+option_values = st.one_of(
+    st.integers(-(10**12), 10**12).map(str),
+    st.floats().map(str),
+    st.sampled_from(["0", "-1", "nan", "inf", "-inf", "1e309", "", " ", "all", "off", "8:1:1", "0:0:0"]),
+    st.text(max_size=12),
+)
+
+
+@settings(
+    max_examples=max(EXAMPLES, 150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(picks=st.lists(st.tuples(st.sampled_from(CLI_OPTIONS), option_values), min_size=1, max_size=3))
+@example(picks=[(("seeds", "--max-seeds"), "-1")])
+@example(picks=[(("generate", "--chunk-size"), "0")])
+@example(picks=[(("generate", "--fills-per-mask"), "0")])
+@example(picks=[(("generate", "--batch-size"), "0")])
+@example(picks=[(("run", "--batch-size"), "0")])
+@example(picks=[(("generate", "--beam-size"), "0")])
+@example(picks=[(("run", "--junit"), "a\x00b")])
+@example(picks=[(("export", "--split"), "nan:1:1")])
+def test_every_option_value_is_checked_before_any_work(
+    tmp_path_factory, monkeypatch, capsys, cli_base, picks
+):
+    from autocheck.cli import main
+
+    command = picks[0][0][0]
+    argv = ["--offline", *command.split(), *cli_base[command]]
+    argv += [
+        f"{flag}={value}" for (cmd, flag), value in picks if cmd == command
+    ]  # "=": a value may start "-"
+    monkeypatch.chdir(tmp_path_factory.mktemp("cli"))
+    capsys.readouterr()
+    code = main(argv)  # argparse errors too: main returns their status
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    failing = "--fail-above" in " ".join(argv) and "is above" in err  # run's thresholds: exit 1 by design
+    assert code in (0, 2) or (code == 1 and failing), (argv, code, err)
+    if code == 2:
+        errors = [line for line in err.splitlines() if "error:" in line]
+        assert len(errors) == 1 and errors[0].startswith("autocheck"), (argv, err)

@@ -33,7 +33,10 @@ def test_output_directories_are_never_clobbered(tmp_path):
     with pytest.raises(InputError, match="pass overwrite=True to replace"):
         prepare_output_dir(out)
     assert prepare_output_dir(out, resume=True) == out and (out / "mine.txt").exists()
-    prepare_output_dir(out, overwrite=True)
+    with pytest.raises(InputError, match=r"did not write \(mine\.txt\)"):  # not autocheck's: never removed
+        prepare_output_dir(out, overwrite=True)
+    assert (out / "mine.txt").exists()
+    prepare_output_dir(out, overwrite=True, files=("*.txt",))  # a name the command writes is replaced
     assert not (out / "mine.txt").exists()
 
 

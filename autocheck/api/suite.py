@@ -2,7 +2,7 @@
 directory the CLI writes) and ``Results`` (a run, saved as the results directory the CLI writes).
 
 Everything is built from the library's own stages: templates and perturbations go through
-``pipeline.seed_cases`` and ``author.perturbed`` exactly as ``autocheck generate`` takes them from a spec
+``generate.seed_cases`` and ``author.perturbed`` exactly as ``autocheck generate`` takes them from a spec
 file, and ``Suite.run`` is ``run.run_suite``; so ``autocheck run``, ``report``, ``compare`` and ``export``
 read what these objects save, and give the same numbers.
 """
@@ -366,7 +366,7 @@ class Suite:
         cls, spec: str | Path, directory: str | Path, *, dataset: str | None = None, **config: Any
     ) -> Suite:
         """Generate the suite of a spec file (or a shipped spec's name) into ``directory``, as
-        ``autocheck generate`` does (``config``: ``pipeline.GenerateConfig``'s settings, e.g.
+        ``autocheck generate`` does (``config``: ``config.GenerateConfig``'s settings, e.g.
         ``capabilities``, ``max_seeds``, ``expand``), and load it."""
         from ..config import GenerateConfig
         from ..generate import generate

@@ -20,7 +20,9 @@ that share their placeholder values. A placeholder is ``{name}``, ``{name.attrib
 ``where`` conditions filter the fillings (``year1 < year2``, ``city.country != country``, ``city not in
 country``: ``in`` is true when one entry names the other in an attribute, or for a value in a list literal);
 they are Python-like expressions over placeholder names, parsed with ``ast`` and evaluated over a small,
-fixed set of nodes (nothing is executed). Numbers compare as numbers.
+fixed set of nodes (nothing is executed). Numbers compare as numbers. An attribute path of any depth reads
+through an entry's JSON objects (``city.country.iso2 != "FR"`` for ``{"value": "Paris", "country":
+{"iso2": "FR"}}``); a step that is missing, or a condition nested too deeply, is an error naming it.
 
 Expectations: an MFT template's ``label`` is a label, a list of allowed labels, or a list of
 ``{"when": condition, "label": ...}`` tried in order (the last may have no ``when``); a question-answering
@@ -250,18 +252,31 @@ def _condition(source: str, keys: Sequence[str], where: str) -> ast.Expression:
     attributes of them and literals."""
     try:
         tree = ast.parse(source.strip(), mode="eval")
+        nodes = list(ast.walk(tree))
     except SyntaxError as e:
         raise InputError(f"{where}: cannot read condition {source!r} ({e.msg})") from None
-    for node in ast.walk(tree):
+    except (RecursionError, MemoryError):
+        raise InputError(f"{where}: condition {source[:40]!r}... is nested too deeply to read") from None
+    for node in nodes:
         if not isinstance(node, _ALLOWED_NODES):
             raise InputError(
                 f"{where}: {source!r}: only comparisons, and/or/not, names and literals are allowed"
             )
+        if isinstance(node, ast.Attribute) and not isinstance(_attribute_root(node), ast.Name):
+            raise InputError(f"{where}: {source!r}: an attribute must follow a placeholder name")
         if isinstance(node, ast.Name) and node.id.lower() not in keys:
             raise InputError(
                 f"{where}: {source!r}: '{node.id}' is not a placeholder of the template ({keys})"
             )
     return tree
+
+
+def _attribute_root(node: ast.Attribute) -> ast.AST:
+    """``city`` of ``city.country.iso2``."""
+    root: ast.AST = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return root
 
 
 def _label(value: Any, keys: Sequence[str], labels: set[str], where: str) -> Any:
@@ -303,16 +318,33 @@ class _Value:
 def _operand(node: ast.AST, values: dict[str, _Value]) -> Any:
     if isinstance(node, ast.Name):
         return values[node.id.lower()]
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        attrs = values[node.value.id.lower()].entry.attrs
-        if node.attr not in attrs:
-            raise TypeError(f"no attribute '{node.attr}'")
-        return _Value(Entry(str(attrs[node.attr])))
+    if isinstance(node, ast.Attribute):
+        return _Value(Entry(str(_attribute(node, values))))
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.List | ast.Tuple):
         return [_operand(e, values) for e in node.elts]
-    return _evaluate(node, values)
+    if isinstance(node, ast.BoolOp | ast.UnaryOp | ast.Compare):
+        return _evaluate(node, values)
+    raise TypeError(f"cannot evaluate {ast.unparse(node)!r}")  # _condition lets no other node through
+
+
+def _attribute(node: ast.Attribute, values: dict[str, _Value]) -> Any:
+    """``city.country.iso2``: each step reads a key of the entry's attributes, then of a nested object
+    (a lexicon entry's attribute may be a JSON object); a step that is not there is a clean error."""
+    path: list[str] = []
+    root: ast.AST = node
+    while isinstance(root, ast.Attribute):
+        path.insert(0, root.attr)
+        root = root.value
+    if not isinstance(root, ast.Name):
+        raise TypeError(f"cannot evaluate {ast.unparse(node)!r}")
+    value: Any = values[root.id.lower()].entry.attrs
+    for depth, attr in enumerate(path):
+        if not isinstance(value, Mapping) or attr not in value:
+            raise TypeError(f"no attribute '{'.'.join([root.id, *path[: depth + 1]])}'")
+        value = value[attr]
+    return value
 
 
 def _plain(x: Any) -> Any:
@@ -363,6 +395,8 @@ def _holds(condition: ast.Expression, values: dict[str, _Value], where: str) -> 
         return bool(_evaluate(condition, values))
     except TypeError as e:  # e.g. "<" between a word and a number
         raise InputError(f"{where}: condition cannot compare these values ({e})") from None
+    except RecursionError:
+        raise InputError(f"{where}: condition is nested too deeply to evaluate") from None
 
 
 def _valid(template: Template, choice: tuple[int, ...]) -> bool:

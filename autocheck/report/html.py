@@ -543,6 +543,13 @@ def write_html(
     return html_path
 
 
+def plot_files(html_path: str | Path) -> list[Path]:
+    """The PNG files :func:`write_html` writes beside ``html_path``, for callers that refuse to replace."""
+    from .plots import png_path
+
+    return [png_path(Path(html_path).with_suffix(""), key) for key in ("failure_rates", "seed_vs_expansion")]
+
+
 def _plots(results: dict[str, Any], html_path: Path) -> dict[str, str]:
     from .plots import render
 
