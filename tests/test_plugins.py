@@ -45,10 +45,34 @@ def test_plugin_parts_are_listed_without_importing_the_plugin(plugin_site):
         "import sys\n"
         "from autocheck.execute import EXECUTORS\n"
         "from autocheck.expand.validate import CHECKS\n"
-        "print(EXECUTORS.names(), CHECKS.names(), 'autocheck_demo_plugin' in sys.modules)",
+        "from autocheck.models import MODELS\n"
+        "loaded = 'autocheck_demo_plugin' in sys.modules\n"
+        "print(EXECUTORS.names(), CHECKS.names(), 'constant' in MODELS, loaded)",
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[0] == "['local', 'logged', 'ray'] ['broken', 'no_ly_adverbs'] False"
+    assert done.stdout.split("\n")[0] == "['local', 'logged', 'ray'] ['broken', 'no_ly_adverbs'] True False"
+
+
+def test_run_uses_a_plugins_model_form(plugin_site, tmp_path):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    rows = [
+        {"id": f"c{i}", "capability": "LC1", "kind": "seed", "text": f"film {i}", "expected": label,
+         "test_type": "MFT", "label": label}
+        for i, label in enumerate(["positive", "positive", "negative"])
+    ]  # fmt: skip
+    (suite / "cases.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    done = subprocess.run(
+        [sys.executable, "-m", "autocheck", "run", str(suite), "--model", "constant:positive"]
+        + ["--out", str(tmp_path / "run")],
+        env=_env(plugin_site),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    tally = results["models"]["constant:positive"]["capabilities"]["LC1"]["all"]
+    assert (tally["failures"], tally["applicable"]) == (1, 3)
 
 
 def test_a_broken_plugin_part_is_an_error_naming_the_package(plugin_site):
