@@ -38,8 +38,8 @@ class GenerateConfig:
     top_k: int = 5  # candidate expansions kept per seed (Algorithm 1), or per seed production
     top_k_per: str = "seed"  # "production": the original code's rule (always so with compat)
     # the best valid fills kept per template; None keeps every valid fill (the older ALiCT runs), 1 is ALiCT
-    # HEAD. 3 keeps as many expansions per seed as the original's per-production top-5 did (alict60: 8.5
-    # per seed case against its 7.25) with the paper's per-seed top-5, and no less diverse (RQ4 Self-BLEU)
+    # HEAD. 3 keeps about as many expansions per seed as the original's per-production top-5 did, with the
+    # paper's per-seed top-5 and no less diversity (the README's Performance section has the figures)
     fills_per_mask: int | None = 3
     beam_size: int = 20  # CheckList used 100; a multi-mask fill costs about beam_size single ones
     top_n: int = 60

@@ -66,9 +66,8 @@ def _preload() -> None:
     threads), so that the workers share them.
 
     With the collector off (``_forked_pool``), importing transformers' ``modeling_utils`` here rather than
-    in each worker kept the alict60 wall time (7.6-7.8 s for LC9 either way) and saved 0.9 CPU-s per
-    command; before that, importing it and WordNet here had cost 4 to 5 s of wall, the parent doing serially
-    what the workers did side by side. Importing nothing here cost 15 CPU-s and no less wall."""
+    in each worker costs no wall time and saves each worker the import; importing more here (WordNet) cost
+    wall time, the parent doing serially what the workers do side by side."""
     for name in ("torch", "transformers", "benepar", "transformers.modeling_utils"):
         try:
             importlib.import_module(name)

@@ -334,8 +334,7 @@ def units(chunk: list[TestCase], size: int) -> list[list[TestCase]]:
     is cut finer, into at least ``MIN_UNITS``, so that workers do not idle while one works through a large
     unit. The cut depends on the chunk and ``size`` alone, never on how many workers or actors share it:
     a unit's cases are batched together, and the masked LM's scores change in their last bits with the
-    batch they are computed in (a logit by 7.6e-6 when a row is scored with others, even of its own
-    length), which changed a rounded score between one and two workers on the alict60 seeds."""
+    batch they are computed in (even among rows of one length), which can change a rounded score."""
     if size < 1:
         raise InputError(f"unit_size must be at least 1, not {size}")
     size = min(size, max(1, -(-len(chunk) // MIN_UNITS)))

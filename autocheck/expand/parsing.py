@@ -122,8 +122,7 @@ class Parser:
         self.path = locate_model(model)
         self.identity = content_hash("benepar", model_checksum(self.path))
         self.batch_size = batch_size
-        # 18 sentences of 20 tokens, 2 of 60; on LC8's long seeds 8192 cut the stand-in's peak from +232 to
-        # +7 MiB and its parse time by a fifth (less padding) against 64 × 33² cells
+        # 18 sentences of 20 tokens, 2 of 60: memory follows the padded chart, not the sentence count
         self.max_cells = max_cells
         self.stats = ParseStats()
         self._cache = cache  # None: the "parses" cache of $AUTOCHECK_CACHE at parse time
