@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..expect import ERROR, FAIL, NA, PASS
+from ..explain import compare_features
 from ..run import CASES, PREDICTIONS, natural_key
 from ..store import InputError, atomic_write_text, read_jsonl
 from .summary import load_results, manifest, newcombe, pct, short_name, wilson
@@ -180,6 +181,7 @@ def compare_runs(dir_a: str | Path, dir_b: str | Path) -> dict[str, Any]:
                         }
                     )
         out["pairs"].append({"model_a": name_a, "model_b": name_b, "capabilities": caps, "flips": flips})
+    out["features"] = compare_features(dir_a, dir_b, pairs)  # which features' failures changed
     return out
 
 
