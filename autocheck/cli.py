@@ -294,6 +294,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     for target in (args.html, args.markdown):  # refuse before any work
         if target:
             check_output_file(target, overwrite=args.overwrite)
+    from .ci import parse_thresholds
+
+    thresholds = parse_thresholds(args.fail_above or [])
     checklist = load_results(args.checklist) if args.checklist else None
     results = load_results(args.results)
     if args.max_failures < 0:
@@ -319,6 +322,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             checklist_dir=args.checklist,
             max_failures=args.max_failures,
             plots=not args.no_plots,
+            thresholds=thresholds,
         )
         say(f"HTML report written to {args.html}" + ("" if args.no_plots else " (plots beside it as PNG)"))
     return 0
@@ -629,6 +633,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="failing cases listed in the page per capability and model (default 100; 0: all)",
     )
     p.add_argument("--no-plots", action="store_true", help="no plots in the page and no PNG files beside it")
+    p.add_argument(
+        "--fail-above",
+        action="append",
+        metavar="[CAPABILITY=]RATE",
+        help="the gate of the page's verdict, as for 'run' (default: any failure)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace an existing --html or --markdown file")
     p.set_defaults(func=cmd_report)
 

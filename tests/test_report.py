@@ -153,6 +153,7 @@ VISIBLE_ROWS = """Array.from(document.querySelectorAll('#failures tbody tr'))
 def test_filter_box_and_sorting_in_headless_chromium(browser, run_dir, tmp_path):
     page = write_html(run_dir, tmp_path / "report.html")
     browser.open(page.as_uri())
+    browser.evaluate("document.getElementById('all-failures').open = true")  # the folded flat table
     assert len(browser.evaluate(VISIBLE_ROWS)) == 14
     assert browser.evaluate("document.querySelector('form.filters').hidden") is False
     browser.evaluate("document.querySelector('form.filters input[name=q]').focus()")
@@ -200,6 +201,7 @@ def test_report_reads_with_javascript_disabled(browser, run_dir, tmp_path):
     page = write_html(run_dir, tmp_path / "report.html")
     browser.call("Emulation.setScriptExecutionDisabled", value=True)
     browser.open(page.as_uri())
+    browser.evaluate("document.getElementById('all-failures').open = true")  # as a click on its summary
     assert len(browser.evaluate(VISIBLE_ROWS)) == 14  # every row, in plain tables
     visible = "s => Array.from(document.querySelectorAll(s)).filter(e => e.getClientRects().length).length"
     assert browser.evaluate(f"({visible})('form.filters')") == 0  # no dead controls
