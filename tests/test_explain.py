@@ -270,3 +270,61 @@ def test_explain_on_the_report_suite_counts_errors_apart(tmp_path):
     run_suite(suite, [toy()], tmp_path / "run")
     lc2 = explain_run(tmp_path / "run")["toy"]["LC2"]
     assert (lc2["failures"], lc2["cases"], lc2["errors"]) == (4, 6, 0)
+
+
+def test_the_page_leads_with_the_verdict_and_shows_only_what_a_template_suite_has(planted_run, tmp_path):
+    from autocheck.report import write_html
+
+    page = write_html(planted_run, tmp_path / "report.html").read_text()
+    verdict = page.index("class=verdict")
+    assert verdict < page.index("<h2 id=rates>") < page.index("id='cap-FAIR'")
+    assert "1 of 1 capabilities fail beyond the gate (gate: any failure)" in page
+    assert "fails 100.0% (18/18) when <code>{profession}=nurse</code>, 0.0% (0/78) otherwise" in page
+    assert page.index("e.g. ") < page.index("<h2 id=rates>")  # the first failing example, in the verdict
+    # a template suite: no seed-vs-expansion plot, no transition, expansion or "original" columns
+    assert page.count("<svg") == 1 and not (tmp_path / "report-seed-vs-expansion.png").exists()
+    assert "pass→fail" not in page and "<th>expansions</th>" not in page and "<th>original</th>" not in page
+    gated = write_html(planted_run, tmp_path / "gated.html", thresholds={"*": 0.5}, plots=False).read_text()
+    assert "no capability fails beyond the gate (gate: failure rate above 50.0%)" in gated
+
+
+def test_the_drilldown_groups_failing_expansions_under_their_seed(tmp_path):
+    from autocheck.report import write_html
+
+    suite = write_suite(tmp_path / "suite")
+    run_suite(suite, [toy()], tmp_path / "run")
+    page = write_html(tmp_path / "run", tmp_path / "report.html").read_text()
+    lc2 = page[page.index("id='cap-LC2'") : page.index("id='cap-LC4'")]
+    assert "<details><summary>1 failing expansion of s1</summary>" in lc2
+    assert lc2.count(">s1</td>") == 1  # the failing seed once, its expansion folded under it
+    assert "seed: passes" in lc2 and "a lovely film" in lc2  # s3 passes, its expansion s3.1 fails
+    assert page.count("<svg") == 2  # expansions and perturbations: both plots
+
+
+def test_minimal_edits_from_the_cli_are_shown_in_the_report(tmp_path, capsys):
+    from autocheck.report import write_html
+
+    seed, both = "the kind film", "the very kind truly film"
+    inserted = [{"word": "very", "tag": "RB", "offset": 4}, {"word": "truly", "tag": "RB", "offset": 14}]
+    cases = [
+        TestCase("s", "VOC", "seed", seed, "positive", "MFT", "positive"),
+        TestCase("s.1", "VOC", "expansion", both, "positive", "MFT", "positive", "s", (), {"inserted": inserted}),
+    ]
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "cases.jsonl").write_text("".join(json.dumps(c.to_json()) + "\n" for c in cases))
+    module = tmp_path / "rule.py"
+    module.write_text(
+        "def predict(texts):\n    return [[0.9, 0.1] if 'truly' in t else [0.1, 0.9] for t in texts]\n"
+    )
+    spec = f"{module}:predict"
+    run = tmp_path / "run"
+    assert main(["run", str(tmp_path / "suite"), "--model", spec, "--out", str(run)]) == 0
+    capsys.readouterr()
+    assert main(["explain", str(run), "--minimal-edits", "5"]) == 2
+    assert "--minimal-edits needs --model" in capsys.readouterr().err
+    assert main(["explain", str(run), "--model", spec, "--minimal-edits", "5"]) == 0
+    assert "1 of 1 multi-change failures, 2 model calls (cap 5)" in capsys.readouterr().out
+    assert main(["explain", str(run), "--model", spec, "--minimal-edits", "5"]) == 2  # never overwritten
+    assert "minimal-edits.json: file exists" in capsys.readouterr().err
+    page = write_html(run, tmp_path / "report.html", plots=False).read_text()
+    assert "minimal failing edit: “truly” alone (1 of 2 changes) → the kind truly film <b>negative</b>" in page
