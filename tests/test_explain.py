@@ -297,6 +297,7 @@ def test_the_drilldown_groups_failing_expansions_under_their_seed(tmp_path):
     lc2 = page[page.index("id='cap-LC2'") : page.index("id='cap-LC4'")]
     assert "<details><summary>1 failing expansion of s1</summary>" in lc2
     assert lc2.count(">s1</td>") == 1  # the failing seed once, its expansion folded under it
+    assert lc2.count(">s1.1</td>") == 1 and lc2.index("of s1</summary>") < lc2.index(">s1.1</td>")
     assert "seed: passes" in lc2 and "a lovely film" in lc2  # s3 passes, its expansion s3.1 fails
     assert page.count("<svg") == 2  # expansions and perturbations: both plots
 

@@ -153,6 +153,8 @@ VISIBLE_ROWS = """Array.from(document.querySelectorAll('#failures tbody tr'))
 def test_filter_box_and_sorting_in_headless_chromium(browser, run_dir, tmp_path):
     page = write_html(run_dir, tmp_path / "report.html")
     browser.open(page.as_uri())
+    first = "document.querySelector('.verdict .eg').getBoundingClientRect().bottom <= innerHeight"
+    assert browser.evaluate(first) is True  # the first failing example is on the first screen
     browser.evaluate("document.getElementById('all-failures').open = true")  # the folded flat table
     assert len(browser.evaluate(VISIBLE_ROWS)) == 14
     assert browser.evaluate("document.querySelector('form.filters').hidden") is False
