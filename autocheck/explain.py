@@ -14,9 +14,9 @@ Every case carries how it was made (``TestCase.provenance``); each of its *featu
 fail; errors are counted apart, never as passes), how many cases with each feature fail and how many
 without do. A feature held by fewer than ``MIN_SUPPORT`` cases, or by every case, is not tried. Each tried
 feature gets Fisher's exact test (one-sided: cases with it fail more often) and the p-values of a
-capability are corrected together by Benjamini–Hochberg (``q``). Features are ranked by the lower end of
-the 95% Newcombe interval of (rate with − rate without), so a large gap seen on few cases does not outrank
-a clear one seen on many; ``significant`` means q < ``ALPHA``.
+capability are corrected together by Benjamini–Hochberg (``q``); ``significant`` means q < ``ALPHA``.
+Significant features come first, each group ranked by the lower end of the 95% Newcombe interval of (rate
+with − rate without), so a large gap seen on few cases does not outrank a clear one seen on many.
 
 ``minimal_edits`` asks the model again: for a failing expansion (whose seed passes) or perturbation that
 made several changes, the smallest subset of the changes that still fails, tried smallest first. Its model
@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 ALPHA = 0.05  # the corrected (BH) level at which a feature is called significant
 MIN_SUPPORT = 2  # a feature held by one case cannot be told from that case
 TOP = 5  # explanations kept per capability and model
+GENERIC = frozenset({"kind", "length", "label", "seed"})  # features that do not say how a case was made
 LENGTHS = ((5, "1–5 words"), (10, "6–10 words"), (20, "11–20 words"), (40, "21–40 words"))
 MINIMAL_EDITS = "minimal-edits.json"  # written into a run directory by ``autocheck explain --minimal-edits``
 
@@ -149,8 +150,9 @@ def case_features(case: dict[str, Any], fields: list[str], attributes: _Attribut
     if isinstance(change, dict):
         out.add(f"perturbation={change.get('perturbation')}")
         for edit in change.get("edits") or ():
-            out.add(f"edited={edit.get('from')}")
-            out.add(f"edit={edit.get('from')} → {edit.get('to')}")
+            if str(edit.get("from", "")).strip():
+                out.add(f"edited={edit.get('from')}")
+            out.add(f"edit={edit.get('from')!r} → {edit.get('to')!r}")  # quoted: an edit may add spaces
     return out
 
 
@@ -274,7 +276,16 @@ def explain_counts(counts: _Counts, top: int | None = TOP) -> dict[str, Any]:
                 "significant": q < ALPHA,
             }
         )
-    ranked.sort(key=lambda e: (-e["difference_interval"][0], e["q"], -e["with"]["cases"], e["feature"]))
+    ranked.sort(
+        key=lambda e: (
+            not e["significant"],
+            -e["difference_interval"][0],
+            e["q"],
+            e["kind"] in GENERIC,  # of features on the same cases, the one that says how they were made
+            -e["with"]["cases"],
+            e["feature"],
+        )
+    )
     return {
         "cases": n,
         "failures": failures,

@@ -309,7 +309,9 @@ def test_minimal_edits_from_the_cli_are_shown_in_the_report(tmp_path, capsys):
     inserted = [{"word": "very", "tag": "RB", "offset": 4}, {"word": "truly", "tag": "RB", "offset": 14}]
     cases = [
         TestCase("s", "VOC", "seed", seed, "positive", "MFT", "positive"),
-        TestCase("s.1", "VOC", "expansion", both, "positive", "MFT", "positive", "s", (), {"inserted": inserted}),
+        TestCase(
+            "s.1", "VOC", "expansion", both, "positive", "MFT", "positive", "s", (), {"inserted": inserted}
+        ),
     ]
     (tmp_path / "suite").mkdir()
     (tmp_path / "suite" / "cases.jsonl").write_text("".join(json.dumps(c.to_json()) + "\n" for c in cases))
@@ -328,4 +330,6 @@ def test_minimal_edits_from_the_cli_are_shown_in_the_report(tmp_path, capsys):
     assert main(["explain", str(run), "--model", spec, "--minimal-edits", "5"]) == 2  # never overwritten
     assert "minimal-edits.json: file exists" in capsys.readouterr().err
     page = write_html(run, tmp_path / "report.html", plots=False).read_text()
-    assert "minimal failing edit: “truly” alone (1 of 2 changes) → the kind truly film <b>negative</b>" in page
+    assert (
+        "minimal failing edit: “truly” alone (1 of 2 changes) → the kind truly film <b>negative</b>" in page
+    )

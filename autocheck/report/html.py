@@ -623,8 +623,8 @@ def _explanations_table(e: dict[str, Any] | None) -> str:
     note = (
         f"<p class=muted>Why it fails: {e['features_tried']} case features tried over {e['cases']:,} "
         f"applicable cases ({e['failures']:,} fail); {e['significant']} significant (one-sided Fisher's "
-        "exact test, Benjamini–Hochberg q &lt; 0.05, in bold); ranked by the lower end of the 95% interval "
-        "of the difference.</p>"
+        "exact test, Benjamini–Hochberg q &lt; 0.05; in bold, first); ranked by the lower end of the 95% "
+        "interval of the difference.</p>"
     )
     if not e["explanations"]:
         return note
