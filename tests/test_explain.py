@@ -279,7 +279,7 @@ def test_the_page_leads_with_the_verdict_and_shows_only_what_a_template_suite_ha
     verdict = page.index("class=verdict")
     assert verdict < page.index("<h2 id=rates>") < page.index("id='cap-FAIR'")
     assert "1 of 1 capabilities fail beyond the gate (gate: any failure)" in page
-    assert "fails 100.0% (18/18) when <code>{profession}=nurse</code>, 0.0% (0/78) otherwise" in page
+    assert "its cases fail 100.0% (18/18) when <code>{profession}=nurse</code>, 0.0% (0/78) otherwise" in page
     assert page.index("e.g. ") < page.index("<h2 id=rates>")  # the first failing example, in the verdict
     # a template suite: no seed-vs-expansion plot, no transition, expansion or "original" columns
     assert page.count("<svg") == 1 and not (tmp_path / "report-seed-vs-expansion.png").exists()
@@ -295,11 +295,21 @@ def test_the_drilldown_groups_failing_expansions_under_their_seed(tmp_path):
     run_suite(suite, [toy()], tmp_path / "run")
     page = write_html(tmp_path / "run", tmp_path / "report.html").read_text()
     lc2 = page[page.index("id='cap-LC2'") : page.index("id='cap-LC4'")]
-    assert "<details><summary>1 failing expansion of s1</summary>" in lc2
-    assert lc2.count(">s1</td>") == 1  # the failing seed once, its expansion folded under it
-    assert lc2.count(">s1.1</td>") == 1 and lc2.index("of s1</summary>") < lc2.index(">s1.1</td>")
+    assert lc2.count(">s1</td>") == 1  # the failing seed once, its one failing expansion right below it
+    assert lc2.count(">s1.1</td>") == 1 and lc2.index(">s1</td>") < lc2.index(
+        "<tr class=derived><td class=ex>↳ "
+    )
     assert "seed: passes" in lc2 and "a lovely film" in lc2  # s3 passes, its expansion s3.1 fails
     assert page.count("<svg") == 2  # expansions and perturbations: both plots
+    suite = _expansion_suite(tmp_path / "suite2")
+    run_suite(suite, [_rule("rule", lambda t: " very " in t or " truly " in t)], tmp_path / "run2")
+    page = write_html(tmp_path / "run2", tmp_path / "report2.html", plots=False).read_text()
+    folded = page[page.index("<details><summary>2 failing expansions of s0</summary>") :]
+    assert folded.index(">s0.0</td>") < folded.index(">s0.1</td>") < folded.index("</details>")
+    assert page.count(">s0.0</td>") == 2  # in the drill-down (folded) and in the table of every case
+    assert "the first 8 of 18 seed groups" in page  # 3 seeds in 5 have "very" or "truly"
+    drill = page[page.index("id='cap-VOC'") : page.index("id=all-failures")]
+    assert ">s12</td>" in drill and ">s13</td>" not in drill  # the 8th group shown, the 9th not
 
 
 def test_minimal_edits_from_the_cli_are_shown_in_the_report(tmp_path, capsys):

@@ -70,7 +70,8 @@ tr.strong td{font-weight:600}figure{margin:8px 0}figure svg{max-width:100%;heigh
 .verdict li{margin:4px 0}.verdict .eg{color:#444;font-size:13px}
 section.cap{border-top:1px solid #ddd;margin-top:18px}h4{font-size:14px;margin:12px 0 4px}
 details{margin:2px 0 6px 18px}summary{cursor:pointer;font-size:13px;color:#333}
-.examples tr.fold td{border-top:none;padding:0 8px}tr.seed td{background:#fafafa}
+.examples tr.fold td{border-top:none;padding:0 8px}tr.derived td{border-top:none}
+tr.seed td{background:#fafafa}
 .minimal{font-size:12px;color:#2e4a7d}
 """
 
@@ -503,6 +504,7 @@ def page(title: str, body: list[str]) -> str:
 # The verdict and the drill-down
 
 MAX_VERDICT = 10  # failing capabilities named in a model's verdict
+DRILLDOWN_GROUPS = 8  # seed groups of failing cases shown per capability and model (all: the last table)
 
 
 def _limit(thresholds: dict[str, float], cap: str) -> float:
@@ -546,7 +548,7 @@ def _because(explained: dict[str, Any] | None) -> str:
         )
     w, o = e["with"], e["without"]
     return (
-        f" — fails {pct(w['failure_rate'])} ({w['failures']}/{w['cases']}) when "
+        f" — its cases fail {pct(w['failure_rate'])} ({w['failures']}/{w['cases']}) when "
         f"<code>{_e(e['feature'])}</code>, "
         f"{pct(o['failure_rate'])} ({o['failures']}/{o['cases']}) otherwise (q = {e['q']:.2g})"
     )
@@ -666,9 +668,11 @@ def display_inputs(inputs: dict[str, str], fields: list[str]) -> str:
     return display({f: inputs[f] for f in fields if f in inputs})
 
 
-def _example_row(r: dict[str, Any], fields: list[str], edits: dict[str, dict]) -> str:
+def _example_row(r: dict[str, Any], fields: list[str], edits: dict[str, dict], under: bool = False) -> str:
+    """A failing case's row; ``under`` a seed shown just above it: marked as derived from it."""
     return (
-        f"<tr><td class=ex>{case_html(r['case_record'], fields)}{_minimal_html(edits.get(r['case']), fields)}"
+        f"<tr{' class=derived' if under else ''}><td class=ex>{'↳ ' if under else ''}"
+        f"{case_html(r['case_record'], fields)}{_minimal_html(edits.get(r['case']), fields)}"
         f"</td><td>{prediction_html(r)}</td><td>{_e(_reason(r))}</td>"
         f"<td class=muted>{_e(r['case'])}</td></tr>"
     )
@@ -679,14 +683,17 @@ EXAMPLES_HEAD = (
 )
 
 
-def _grouped_examples(rows: list[dict[str, Any]], fields: list[str], edits: dict[str, dict]) -> str:
+def _grouped_examples(
+    rows: list[dict[str, Any]], fields: list[str], edits: dict[str, dict]
+) -> tuple[str, int]:
     """Failing cases grouped by seed, in one table: the seed once (failing itself, or what it was), then
-    its failing expansions or perturbations folded under it in a <details>."""
+    its failing expansion or perturbation below it, or several folded under it in a <details>. At most
+    ``DRILLDOWN_GROUPS`` groups; returns the table and how many groups there are."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[r.get("seed") or r["case"]].append(r)
     body = []
-    for key, members in groups.items():
+    for key, members in list(groups.items())[:DRILLDOWN_GROUPS]:
         own = [r for r in members if r["case"] == key]
         rest = [r for r in members if r["case"] != key]
         if own:
@@ -700,16 +707,18 @@ def _grouped_examples(rows: list[dict[str, Any]], fields: list[str], edits: dict
                 f"<td class=muted>{_e(what.get(seed_row.get('outcome'), 'seed'))}</td>"
                 f"<td class=muted>{_e(key)}</td></tr>"
             )
-        if rest:
+        if len(rest) == 1:
+            body.append(_example_row(rest[0], fields, edits, under=True))
+        elif rest:
             kind = "perturbation" if any(r.get("kind") == "perturbation" for r in rest) else "expansion"
-            plural = "" if len(rest) == 1 else "s"
             inner = "".join(_example_row(r, fields, edits) for r in rest)
             body.append(
-                f"<tr class=fold><td colspan=4><details><summary>{len(rest)} failing {kind}{plural} of "
+                f"<tr class=fold><td colspan=4><details><summary>{len(rest)} failing {kind}s of "
                 f"{_e(key)}</summary><table class=examples>{EXAMPLES_HEAD}<tbody>{inner}</tbody></table>"
                 "</details></td></tr>"
             )
-    return f"<table class='examples grouped'>{EXAMPLES_HEAD}<tbody>{''.join(body)}</tbody></table>"
+    table = f"<table class='examples grouped'>{EXAMPLES_HEAD}<tbody>{''.join(body)}</tbody></table>"
+    return table, len(groups)
 
 
 def _drilldown(
@@ -744,13 +753,18 @@ def _drilldown(
             parts.append(_explanations_table(explained.get(model, {}).get(cap)))
             rows = chosen.get((model, cap)) or []
             if rows:
-                shown = len(rows)
-                total = totals[(model, cap)]
-                count = f"all {total:,}" if shown == total else f"the first {shown:,} of {total:,}"
                 own_edits = {case: e for (m, case), e in edits.items() if m == model}
+                table, groups = _grouped_examples(rows, fields, own_edits)
+                listed = len(rows) < totals[(model, cap)]
+                shown = (
+                    f"the first {DRILLDOWN_GROUPS} of {groups:,} seed groups"
+                    if groups > DRILLDOWN_GROUPS
+                    else f"{groups:,} seed groups"
+                )
                 parts.append(
-                    f"<p class=muted>Failing cases, {count}, by seed:</p>"
-                    + _grouped_examples(rows, fields, own_edits)
+                    f"<p class=muted>Failing cases by seed: {shown}{' listed' if listed else ''} "
+                    f"({totals[(model, cap)]:,} failing cases in all; the last section lists them).</p>"
+                    + table
                 )
         parts.append("</section>")
         out.append("".join(parts))
