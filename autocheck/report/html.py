@@ -536,6 +536,8 @@ def _because(explained: dict[str, Any] | None) -> str:
     """The strongest explanation of a capability, as a phrase for the verdict."""
     if not explained or not explained.get("cases"):
         return ""
+    if explained["failures"] == explained["cases"]:
+        return " — every applicable case fails"
     if not explained["features_tried"]:
         return " — too few cases to tell which features go with failure"
     from ..explain import strongest
