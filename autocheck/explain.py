@@ -199,18 +199,26 @@ def _run_files(run_dir: Path, results: dict[str, Any]) -> tuple[Path, Path]:
 
 
 def aligned_rows(predictions: Path, cases: Path) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """(prediction row, its case record) in file order. ``run`` writes each case's rows (one per model)
-    in the order of cases.jsonl, so both files are streamed once; a case the predictions skip is passed."""
+    """(prediction row, its case record) in the order of the rows. ``run`` writes each case's rows (one
+    per model) in the order of cases.jsonl, so both files are streamed once; cases read ahead of their
+    rows (another writer's order) are held until their rows come."""
     case_iter = iter(read_jsonl(cases))
     case: dict[str, Any] = {}
+    ahead: dict[str, dict[str, Any]] = {}
     for row in read_jsonl(predictions):
-        while case.get("id") != row.get("case"):
-            case = next(case_iter, None)  # type: ignore[assignment]
-            if case is None:
+        wanted = row.get("case")
+        if case.get("id") != wanted:
+            case = ahead.pop(wanted, None) or {}
+        while case.get("id") != wanted:
+            following = next(case_iter, None)
+            if following is None:
                 raise InputError(
-                    f"{predictions}: case {row.get('case')!r} is not in {cases} (in that order); the suite "
-                    "changed after the run"
+                    f"{predictions}: case {wanted!r} is not in {cases}; the suite changed after the run"
                 )
+            if following.get("id") == wanted:
+                case = following
+            else:
+                ahead[following.get("id")] = following
         yield row, case
 
 

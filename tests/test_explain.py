@@ -25,6 +25,7 @@ from autocheck.models import CallableModel
 from autocheck.records import TestCase
 from autocheck.report.compare import compare_runs
 from autocheck.run import run_suite
+from autocheck.store import InputError
 
 PROFESSIONS = ["nurse", "doctor", "teacher", "lawyer", "farmer", "pilot"]
 NAMES = ["Michael", "David", "James", "Jennifer", "Mary", "Linda"]  # first_name: three male, three female
@@ -343,3 +344,15 @@ def test_minimal_edits_from_the_cli_are_shown_in_the_report(tmp_path, capsys):
     assert (
         "minimal failing edit: “truly” alone (1 of 2 changes) → the kind truly film <b>negative</b>" in page
     )
+
+
+def test_explanations_do_not_depend_on_the_order_of_the_prediction_rows(planted_run, tmp_path):
+    before = explain_run(planted_run)
+    path = planted_run / "predictions.jsonl"
+    path.write_text("".join(reversed(path.read_text().splitlines(True))))
+    assert explain_run(planted_run) == before
+    path.write_text(
+        path.read_text() + json.dumps({"case": "gone", "model": "rule", "capability": "FAIR"}) + "\n"
+    )
+    with pytest.raises(InputError, match="case 'gone' is not in .*cases.jsonl; the suite changed"):
+        explain_run(planted_run)
