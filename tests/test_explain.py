@@ -356,3 +356,16 @@ def test_explanations_do_not_depend_on_the_order_of_the_prediction_rows(planted_
     )
     with pytest.raises(InputError, match="case 'gone' is not in .*cases.jsonl; the suite changed"):
         explain_run(planted_run)
+
+
+def test_report_fail_above_sets_the_gate_of_the_verdict(planted_run, tmp_path, capsys):
+    html = tmp_path / "gate.html"
+    assert (
+        main(["report", str(planted_run), "--html", str(html), "--no-plots", "--fail-above", "FAIR=0.1"]) == 0
+    )
+    assert (
+        "1 of 1 capabilities fail beyond the gate (gate: failure rate above 10.0% for FAIR)"
+        in html.read_text()
+    )
+    assert main(["report", str(planted_run), "--fail-above", "FAIR=2"]) == 2
+    assert "--fail-above 'FAIR=2'" in capsys.readouterr().err
