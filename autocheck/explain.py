@@ -522,7 +522,9 @@ def minimal_edits(run_dir: str | Path, model: Any, *, max_calls: int, max_parts:
     still fails, found by asking the model about subsets, smallest first (all singletons of every case,
     then pairs, ...). At most ``max_calls`` inputs are sent in all (cached answers count too), a case with
     more than ``max_parts`` changes is left out; the order is the file's, so the result is deterministic.
-    The run's failure rates are not touched: this reads the run and returns a new record."""
+    The run's failure rates are not touched: this reads the run and returns a new record. An inserted word
+    is taken out with the space it brought; a capital that the insertion lowered (``lowered``) stays
+    lowered, so the subset is the expansion's own text minus words."""
     import numpy as np
 
     from .expect import case_outcome
