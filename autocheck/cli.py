@@ -460,12 +460,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     for target in (args.html, args.markdown, *plots):  # refuse before any work, the PNGs included
         if target:
             check_output_file(target, overwrite=args.overwrite)
-    # the Markdown is a verdict, judged as 'run --junit' judges: by default any failure or error fails
+    # the Markdown and the page's verdict are judged as 'run --junit' judges: by default any failure fails
     gate = Gate.from_options(args.fail_above, args.max_errors, junit=True)
+    thresholds = gate.fail_above
     checklist = load_results(args.checklist) if args.checklist else None
     results = load_results(args.results)
     if args.json:
-        print(json.dumps(summary_json(results, checklist), indent=2, ensure_ascii=False))
+        from .explain import add_explanations
+
+        summary = add_explanations(summary_json(results, checklist), args.results, results)
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
         print(format_table(results, checklist))
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
@@ -484,8 +488,48 @@ def cmd_report(args: argparse.Namespace) -> int:
             checklist_dir=args.checklist,
             max_failures=args.max_failures,
             plots=not args.no_plots,
+            thresholds=thresholds,
         )
         say(f"HTML report written to {args.html}" + ("" if args.no_plots else " (plots beside it as PNG)"))
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .explain import MINIMAL_EDITS, explain_run, format_explanations, minimal_edits
+    from .store import atomic_write_json
+
+    if args.top < 0:
+        raise InputError(f"--top {args.top}: expected 0 (all) or a positive number")
+    if args.minimal_edits is not None:
+        if args.minimal_edits < 1:
+            raise InputError(
+                f"--minimal-edits {args.minimal_edits}: expected a positive number of model calls"
+            )
+        if not args.model:
+            raise InputError(
+                "--minimal-edits needs --model (the model of the run, to ask about smaller edits)"
+            )
+        target = check_output_file(args.results / MINIMAL_EDITS, overwrite=args.overwrite)
+    explained = explain_run(args.results, top=args.top or None)
+    if args.json:
+        print(json.dumps({"models": explained}, indent=2, ensure_ascii=False))
+    else:
+        print(format_explanations(explained))
+    if args.minimal_edits is not None:
+        from .models import load_model
+        from .report import load_results
+        from .run import suite_task
+
+        results = load_results(args.results)
+        suite = (results.get("suite") or {}).get("dir", "")
+        model = load_model(args.model, suite_task(suite), batch_size=args.batch_size, device=args.device)
+        found = minimal_edits(args.results, model, max_calls=args.minimal_edits)
+        atomic_write_json(target, found)
+        print(
+            f"minimal failing edits: {found['found']} of {found['candidates']} multi-change failures, "
+            f"{found['calls']} model calls (cap {found['max_calls']}); written to {target}",
+            file=sys.stderr if args.json else sys.stdout,
+        )
     return 0
 
 
@@ -816,7 +860,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--fail-above",
         action="append",
         metavar="[CAP=]RATE",
-        help="--markdown: the failure-rate limits, as for 'run' (default 0: any failure fails)",
+        help="the failure-rate limits of the Markdown's and the page's verdict, as for 'run' (default 0: any "
+        "failure fails)",
     )
     p.add_argument(
         "--max-errors",
@@ -836,6 +881,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true", help="no plots in the page and no PNG files beside it")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --html or --markdown file")
     p.set_defaults(func=cmd_report)
+
+    p = commands.add_parser(
+        "explain", help="which case features (slot values, inserted words, perturbations...) predict failure"
+    )
+    p.add_argument("results", type=Path, help="results directory written by 'autocheck run'")
+    p.add_argument("--json", action="store_true", help="print the explanations as JSON")
+    p.add_argument("--top", type=_nat, default=5, help="features shown per capability (default 5; 0: all)")
+    p.add_argument("--model", help="the run's model (a spec as for 'run'), for --minimal-edits")
+    p.add_argument(
+        "--minimal-edits",
+        type=_nat,
+        metavar="N",
+        help="search the smallest failing part of multi-word changes with at most N extra model inputs; "
+        "written to RESULTS/minimal-edits.json (shown by 'report --html')",
+    )
+    p.add_argument("--batch-size", type=_pos, default=32, help="the model's inputs per batch (default 32)")
+    p.add_argument("--device", default="auto")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing minimal-edits.json")
+    p.set_defaults(func=cmd_explain)
 
     p = commands.add_parser(
         "compare", help="compare two runs of a suite: failure-rate changes and the cases that flipped"

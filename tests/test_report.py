@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from browser import Browser, find_chromium
+from conftest import require
 from report_data import EXPANDED, other, toy, write_suite
 
 from autocheck.cli import main
@@ -153,6 +154,9 @@ VISIBLE_ROWS = """Array.from(document.querySelectorAll('#failures tbody tr'))
 def test_filter_box_and_sorting_in_headless_chromium(browser, run_dir, tmp_path):
     page = write_html(run_dir, tmp_path / "report.html")
     browser.open(page.as_uri())
+    first = "document.querySelector('.verdict .eg').getBoundingClientRect().bottom <= innerHeight"
+    assert browser.evaluate(first) is True  # the first failing example is on the first screen
+    browser.evaluate("document.getElementById('all-failures').open = true")  # the folded flat table
     assert len(browser.evaluate(VISIBLE_ROWS)) == 14
     assert browser.evaluate("document.querySelector('form.filters').hidden") is False
     browser.evaluate("document.querySelector('form.filters input[name=q]').focus()")
@@ -200,6 +204,7 @@ def test_report_reads_with_javascript_disabled(browser, run_dir, tmp_path):
     page = write_html(run_dir, tmp_path / "report.html")
     browser.call("Emulation.setScriptExecutionDisabled", value=True)
     browser.open(page.as_uri())
+    browser.evaluate("document.getElementById('all-failures').open = true")  # as a click on its summary
     assert len(browser.evaluate(VISIBLE_ROWS)) == 14  # every row, in plain tables
     visible = "s => Array.from(document.querySelectorAll(s)).filter(e => e.getClientRects().length).length"
     assert browser.evaluate(f"({visible})('form.filters')") == 0  # no dead controls
@@ -223,6 +228,31 @@ def test_readme_screenshot_from_a_real_suite(browser, tmp_path):
         shutil.copy(tmp_path / f"report-{png}.png", out / f"report-nli-{png}.png")
     browser.open(page.as_uri())
     browser.screenshot(out / "report-nli.png", max_height=2400)
+
+
+@pytest.mark.browser
+def test_readme_screenshots_of_an_explained_run(browser, tmp_path, shared_data):
+    """The README's pictures of a report that leads with the answer: CheckList's sentiment suite (four
+    capabilities of it) run against the stand-in mini-bert-sst2; the verdict and one drill-down."""
+    if os.environ.get("AUTOCHECK_ARTIFACTS") is None:
+        pytest.skip("only when refreshing the README's screenshots (set AUTOCHECK_ARTIFACTS=docs)")
+    model = str(require(shared_data / "models" / "mini-bert-sst2"))
+    suite, run = tmp_path / "suite", tmp_path / "run"
+    assert main(["seeds", "--requirements", "sentiment_checklist", "--out", str(suite)]) == 0
+    wanted = ("CL-names", "CL-negation", "CL-fairness", "CL-typos")
+    cases = suite / "cases.jsonl"
+    lines = [line for line in cases.read_text().splitlines(True) if json.loads(line)["capability"] in wanted]
+    cases.write_text("".join(lines))
+    assert main(["run", str(suite), "--model", model, "--out", str(run)]) == 0
+    page = write_html(run, tmp_path / "report.html", max_failures=20)
+    out = _artifacts(tmp_path)
+    browser.open(page.as_uri())
+    first = "document.querySelector('.verdict .eg').getBoundingClientRect().bottom <= innerHeight"
+    assert browser.evaluate(first) is True
+    browser.screenshot(out / "report-explain.png", max_height=900)
+    top = browser.evaluate("document.getElementById('cap-CL-names').getBoundingClientRect().top + scrollY")
+    browser.evaluate("document.querySelector('#cap-CL-names details')?.setAttribute('open', '')")
+    browser.screenshot(out / "report-drilldown.png", max_height=900, top=top)
 
 
 def test_output_piped_into_a_reader_that_stops_is_not_an_error(run_dir, tmp_path, monkeypatch, capsys):

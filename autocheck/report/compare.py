@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..expect import ERROR, FAIL, PASS
+from ..explain import compare_features
 from ..results import group_outcome, natural_key
 from ..run import CASES, PREDICTIONS
 from ..store import InputError, atomic_write_text, read_jsonl
@@ -268,6 +269,7 @@ def compare_runs(dir_a: str | Path, dir_b: str | Path) -> dict[str, Any]:
     out["names"] = {
         cap: capability_info(b, cap)["group"] or capability_info(a, cap)["group"] for cap in _caps(out)
     }
+    out["features"] = compare_features(dir_a, dir_b, pairs)  # which features' failures changed
     return out
 
 

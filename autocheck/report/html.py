@@ -1,14 +1,20 @@
 """The HTML report: one self-contained page (inline CSS, SVG and a small script; no external assets) that
 reads without JavaScript. Every dataset text is HTML-escaped.
 
-What it shows: each capability's name, group, description, test type and expectation from the suite's
-manifest; a capability × model matrix of headline failure rates (with the mapped CheckList test beside
-each LC when a CheckList run is given); every count the results hold per model (seeds, expansions,
-perturbations, all cases, seed groups, errors, pass→fail and fail→pass, the seed-vs-expansion INV test);
-two plots (failure rate with its 95% interval, seed vs expansion rates) as inline SVG, also written as PNG
-files beside the page; and a table of the failing cases of every capability and model (up to
-``max_failures`` each, with a note of how many there are), which the script filters (capability, model,
-test type, kind, outcome, text) and sorts. Without JavaScript every row is shown and the filters are not.
+It leads with the answer. First a verdict per model: which capabilities fail beyond the gate (any failure,
+or ``report --fail-above``), each with its strongest explanation (``explain.py``: the case feature whose
+cases fail most beyond the rest, Fisher's exact test corrected by Benjamini–Hochberg) and its first failing
+example, so the first failing example is on the first screen. Then the capability × model matrix of
+headline failure rates (with the mapped CheckList test beside each LC when a CheckList run is given), and
+a drill-down per capability, CheckList's visual summary: name, group, description, test type and
+expectation from the suite's manifest; per model the rate with its 95% interval, the ranked explanations,
+then the failing examples grouped by seed (the seed once, its failing expansions or perturbations folded
+under it in ``<details>``), with the minimal failing edit of a case when ``autocheck explain
+--minimal-edits`` found one. Then the plots that apply (failure rate with its 95% interval; seed vs
+expansion rates only when the suite has expansions or perturbations), also written as PNG files beside the
+page; the counts, with only the columns the suite's sources fill; and, folded, the flat table of every
+failing case (up to ``max_failures`` per capability and model), which the script filters (capability,
+model, test type, kind, outcome, text) and sorts.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from typing import Any
 
 from ..expect import ERROR, FAIL
 from ..run import CASES, PREDICTIONS
-from ..store import atomic_write_text, read_jsonl
+from ..store import InputError, atomic_write_text, load_json, read_jsonl
 from .summary import (
     binary_note,
     capabilities,
@@ -58,7 +64,15 @@ mark{background:#ffe066;padding:0 2px;border-radius:2px}
 th button{all:unset;cursor:pointer;font-weight:600}th button::after{content:" \\2195";color:#999}
 th[aria-sort=ascending] button::after{content:" \\2191"}
 th[aria-sort=descending] button::after{content:" \\2193"}
-figure{margin:8px 0}figure svg{max-width:100%;height:auto}
+tr.strong td{font-weight:600}figure{margin:8px 0}figure svg{max-width:100%;height:auto}
+.verdict{background:#fff8f0;border-left:4px solid #b00020;padding:8px 14px;margin:12px 0}
+.verdict.ok{background:#eef8f0;border-left-color:#2e7d32}.verdict ol{margin:4px 0;padding-left:22px}
+.verdict li{margin:4px 0}.verdict .eg{color:#444;font-size:13px}
+section.cap{border-top:1px solid #ddd;margin-top:18px}h4{font-size:14px;margin:12px 0 4px}
+details{margin:2px 0 6px 18px}summary{cursor:pointer;font-size:13px;color:#333}
+.examples tr.fold td{border-top:none;padding:0 8px}tr.derived td{border-top:none}
+tr.seed td{background:#fafafa}
+.minimal{font-size:12px;color:#2e4a7d}
 """
 
 # Filters rows of each table named by a form.filters (data-table); sorts every table.sortable by a column.
@@ -175,8 +189,9 @@ def case_html(case: dict[str, Any], fields: list[str]) -> str:
     return "<br>".join(f"<b>{_e(name)}:</b> {_e(case.get(name, ''))}" for name in fields)
 
 
-def prediction_html(row: dict[str, Any] | None) -> str:
-    """What the model answered: label and probabilities, an answer, or what went wrong."""
+def prediction_html(row: dict[str, Any] | None, failed: bool = True) -> str:
+    """What the model answered: label and probabilities, an answer, or what went wrong (in red when
+    ``failed``)."""
     if not row:
         return ""
     if "error" in row:
@@ -186,7 +201,8 @@ def prediction_html(row: dict[str, Any] | None) -> str:
     if "answer" in row:
         return f"<span class=fail>{_e(row['answer'])}</span>"
     probs = " / ".join(f"{p:.2f}" for p in row.get("probs", ()))
-    return f"<span class=fail>{_e(row.get('label'))}</span><br><span class=muted>{_e(probs)}</span>"
+    said = f"<span class=fail>{_e(row.get('label'))}</span>" if failed else f"<b>{_e(row.get('label'))}</b>"
+    return f"{said}<br><span class=muted>{_e(probs)}</span>"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -275,6 +291,7 @@ def _failures_section(
     answered = "answer" if task.get("output") == "span" else f"predicted ({' / '.join(labels)})"
     order = {cap: i for i, cap in enumerate(capabilities(results))}
     models = list(results["models"])
+    originals = present(results)["derived"]  # the "original" column only when cases have one
     keys = sorted(
         chosen, key=lambda k: (order.get(k[1], len(order)), models.index(k[0]) if k[0] in models else 0)
     )
@@ -308,7 +325,8 @@ def _failures_section(
             body.append(
                 f"<tr {attrs}><td>{_e(cap)}</td><td title='{_e(model)}'>{_e(short_name(model))}</td>"
                 f"<td>{_e(test_type)}</td><td>{_e(kind)}</td><td class=ex>{case_html(case, fields)}</td>"
-                f"<td class=ex>{seed_cell}</td><td>{prediction_html(row)}</td>"
+                + (f"<td class=ex>{seed_cell}</td>" if originals else "")
+                + f"<td>{prediction_html(row)}</td>"
                 f"<td>{_e(failure)}{': ' + _e(reason) if reason else ''}</td>"
                 f"<td class=muted>{_e(row['case'])}</td></tr>"
             )
@@ -337,6 +355,7 @@ def _failures_section(
         f"<th>{_e(h)}</th>"
         for h in ("capability", "model", "type", "kind", "case (inserted words marked)", "original", answered,
                   "outcome", "case id")
+        if h != "original" or originals
     )  # fmt: skip
     total = sum(totals.values())
     return (
@@ -349,23 +368,22 @@ def _failures_section(
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Tables
+# What the suite has
 
 
-def _spec_table(results: dict[str, Any]) -> str:
-    rows = []
-    for cap in capabilities(results):
-        info = capability_info(results, cap)
-        name = info["name"] if info["name"] != cap else ""
-        rows.append(
-            f"<tr><td id='cap-{_e(cap)}'><b>{_e(cap)}</b>{'<br>' + _e(name) if name else ''}</td>"
-            f"<td>{_e(info['group'])}</td><td>{_e(info['description'])}</td><td>{_e(info['test_type'])}</td>"
-            f"<td>{_e(info['expectation'])}</td></tr>"
-        )
-    return (
-        "<table class='spec sortable'><thead><tr><th>capability</th><th>group</th><th>description</th>"
-        f"<th>test type</th><th>expectation</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    )
+def present(results: dict[str, Any]) -> dict[str, bool]:
+    """Which parts the suite's sources fill, over every model and capability: expansions (ALiCT),
+    perturbations, seed groups (INV/DIR tests or derived cases), seed → expansion transitions."""
+    caps = [c for model in results["models"].values() for c in model["capabilities"].values()]
+    expansions = any(c["expansions"].get("cases") for c in caps)
+    perturbations = any((c.get("perturbations") or {}).get("cases") for c in caps)
+    return {
+        "expansions": expansions,
+        "perturbations": perturbations,
+        "derived": expansions or perturbations,
+        "groups": expansions or perturbations or any(c["test_type"] != "MFT" for c in caps),
+        "inv": any((c.get("inv") or {}).get("groups") for c in caps),
+    }
 
 
 def _ci_text(c: dict[str, Any]) -> str:
@@ -375,13 +393,15 @@ def _ci_text(c: dict[str, Any]) -> str:
 
 def _matrix(results: dict[str, Any], checklist: dict[str, Any] | None) -> str:
     models = list(results["models"])
-    span = 4 + bool(checklist)
+    transitions_apply = present(results)["expansions"]
+    span = 2 + 2 * transitions_apply + bool(checklist)
     head = "<thead><tr><th rowspan=2>capability</th><th rowspan=2>type</th>"
     head += (
         "".join(f"<th colspan={span} title='{_e(m)}'>{_e(short_name(m))}</th>" for m in models) + "</tr><tr>"
     )
     head += "".join(
-        "<th>failure rate (95% CI)</th><th>failed / applicable</th><th>pass→fail</th><th>fail→pass</th>"
+        "<th>failure rate (95% CI)</th><th>failed / applicable</th>"
+        + ("<th>pass→fail</th><th>fail→pass</th>" if transitions_apply else "")
         + ("<th>CheckList</th>" if checklist else "")
         for _ in models
     )
@@ -390,7 +410,8 @@ def _matrix(results: dict[str, Any], checklist: dict[str, Any] | None) -> str:
         info = capability_info(results, cap)
         about = " — ".join(x for x in (info["group"], info["description"]) if x)
         title = f"<br><span class=muted>{_e(about)}</span>" if about else ""
-        cells = [f"<td>{_e(row_label(results, cap))}{title}</td>", f"<td>{_e(info['test_type'])}</td>"]
+        link = f"<a href='#cap-{_e(cap)}'>{_e(row_label(results, cap))}</a>"
+        cells = [f"<td>{link}{title}</td>", f"<td>{_e(info['test_type'])}</td>"]
         for name in models:
             c = results["models"][name]["capabilities"].get(cap)
             if c is None:
@@ -401,8 +422,9 @@ def _matrix(results: dict[str, Any], checklist: dict[str, Any] | None) -> str:
                 f"<td class='{_shade(c['failure_rate'])}'><b>{pct(c['failure_rate'])}</b>"
                 f"<br><span class=muted>{_ci_text(c)}</span></td>"
                 f"<td>{tally['failures']}/{tally['applicable']}{_errors_note(tally)}</td>"
-                f"<td>{transitions.get('pass_to_fail', 0)}</td><td>{transitions.get('fail_to_pass', 0)}</td>"
             )
+            if transitions_apply:
+                cells += [f"<td>{transitions.get(k, 0)}</td>" for k in ("pass_to_fail", "fail_to_pass")]
             if checklist:
                 mapped = mapped_checklist(checklist, cap, name)
                 cells.append(f"<td title='{_e(mapped[0])}'>{pct(mapped[1])}</td>" if mapped else "<td></td>")
@@ -428,39 +450,40 @@ def _tally_cell(t: dict[str, Any] | None) -> str:
 
 
 def _counts_tables(results: dict[str, Any]) -> str:
-    out = []
+    """Per model, every tally the results hold, in columns only where the suite's sources fill them."""
+    has = present(results)
+    tallies = ["seeds"] + [t for t in ("expansions", "perturbations") if has[t]] + ["all"]
+    tallies += ["groups"] if has["groups"] else []
+    moves = ("pass_to_fail", "fail_to_pass", "pass_to_pass", "fail_to_fail") if has["expansions"] else ()
+    names = {"all": "all cases", "groups": "seed groups"}
     head = (
-        "<thead><tr><th>capability</th><th>type</th><th>seeds</th><th>expansions</th><th>perturbations</th>"
-        "<th>all cases</th><th>seed groups</th><th>pass→fail</th><th>fail→pass</th><th>pass→pass</th>"
-        "<th>fail→fail</th><th>INV seed vs expansion (groups)</th><th>INV pairs failed</th></tr></thead>"
+        "<thead><tr><th>capability</th><th>type</th>"
+        + "".join(f"<th>{names.get(t, t)}</th>" for t in tallies)
+        + "".join(f"<th>{m.replace('_to_', '→')}</th>" for m in moves)
+        + ("<th>INV seed vs expansion (groups)</th><th>INV pairs failed</th>" if has["inv"] else "")
+        + "</tr></thead>"
     )
+    out = []
     for name, model in results["models"].items():
         rows = []
         for cap, c in model_capabilities(results, model):
             tr, inv = c.get("transitions", {}), c.get("inv") or {}
-            inv_cell = (
-                f"<td>{pct(inv.get('failure_rate'))}"
-                f"<br><span class=muted>{inv['failures']}/{inv['groups']}</span></td>"
-                if inv.get("groups")
-                else "<td class=muted>–</td>"
-            )
-            rows.append(
-                f"<tr><td>{_e(cap)}</td><td>{_e(c['test_type'])}</td>"
-                + "".join(
-                    _tally_cell(c.get(t)) for t in ("seeds", "expansions", "perturbations", "all", "groups")
+            cells = [f"<td>{_e(cap)}</td><td>{_e(c['test_type'])}</td>"]
+            cells += [_tally_cell(c.get(t)) for t in tallies]
+            cells += [f"<td>{tr.get(k, 0)}</td>" for k in moves]
+            if has["inv"]:
+                cells.append(
+                    f"<td>{pct(inv.get('failure_rate'))}"
+                    f"<br><span class=muted>{inv['failures']}/{inv['groups']}</span></td>"
+                    if inv.get("groups")
+                    else "<td class=muted>–</td>"
                 )
-                + "".join(
-                    f"<td>{tr.get(k, 0)}</td>"
-                    for k in ("pass_to_fail", "fail_to_pass", "pass_to_pass", "fail_to_fail")
-                )
-                + inv_cell
-                + (
+                cells.append(
                     f"<td>{inv.get('pair_failures', 0)}/{inv.get('pairs', 0)}</td>"
                     if inv.get("pairs")
                     else "<td class=muted>–</td>"
                 )
-                + "</tr>"
-            )
+            rows.append("<tr>" + "".join(cells) + "</tr>")
         total = overall(model)
         errors = (
             f"; {total['errors']} headline errors, {model['errors']} inputs without a prediction"
@@ -486,6 +509,294 @@ def page(title: str, body: list[str]) -> str:
     )
 
 
+# ---------------------------------------------------------------------------------------------------------
+# The verdict and the drill-down
+
+MAX_VERDICT = 10  # failing capabilities named in a model's verdict
+DRILLDOWN_GROUPS = 8  # seed groups of failing cases shown per capability and model (all: the last table)
+
+
+def _limit(thresholds: dict[str, float], cap: str) -> float:
+    from ..ci import OVERALL
+
+    return thresholds.get(cap, thresholds.get(OVERALL, 0.0))
+
+
+def _gate(thresholds: dict[str, float]) -> str:
+    if not thresholds:
+        return "gate: any failure"
+    return "gate: failure rate above " + ", ".join(
+        f"{pct(v)}" if k == "*" else f"{pct(v)} for {k}" for k, v in thresholds.items()
+    )
+
+
+def _unit(c: dict[str, Any]) -> str:
+    return "cases" if c["test_type"] == "MFT" else "seed groups"
+
+
+def _reason(row: dict[str, Any]) -> str:
+    failure = row["failure"]
+    case = row.get("case_record") or {}
+    reason = why(case) if failure == FAIL else why({"test_type": "INV"}) if failure == INV_FAIL else ""
+    return f"{failure}: {reason}" if reason else failure
+
+
+def _because(explained: dict[str, Any] | None) -> str:
+    """The strongest explanation of a capability, as a phrase for the verdict."""
+    if not explained or not explained.get("cases"):
+        return ""
+    if explained["failures"] == explained["cases"]:
+        return " — every applicable case fails"
+    if not explained["features_tried"]:
+        return " — too few cases to tell which features go with failure"
+    from ..explain import strongest
+
+    e = strongest(explained)
+    if e is None:
+        return (
+            f" — no case feature stands out (none of {explained['features_tried']} tried is significant "
+            "after correction)"
+        )
+    w, o = e["with"], e["without"]
+    return (
+        f" — its cases fail {pct(w['failure_rate'])} ({w['failures']}/{w['cases']}) when "
+        f"<code>{_e(e['feature'])}</code>, "
+        f"{pct(o['failure_rate'])} ({o['failures']}/{o['cases']}) otherwise (q = {e['q']:.2g})"
+    )
+
+
+def _example_line(row: dict[str, Any], fields: list[str]) -> str:
+    said = prediction_html(row).split("<br>")[0]  # the label or answer, without the probabilities
+    case = case_html(row.get("case_record") or {}, fields)
+    return f"e.g. {case} → {said} <span class=muted>({_e(_reason(row))})</span>"
+
+
+def _verdict(
+    results: dict[str, Any],
+    explained: dict[str, dict[str, Any]],
+    chosen: dict[tuple[str, str], list[dict]],
+    thresholds: dict[str, float],
+) -> str:
+    """Per model: the capabilities failing beyond the gate, worst first, each with its strongest
+    explanation and first failing example."""
+    fields = (results.get("task") or {}).get("inputs", ["text"])
+    out = []
+    for name, model in results["models"].items():
+        caps = model_capabilities(results, model)
+        failing = [
+            (cap, c)
+            for cap, c in caps
+            if c["failure_rate"] is not None and c["failure_rate"] > _limit(thresholds, cap)
+        ]
+        failing.sort(key=lambda item: -item[1]["failure_rate"])
+        errors = (
+            f" {model['errors']:,} inputs got no prediction (errors, never counted as passes)."
+            if model.get("errors")
+            else ""
+        )
+        who = f"<b title='{_e(name)}'>{_e(short_name(name))}</b>"
+        if not failing:
+            total = overall(model)
+            out.append(
+                f"<div class='verdict ok'><p>{who}: no capability fails beyond the gate "
+                f"({_e(_gate(thresholds))}); "
+                f"{total['failures']}/{total['applicable']} headline cases fail in all.{_e(errors)}</p></div>"
+            )
+            continue
+        items = []
+        for cap, c in failing[:MAX_VERDICT]:
+            info, tally = capability_info(results, cap), headline(c)
+            about = info["group"] or (info["name"] if info["name"] != cap else "")
+            rows = chosen.get((name, cap)) or []
+            first = next((r for r in rows if r["failure"] == FAIL), rows[0] if rows else None)
+            example = f"<br><span class=eg>{_example_line(first, fields)}</span>" if first else ""
+            items.append(
+                f"<li><a href='#cap-{_e(cap)}'><b>{_e(cap)}</b></a> {_e(about)}: "
+                f"<b>{pct(c['failure_rate'])}</b> of {tally['applicable']:,} {_unit(c)} "
+                f"({tally['failures']:,} fail){_because(explained.get(name, {}).get(cap))}{example}</li>"
+            )
+        more = len(failing) - MAX_VERDICT
+        out.append(
+            f"<div class=verdict><p>{who}: {len(failing)} of {len(caps)} capabilities fail beyond the gate "
+            f"({_e(_gate(thresholds))}).{_e(errors)}</p><ol>{''.join(items)}</ol>"
+            + (f"<p class=muted>and {more} more (see the matrix below)</p>" if more > 0 else "")
+            + "</div>"
+        )
+    return "".join(out)
+
+
+def _explanations_table(e: dict[str, Any] | None) -> str:
+    if not e or not e.get("cases") or not e.get("failures"):
+        return ""
+    if not e["features_tried"]:
+        return (
+            f"<p class=muted>Why it fails: too few cases ({e['cases']} applicable) to tell which case "
+            "features go with failure.</p>"
+        )
+    note = (
+        f"<p class=muted>Why it fails: {e['features_tried']} case features tried over {e['cases']:,} "
+        f"applicable cases ({e['failures']:,} fail); {e['significant']} significant (one-sided Fisher's "
+        "exact test, Benjamini–Hochberg q &lt; 0.05; in bold, first); ranked by the lower end of the 95% "
+        "interval of the difference.</p>"
+    )
+    if not e["explanations"]:
+        return note
+    rows = []
+    for x in e["explanations"]:
+        w, o, gap = x["with"], x["without"], x["difference_interval"]
+        strong = " class=strong" if x["significant"] else ""
+        rows.append(
+            f"<tr{strong}><td><code>{_e(x['feature'])}</code></td>"
+            f"<td>{pct(w['failure_rate'])} <span class=muted>{w['failures']}/{w['cases']}</span></td>"
+            f"<td>{pct(o['failure_rate'])} <span class=muted>{o['failures']}/{o['cases']}</span></td>"
+            f"<td>{100 * x['difference']:+.0f} pts <span class=muted>({100 * gap[0]:+.0f} to "
+            f"{100 * gap[1]:+.0f})</span></td><td>{x['p']:.2g}</td><td>{x['q']:.2g}</td></tr>"
+        )
+    return (
+        note + "<table class='explain'><thead><tr><th>feature</th><th>fail with it</th><th>fail without</th>"
+        "<th>difference (95% CI)</th><th>p</th><th>q</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
+
+
+def _minimal_html(edit: dict[str, Any] | None, fields: list[str]) -> str:
+    if not edit:
+        return ""
+    parts = ", ".join(
+        f"“{p['word']}”" if "word" in p else f"“{p.get('from')}” → “{p.get('to')}”" for p in edit["minimal"]
+    )
+    return (
+        f"<div class=minimal>minimal failing edit: {_e(parts)} alone ({len(edit['minimal'])} of "
+        f"{edit['changes']} changes) → {_e(display_inputs(edit['inputs'], fields))} "
+        f"<b>{_e(edit['label'])}</b></div>"
+    )
+
+
+def display_inputs(inputs: dict[str, str], fields: list[str]) -> str:
+    from ..records import display
+
+    return display({f: inputs[f] for f in fields if f in inputs})
+
+
+def _example_row(r: dict[str, Any], fields: list[str], edits: dict[str, dict], under: bool = False) -> str:
+    """A failing case's row; ``under`` a seed shown just above it: marked as derived from it."""
+    return (
+        f"<tr{' class=derived' if under else ''}><td class=ex>{'↳ ' if under else ''}"
+        f"{case_html(r['case_record'], fields)}{_minimal_html(edits.get(r['case']), fields)}"
+        f"</td><td>{prediction_html(r)}</td><td>{_e(_reason(r))}</td>"
+        f"<td class=muted>{_e(r['case'])}</td></tr>"
+    )
+
+
+EXAMPLES_HEAD = (
+    "<thead><tr><th>case (inserted words marked)</th><th>predicted</th><th>why</th><th>id</th></tr></thead>"
+)
+
+
+def _grouped_examples(
+    rows: list[dict[str, Any]], fields: list[str], edits: dict[str, dict]
+) -> tuple[str, int]:
+    """Failing cases grouped by seed, in one table: the seed once (failing itself, or what it was), then
+    its failing expansion or perturbation below it, or several folded under it in a <details>. At most
+    ``DRILLDOWN_GROUPS`` groups; returns the table and how many groups there are."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        groups[r.get("seed") or r["case"]].append(r)
+    body = []
+    for key, members in list(groups.items())[:DRILLDOWN_GROUPS]:
+        own = [r for r in members if r["case"] == key]
+        rest = [r for r in members if r["case"] != key]
+        if own:
+            body.append(_example_row(own[0], fields, edits))
+        else:
+            seed_row = rest[0].get("seed_row") or {}
+            what = {"pass": "seed: passes", "n/a": "original (not a test itself)"}
+            body.append(
+                f"<tr class=seed><td class=ex>{case_html(rest[0].get('seed_record') or {}, fields)}</td>"
+                f"<td>{prediction_html(seed_row, seed_row.get('outcome') == FAIL)}</td>"
+                f"<td class=muted>{_e(what.get(seed_row.get('outcome'), 'seed'))}</td>"
+                f"<td class=muted>{_e(key)}</td></tr>"
+            )
+        if len(rest) == 1:
+            body.append(_example_row(rest[0], fields, edits, under=True))
+        elif rest:
+            kind = "perturbation" if any(r.get("kind") == "perturbation" for r in rest) else "expansion"
+            inner = "".join(_example_row(r, fields, edits) for r in rest)
+            body.append(
+                f"<tr class=fold><td colspan=4><details><summary>{len(rest)} failing {kind}s of "
+                f"{_e(key)}</summary><table class=examples>{EXAMPLES_HEAD}<tbody>{inner}</tbody></table>"
+                "</details></td></tr>"
+            )
+    table = f"<table class='examples grouped'>{EXAMPLES_HEAD}<tbody>{''.join(body)}</tbody></table>"
+    return table, len(groups)
+
+
+def _drilldown(
+    results: dict[str, Any],
+    explained: dict[str, dict[str, Any]],
+    chosen: dict[tuple[str, str], list[dict]],
+    totals: Counter,
+    edits: dict[tuple[str, str], dict],
+) -> str:
+    fields = (results.get("task") or {}).get("inputs", ["text"])
+    out = []
+    for cap in capabilities(results):
+        info = capability_info(results, cap)
+        name = f" {info['name']}" if info["name"] != cap else ""
+        about = " — ".join(x for x in (info["group"], info["description"]) if x)
+        parts = [
+            f"<section class=cap id='cap-{_e(cap)}'><h3>{_e(cap)}{_e(name)}</h3>",
+            f"<p>{_e(about)}</p>" if about else "",
+            f"<p class=muted>{_e('; '.join(x for x in (info['test_type'], info['expectation']) if x))}</p>",
+        ]
+        for model, own in results["models"].items():
+            c = own["capabilities"].get(cap)
+            if c is None:
+                continue
+            tally = headline(c)
+            parts.append(
+                f"<h4 title='{_e(model)}'>{_e(short_name(model))}: <span class='{_shade(c['failure_rate'])}'>"
+                f"{pct(c['failure_rate'])}</span> <span class=muted>"
+                f"{tally['failures']:,}/{tally['applicable']:,} "
+                f"{_unit(c)} fail, 95% CI {_ci_text(c) or '–'}</span></h4>"
+            )
+            parts.append(_explanations_table(explained.get(model, {}).get(cap)))
+            rows = chosen.get((model, cap)) or []
+            if rows:
+                own_edits = {case: e for (m, case), e in edits.items() if m == model}
+                table, groups = _grouped_examples(rows, fields, own_edits)
+                listed = len(rows) < totals[(model, cap)]
+                shown = (
+                    f"the first {DRILLDOWN_GROUPS} of {groups:,} seed groups"
+                    if groups > DRILLDOWN_GROUPS
+                    else f"{groups:,} seed groups"
+                )
+                parts.append(
+                    f"<p class=muted>Failing cases by seed: {shown}{' listed' if listed else ''} "
+                    f"({totals[(model, cap)]:,} failing cases in all; the last section lists them).</p>"
+                    + table
+                )
+        parts.append("</section>")
+        out.append("".join(parts))
+    return "".join(out)
+
+
+def read_minimal_edits(results_dir: Path) -> dict[tuple[str, str], dict]:
+    """(model, case) → minimal failing edit, from ``autocheck explain --minimal-edits`` (none if absent)."""
+    from ..explain import MINIMAL_EDITS
+
+    path = results_dir / MINIMAL_EDITS
+    if not path.is_file():
+        return {}
+    data = load_json(path, "minimal failing edits (written by 'autocheck explain --minimal-edits')")
+    if not isinstance(data, dict) or not isinstance(data.get("edits"), list):
+        raise InputError(f"{path}: field 'edits' missing; not a minimal-edits file")
+    return {
+        (data.get("model", ""), e["case"]): e for e in data["edits"] if isinstance(e, dict) and "case" in e
+    }
+
+
 def write_html(
     results_dir: str | Path,
     html_path: str | Path,
@@ -493,10 +804,14 @@ def write_html(
     checklist_dir: str | Path | None = None,
     max_failures: int | None = DEFAULT_MAX_FAILURES,
     plots: bool = True,
+    thresholds: dict[str, float] | None = None,
+    explain: bool = True,
 ) -> Path:
-    """Write the report page to ``html_path`` (and, with ``plots``, its two PNG plots beside it:
-    ``<name>-failure-rates.png``, ``<name>-seed-vs-expansion.png``). ``max_failures``: failing cases
-    listed per capability and model (None or 0: all)."""
+    """Write the report page to ``html_path`` (and, with ``plots``, its PNG plots beside it:
+    ``<name>-failure-rates.png``, and ``<name>-seed-vs-expansion.png`` when the suite has expansions or
+    perturbations). ``max_failures``: failing cases listed per capability and model (None or 0: all);
+    ``thresholds``: the verdict's gate (as ``run --fail-above``; default: any failure); ``explain``: rank
+    the case features of each capability (one more pass over the run's files)."""
     results_dir, html_path = Path(results_dir), Path(html_path)
     results = load_results(results_dir)
     checklist = load_results(checklist_dir) if checklist_dir else None
@@ -505,6 +820,15 @@ def write_html(
     env = results.get("environment", {})
     title = "autocheck report" + (" — CheckList suite" if is_checklist(results) else "")
     chosen, totals = collect_failures(results_dir, results, limit)
+    explained: dict[str, dict[str, Any]] = {}
+    if explain:
+        from ..explain import explain_run
+
+        try:
+            explained = explain_run(results_dir, results)
+        except InputError as e:
+            log.warning("no explanations in the report: %s", e)
+    has = present(results)
     body = [
         f"<h1>{_e(title)}</h1>",
         f"<p class=muted>suite {_e(suite.get('dir', ''))}: {suite.get('cases', 0)} cases, "
@@ -513,44 +837,56 @@ def write_html(
         f"models: {_e(', '.join(results['models']))}; python {_e(env.get('python', ''))}</p>",
         "<noscript><p class=muted>JavaScript is off: every row is shown; filtering and sorting need it."
         "</p></noscript>",
-        "<h2 id=capabilities>Capabilities</h2>",
-        _spec_table(results),
+        _verdict(results, explained, chosen, thresholds or {}),
         "<h2 id=rates>Failure rates</h2>",
         "<p class=muted>failures / applicable cases: every case for MFT tests, seed groups (a seed with its "
         "expansions or perturbations; fails when any member fails) for INV/DIR tests, with a 95% Wilson "
-        "interval. pass→fail / fail→pass: a seed and its expansion, each judged by its own test. "
-        f"{_e(binary_note(results))}</p>",
+        "interval."
+        + (
+            " pass→fail / fail→pass: a seed and its expansion, each judged by its own test."
+            if has["expansions"]
+            else ""
+        )
+        + f" {_e(binary_note(results))}</p>",
         _matrix(results, checklist),
+        "<h2 id=capabilities>Capabilities</h2>",
+        _drilldown(results, explained, chosen, totals, read_minimal_edits(results_dir)),
     ]
     if plots:
-        svgs = _plots(results, html_path)
+        svgs = _plots(results, html_path, has["derived"])
         body += [
             "<h2 id=plots>Plots</h2>",
             f"<figure>{svgs['failure_rates']}<figcaption class=muted>Failure rate per capability and model, "
             "with its 95% Wilson interval.</figcaption></figure>",
-            f"<figure>{svgs['seed_vs_expansion']}<figcaption class=muted>Seed cases (solid) vs their "
-            "expansions or perturbations (hatched): failure rates side by side.</figcaption></figure>",
         ]
+        if "seed_vs_expansion" in svgs:
+            body.append(
+                f"<figure>{svgs['seed_vs_expansion']}<figcaption class=muted>Seed cases (solid) vs their "
+                "expansions or perturbations (hatched): failure rates side by side.</figcaption></figure>"
+            )
     body += [
         "<h2 id=counts>Counts</h2>",
         "<p class=muted>Each tally: failure rate, failures / applicable of all its cases; errors are cases "
         "without a prediction (not applicable).</p>",
         _counts_tables(results),
-        "<h2 id=failures-heading>Failing cases</h2>",
+        "<h2 id=failures-heading>All failing cases</h2>",
+        "<details id=all-failures><summary>Every failing case in one table, to filter and sort</summary>",
         _failures_section(results, chosen, totals, limit),
+        "</details>",
     ]
     atomic_write_text(html_path, page(title, body))
     return html_path
 
 
 def plot_files(html_path: str | Path) -> list[Path]:
-    """The PNG files :func:`write_html` writes beside ``html_path``, for callers that refuse to replace."""
-    from .plots import png_path
+    """The PNG files :func:`write_html` may write beside ``html_path``, for callers that refuse to replace."""
+    from .plots import FIGURES, png_path
 
-    return [png_path(Path(html_path).with_suffix(""), key) for key in ("failure_rates", "seed_vs_expansion")]
+    return [png_path(Path(html_path).with_suffix(""), key) for key in FIGURES]
 
 
-def _plots(results: dict[str, Any], html_path: Path) -> dict[str, str]:
-    from .plots import render
+def _plots(results: dict[str, Any], html_path: Path, derived_cases: bool = True) -> dict[str, str]:
+    from .plots import FIGURES, render
 
-    return render(results, html_path.with_suffix(""))
+    keys = [k for k in FIGURES if derived_cases or k != "seed_vs_expansion"]
+    return render(results, html_path.with_suffix(""), keys)

@@ -110,16 +110,17 @@ def _svg(fig) -> str:
     return text[text.index("<svg") :]  # no XML declaration or DOCTYPE inside the page
 
 
-def render(results: dict[str, Any], png_stem: Path | None) -> dict[str, str]:
-    """{"failure_rates": svg, "seed_vs_expansion": svg}; with ``png_stem``, also ``<stem>-<name>.png``."""
+FIGURES = {"failure_rates": failure_rate_figure, "seed_vs_expansion": seed_vs_expansion_figure}
+
+
+def render(results: dict[str, Any], png_stem: Path | None, keys: list[str] | None = None) -> dict[str, str]:
+    """{key: svg} for each figure in ``keys`` (default all: "failure_rates", "seed_vs_expansion"); with
+    ``png_stem``, also ``<stem>-<key>.png``."""
     from matplotlib import rc_context
 
     out = {}
-    for key, make in (
-        ("failure_rates", failure_rate_figure),
-        ("seed_vs_expansion", seed_vs_expansion_figure),
-    ):
-        fig = make(results)
+    for key in keys or list(FIGURES):
+        fig = FIGURES[key](results)
         if png_stem is not None:
             with rc_context(RC):
                 fig.savefig(png_path(png_stem, key), format="png", dpi=110, metadata={"Software": None})
