@@ -63,7 +63,7 @@ def test_overwrite_replaces_an_earlier_run_and_only_it(suite, tmp_path, capsys):
     (out / "predictions.jsonl").write_text("stale\n")
     assert main([*run, "--overwrite"]) == 0
     assert (out / "predictions.jsonl").read_text() != "stale\n"
-    assert sorted(os.listdir(out)) == ["predictions.jsonl", "results.json"]
+    assert sorted(os.listdir(out)) == ["manifest.json", "predictions.jsonl", "results.json"]
 
     _user_files(out)  # a user's files beside an earlier run: nothing at all is removed
     assert main([*run, "--overwrite"]) == 2

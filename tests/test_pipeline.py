@@ -132,8 +132,8 @@ def test_generate_resume_gives_identical_output(stand_in_config, tmp_path, monke
 
     real_expand, calls = LocalExecutor.expand, []
 
-    def interrupted(self, chunks, expander):
-        for chunk, result in real_expand(self, chunks, expander):
+    def interrupted(self, chunks, expander, on_unit=None):
+        for chunk, result in real_expand(self, chunks, expander, on_unit):
             calls.append(len(chunk))
             if len(calls) == 2:
                 raise KeyboardInterrupt
@@ -146,8 +146,8 @@ def test_generate_resume_gives_identical_output(stand_in_config, tmp_path, monke
 
     done_before = []
 
-    def counted(self, chunks, expander):
-        for chunk, result in real_expand(self, chunks, expander):
+    def counted(self, chunks, expander, on_unit=None):
+        for chunk, result in real_expand(self, chunks, expander, on_unit):
             done_before.append(chunk)
             yield chunk, result
 
