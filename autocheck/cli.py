@@ -396,7 +396,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .models import load_model
     from .report import format_table
     from .requirements import load_spec
-    from .run import RESULTS, RUN_FILES, run_suite, suite_task
+    from .run import RESULTS, RUN_FILES, run_suite
+    from .suite import MANIFEST, suite_task
 
     # a bad threshold fails before any model loads
     gate = Gate.from_options(args.fail_above, args.max_errors, junit=bool(args.junit))
@@ -438,7 +439,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         timings=timings,
     )
     print(format_table(results))
-    for name, record in load_json(out / "manifest.json", "run manifest")["models"].items():
+    for name, record in load_json(out / MANIFEST, "run manifest")["models"].items():
         reuse = "reused across runs" if record["reused_across_runs"] else "kept for this run only"
         cached = f"{record['from_cache']} of {record['inputs']}"
         print(f"{name}: {cached} answers from the prediction cache ({reuse})")
@@ -518,7 +519,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.minimal_edits is not None:
         from .models import load_model
         from .report import load_results
-        from .run import suite_task
+        from .suite import suite_task
 
         results = load_results(args.results)
         suite = (results.get("suite") or {}).get("dir", "")
@@ -571,8 +572,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_checklist(args: argparse.Namespace) -> int:
-    from .generate import MANIFEST, SUITE_FILES
     from .sources.checklist import convert_checklist
+    from .suite import MANIFEST, SUITE_FILES
 
     out = prepare_output_dir(args.out, overwrite=args.overwrite, files=SUITE_FILES, manifest=MANIFEST)
     counts = convert_checklist(

@@ -58,10 +58,11 @@ def run_demo(
     overwrite: bool = False,
 ) -> int:
     from .config import GenerateConfig
-    from .generate import MANIFEST, SUITE_FILES, generate
+    from .generate import generate
     from .models import load_model
     from .report import format_table, write_html
     from .run import RESULTS, RUN_FILES, run_suite
+    from .suite import MANIFEST, SUITE_FILES
 
     if Path(out).is_dir():
         foreign = own_entries(Path(out), DEMO_FILES)[1]

@@ -39,8 +39,10 @@ from pathlib import Path
 from typing import Any
 
 from .expect import ERROR, FAIL, PASS
-from .run import CASES, PREDICTIONS, natural_key
+from .results import natural_key
+from .run import PREDICTIONS
 from .store import InputError, read_jsonl
+from .suite import CASES
 
 log = logging.getLogger(__name__)
 

@@ -139,7 +139,7 @@ def export_suite(
 ) -> dict[str, Any]:
     """Write ``train``/``validation``/``test`` files of the suite's labelled cases; return the summary
     (also written to ``out_dir/export_summary.json``). ``label_space`` defaults to the task's (see above)."""
-    from autocheck.run import iter_cases, suite_task
+    from .suite import CASES, iter_cases, suite_task
 
     task = suite_task(suite_dir)
     if label_space is None:
@@ -150,7 +150,7 @@ def export_suite(
         raise InputError(f"unknown set_label_rule {set_label_rule!r} (hard, drop or soft)")
     if len(split) != 3 or min(split) < 0 or sum(split) <= 0:
         raise InputError(f"split must be three non-negative ratios (train, validation, test), got {split}")
-    cases_path = Path(suite_dir) / "cases.jsonl"
+    cases_path = Path(suite_dir) / CASES
     if not cases_path.is_file():
         raise InputError(f"{cases_path}: suite cases not found")
     label_space = tuple(label_space)
@@ -311,8 +311,10 @@ def export_inputs(suite_dir: str | Path, path: str | Path, *, overwrite: bool = 
     (``models.files.input_id``, what a prediction line names) and its fields; any other suffix: CheckList's
     ``to_raw_file``, one input per line (a pair's fields joined by a tab)."""
     from autocheck.models.files import input_id
-    from autocheck.run import CASES, input_of, iter_cases, suite_task
     from autocheck.store import atomic_write_text, check_output_file
+
+    from .run import input_of
+    from .suite import CASES, iter_cases, suite_task
 
     suite_dir, path = Path(suite_dir), Path(path)
     cases = suite_dir / CASES

@@ -29,22 +29,13 @@ from .expand.job import CapabilityCounts, ChunkResult, Expander, Timer, model_ca
 from .records import SEED, TestCase
 from .store import (
     InputError,
-    JsonlWriter,
-    atomic_write_json,
     dumps,
     environment,
-    load_json,
     prepare_output_dir,
 )
+from .suite import MANIFEST, STATE, SUITE_FILES, SuiteWriter, load_state
 
 log = logging.getLogger(__name__)
-
-CASES = "cases.jsonl"
-MANIFEST = "manifest.json"
-STATE = "state.json"
-TIMINGS = "timings.json"
-# what a suite directory holds; --overwrite removes only these
-SUITE_FILES = (CASES, MANIFEST, STATE, TIMINGS)
 
 
 @dataclass
@@ -242,12 +233,6 @@ def generate(
     expander = None
     if config.expand and expandable:
         expander = Expander(config, lexicon, by_id, timer, device=device, batch_size=batch_size)
-    cases_path = out / CASES
-    if resume:
-        _check_committed(cases_path, state["offset"])
-    if resume and cases_path.exists():
-        with open(cases_path, "r+b") as f:  # drop what an interrupted chunk half-wrote
-            f.truncate(state["offset"])
     total = 0
     if progress is not None:  # counting the seed cases gives the bar a total (spooled, not kept in memory)
         total, cases = _spooled(cases, out)
@@ -269,7 +254,7 @@ def generate(
     if expander is not None:  # units expanded where the executor puts them, merged in chunk order
         pairs = scheduler.expand(chunks, expander, on_unit)
     calls: dict[str, dict] = {}  # worker process -> its model calls and stage times so far
-    with JsonlWriter(cases_path, append=resume) as writer:
+    with SuiteWriter(out, offset=state["offset"] if resume else None) as writer:
         for index, (chunk, result) in enumerate(pairs, start=first):
             for case in chunk:
                 if case.kind == SEED:
@@ -286,11 +271,10 @@ def generate(
             state = {
                 "fingerprint": config.fingerprint(),
                 "chunks": index + 1,
-                "offset": writer.flush(),
                 "counts": {k: asdict(v) for k, v in counts.items()},
                 "rejected": dict(rejected),
             }
-            atomic_write_json(out / STATE, state)
+            writer.checkpoint(state)
             if hasattr(bar, "set_postfix_str"):  # a bar or log lines: say where the run is
                 done = counts[chunk[-1].capability]
                 stages = _stage_times(timer)
@@ -300,23 +284,18 @@ def generate(
                     refresh=False,
                 )
 
-    scheduler.close()
-    if calls:  # worker processes: their stage times and model calls, summed
-        for worker in calls.values():
-            for stage, seconds in worker.get("timings", {}).items():
-                timer.seconds[stage] += seconds
-    calls_made = model_calls(expander, calls)
-    summary = RunSummary(out, counts, asdict(stats), dict(rejected), dict(timer.seconds))
-    _write_manifest(out, config, summary, spec, lexicon, expander)
-    atomic_write_json(
-        out / TIMINGS,
-        {
+        scheduler.close()
+        if calls:  # worker processes: their stage times and model calls, summed
+            for worker in calls.values():
+                for stage, seconds in worker.get("timings", {}).items():
+                    timer.seconds[stage] += seconds
+        summary = RunSummary(out, counts, asdict(stats), dict(rejected), dict(timer.seconds))
+        timings = {
             **{k: round(v, 3) for k, v in timer.seconds.items()},
-            "model_calls": calls_made,
+            "model_calls": model_calls(expander, calls),
             "workers": workers,
-        },
-    )
-    (out / STATE).unlink(missing_ok=True)  # a finished run needs no resume point
+        }
+        writer.finish(_manifest(config, summary, spec, lexicon, expander), timings)
     return summary
 
 
@@ -331,46 +310,26 @@ def _fresh_state() -> dict[str, Any]:
     return {"chunks": 0, "offset": 0, "counts": {}, "rejected": {}}
 
 
-def _check_committed(cases_path: Path, offset: int) -> None:
-    """A resumed run continues after the bytes its state says were written and synced; a file shorter than
-    that lost committed records (truncating it "up" would pad it with NUL bytes), so it cannot resume."""
-    size = cases_path.stat().st_size if cases_path.exists() else 0
-    if size < offset:
-        raise InputError.hint(
-            f"{cases_path}: {size:,} bytes, shorter than the {offset:,} its resume state ({STATE}) records "
-            "as written, so committed records were lost (the file was cut or replaced); it cannot be "
-            "resumed: run the same command with {overwrite} to start again",
-            overwrite="overwrite=True",
-        )
-
-
 def _load_state(out: Path, config: GenerateConfig) -> dict[str, Any]:
-    path = out / STATE
-    if not path.exists():
+    state = load_state(out)
+    if state is None:
         if (out / MANIFEST).exists():
             raise InputError(f"{out}: this run already finished; nothing to resume")
         return _fresh_state()
-    state = load_json(path, "resume state")
     if state.get("fingerprint") != config.fingerprint():
         raise InputError.hint(
-            f"{path}: the run in this directory used other settings; resume it with the same options "
-            "or write to a new {out}",
+            f"{out / STATE}: the run in this directory used other settings; resume it with the same "
+            "options or write to a new {out}",
             out="out=DIR",
         )
     return state
 
 
-def _write_manifest(
-    out: Path,
-    config: GenerateConfig,
-    summary: RunSummary,
-    spec: Any,
-    lexicon: Any,
-    expander: Expander | None,
-) -> None:
-    manifest = {
+def _manifest(
+    config: GenerateConfig, summary: RunSummary, spec: Any, lexicon: Any, expander: Expander | None
+) -> dict[str, Any]:
+    return {
         "autocheck": __version__,
-        "kind": "suite",
         "task": spec.task.to_json(),
         "capabilities": {c.id: _describe(c) for c in spec.capabilities if c.id in summary.counts},
         "settings": config.settings(),
@@ -383,9 +342,7 @@ def _write_manifest(
         "dataset": summary.dataset_stats,
         "counts": {k: asdict(v) for k, v in summary.counts.items()},
         "rejected": summary.rejected,
-        "files": {"cases": CASES, "timings": TIMINGS},
     }
-    atomic_write_json(out / MANIFEST, manifest)
 
 
 def _describe(capability: Any) -> dict[str, Any]:

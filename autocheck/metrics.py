@@ -27,8 +27,9 @@ from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
 from autocheck.records import EXPANSION, SEED, TestCase, display
 from autocheck.resources import nltk_resource
-from autocheck.run import iter_cases
 from autocheck.store import InputError, rng_for
+
+from .suite import CASES, iter_cases
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +183,7 @@ def parse_rules(texts: Iterable[str], parser: Any) -> dict[str, frozenset[str]]:
 
 def load_groups(suite_dir: str | Path) -> dict[str, dict[str, list[str]]]:
     """Per capability, seed text → texts of its expansions, from ``SUITE_DIR/cases.jsonl``."""
-    path = Path(suite_dir) / "cases.jsonl"
+    path = Path(suite_dir) / CASES
     if not path.is_file():
         raise InputError(f"{path}: suite cases not found")
     seeds: dict[str, TestCase] = {}

@@ -219,7 +219,8 @@ def compare_before_after(model: str, out: Path, suite: str | Path) -> dict[str, 
     compare); returns where they are and how many cases flipped."""
     from .models import load_model
     from .report.compare import compare_runs, write_comparison_html
-    from .run import run_suite, suite_task
+    from .run import run_suite
+    from .suite import suite_task
 
     task = suite_task(suite)
     run_suite(suite, [load_model(model, task)], out / "run-before")

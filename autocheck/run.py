@@ -17,12 +17,10 @@ counted, and not applicable.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from array import array
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,11 +29,11 @@ import numpy as np
 
 from . import progress
 from .execute import make_executor
-from .expect import ERROR, FAIL, NA, PASS, case_outcome, check_expected, inv_outcome, mft_outcome
+from .expect import ERROR, FAIL, NA, PASS, case_outcome, inv_outcome, mft_outcome
 from .models import Model, as_model
 from .models.base import Input
 from .models.files import FilePredictions
-from .records import KINDS, PERTURBATION, SEED, TestCase
+from .records import PERTURBATION, SEED, TestCase
 from .results import (
     NO_SOURCE,
     PARTS,
@@ -46,73 +44,16 @@ from .results import (
     overall_counts,
 )
 from .store import InputError, JsonlWriter, atomic_write_json, environment, load_json
+from .suite import CASES, MANIFEST, iter_cases, suite_task
 from .tasks import Task
 
 log = logging.getLogger(__name__)
 
-CASES, MANIFEST = "cases.jsonl", "manifest.json"
 PREDICTIONS, RESULTS = "predictions.jsonl", "results.json"
 LABEL_ONLY_DIR = "not applicable: the model answered labels without probabilities, which DIR tests compare"
 # what a results directory holds (manifest.json: where the answers came from); --overwrite removes only these
 RUN_FILES = (PREDICTIONS, RESULTS, MANIFEST)
 PREDICT_CHUNK = 4096  # inputs per predict call: bounds memory and cache transactions
-
-
-def suite_task(suite_dir: str | Path) -> Task:
-    """The task a suite was made for: from its manifest, or sentiment for a suite without one."""
-    manifest_path = Path(suite_dir) / MANIFEST
-    manifest = load_json(manifest_path, "suite manifest") if manifest_path.is_file() else {}
-    if isinstance(manifest, dict) and isinstance(manifest.get("task"), dict):
-        try:  # a damaged header is an error naming the manifest, not a crash where a label is used
-            task = Task.from_spec(manifest["task"])
-            task.check(f"{manifest_path}: field 'task'")
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
-            raise InputError(
-                f"{manifest_path}: field 'task' is not a task header ({type(e).__name__}: {e})"
-            ) from None
-        return task
-    from .models import default_task
-
-    return default_task()
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Reading the suite
-
-
-def _validate(case: TestCase, task: Task, where: str) -> None:
-    if case.kind not in KINDS:
-        raise InputError(f"{where}: field 'kind' must be one of {', '.join(KINDS)}, got {case.kind!r}")
-    if case.kind != SEED and not case.seed_id:
-        raise InputError(f"{where}: {case.kind} {case.id} has no 'seed_id'")
-    if tuple(case.inputs) != task.inputs and set(case.inputs) != set(task.inputs):
-        raise InputError(
-            f"{where}: input fields {sorted(case.inputs)}; the {task.name} task's are {list(task.inputs)}"
-        )
-    why = check_expected(task, case.test_type, case.expected)
-    if why is not None:
-        raise InputError(f"{where}: {case.test_type} field 'expected': {why}, got {case.expected!r}")
-
-
-def iter_cases(path: Path, task: Task | None = None) -> Iterator[TestCase]:
-    """Stream a suite's cases, validated against ``task`` (default: the suite's); a malformed line is an
-    error naming file and line."""
-    task = task or suite_task(path.parent)
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                case = TestCase.from_json(json.loads(line))
-                _validate(case, task, where)
-            except json.JSONDecodeError as e:
-                raise InputError(f"{where}: not valid JSON ({e.msg})") from None
-            except InputError:
-                raise
-            except (KeyError, TypeError, ValueError, AttributeError) as e:
-                raise InputError(f"{where}: not a test case ({type(e).__name__}: {e})") from None
-            yield case
 
 
 def input_of(case: TestCase, task: Task) -> Input:

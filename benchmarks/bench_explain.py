@@ -52,7 +52,8 @@ def main() -> None:
         from autocheck.cli import main as cli
         from autocheck.explain import explain_run, minimal_edits
         from autocheck.models import load_model
-        from autocheck.run import run_suite, suite_task
+        from autocheck.run import run_suite
+        from autocheck.suite import suite_task
 
         suite, run = Path(tmp) / "suite", Path(tmp) / "run"
         command = ["seeds", "--requirements", "sentiment_checklist", "--seed", str(args.seed)]

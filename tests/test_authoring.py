@@ -15,10 +15,10 @@ from autocheck.author.templates import template_cases
 from autocheck.cli import main
 from autocheck.expand.mlm import MaskedLM
 from autocheck.requirements import load_spec
-from autocheck.run import iter_cases
 from autocheck.sources.checklist import convert_checklist
 from autocheck.sources.lexicon import load_lexicon
 from autocheck.store import InputError, read_jsonl
+from autocheck.suite import iter_cases
 
 torch.set_num_threads(1)
 VOCAB = ["the", "flight", "food", "was", "i", "really", "like", "love", "hate", "good", "bad", "great", "."]

@@ -17,7 +17,7 @@ import pytest
 from test_pipeline import small_dataset  # noqa: F401
 
 from autocheck import generate as generation
-from autocheck import store
+from autocheck import store, suite
 from autocheck.cli import main
 
 LEXICON = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet.txt"
@@ -136,7 +136,7 @@ def disk_full(real, n: int):
 def test_full_disk_during_a_write_then_resume(config, reference, tmp_path, monkeypatch, capsys, where, n):
     out = tmp_path / "full-disk"
     if where == "state":
-        monkeypatch.setattr(generation, "atomic_write_json", disk_full(store.atomic_write_json, n))
+        monkeypatch.setattr(suite, "atomic_write_json", disk_full(store.atomic_write_json, n))
     else:
         target = "write" if where == "write" else "flush"
         monkeypatch.setattr(store.JsonlWriter, target, disk_full(getattr(store.JsonlWriter, target), n))
@@ -163,7 +163,7 @@ def test_full_disk_is_a_clear_cli_error_that_names_resume(config, tmp_path, monk
 def test_resume_after_a_committed_file_was_cut_is_an_error_not_padding(config, tmp_path, monkeypatch):
     """Resuming used to truncate the file *up* to its state's offset: NUL bytes, a lost record, exit 0."""
     out, states = tmp_path / "out", []
-    real = generation.atomic_write_json
+    real = suite.atomic_write_json
 
     def interrupt_after_two_chunks(path, obj):
         real(path, obj)
@@ -172,7 +172,7 @@ def test_resume_after_a_committed_file_was_cut_is_an_error_not_padding(config, t
             if len(states) == 2:
                 raise KeyboardInterrupt
 
-    monkeypatch.setattr(generation, "atomic_write_json", interrupt_after_two_chunks)
+    monkeypatch.setattr(suite, "atomic_write_json", interrupt_after_two_chunks)
     with pytest.raises(KeyboardInterrupt):
         generation.generate(config, out)
     monkeypatch.undo()

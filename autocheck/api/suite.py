@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from ..records import PERTURBATION, SEED, TestCase, as_inputs, display
-from ..store import InputError, JsonlWriter, atomic_write_json, environment, load_json
+from ..store import InputError, atomic_write_json, environment, load_json
+from ..suite import CASES, MANIFEST, write_suite
 from ..tasks import Task
 from . import display as D
 
-CASES, MANIFEST = "cases.jsonl", "manifest.json"
 PREDICTIONS, RESULTS = "predictions.jsonl", "results.json"
 
 
@@ -310,11 +310,8 @@ class Suite:
         """Write the suite directory (``cases.jsonl``, ``manifest.json``) that ``autocheck run`` reads,
         into a new or empty ``directory``."""
         out = _new_dir(directory, "suite")
-        with JsonlWriter(out / CASES) as writer:
-            writer.write_all(case.to_json() for case in self.cases())
         manifest = {
-            **{k: v for k, v in self.manifest.items() if k not in ("capabilities", "counts")},
-            "kind": "suite",
+            **{k: v for k, v in self.manifest.items() if k not in ("capabilities", "counts", "files")},
             "source": self.manifest.get("source", "python"),
             "name": self.name,
             "task": self.task.to_json(),
@@ -329,16 +326,15 @@ class Suite:
             },
             "counts": {t.name: {"cases": len(t)} for t in self},
             "environment": environment(),
-            "files": {"cases": CASES},
         }
-        atomic_write_json(out / MANIFEST, manifest)
+        write_suite(out, self.cases(), manifest)
         self.dir = out
         return out
 
     @classmethod
     def load(cls, directory: str | Path) -> Suite:
         """A suite directory, its tests in the order of their first case."""
-        from ..run import iter_cases, suite_task
+        from ..suite import iter_cases, suite_task
 
         directory = Path(directory)
         if not (directory / CASES).is_file():

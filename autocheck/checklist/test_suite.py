@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..store import InputError, JsonlWriter, atomic_write_json, atomic_write_text, environment
+from ..store import InputError, atomic_write_text, environment
+from ..suite import CASES, SuiteWriter
 from .expect import Expect
 from .test_types import DIR, INV, MFT, AbstractTest, read_pred_file
 
@@ -297,14 +298,14 @@ class TestSuite:
         from ..sources.checklist import guess_task, slug, test_cases
 
         out = Path(out_dir)
-        if (out / "cases.jsonl").exists():
+        if (out / CASES).exists():
             raise InputError(f"{out}: already holds a suite; choose a new directory")
         tests = self.to_json()
         the_task = load_spec(task or guess_task(tests)).task
         described: dict[str, dict[str, Any]] = {}
         counts = {"tests": 0, "cases": 0}
         out.mkdir(parents=True, exist_ok=True)
-        with JsonlWriter(out / "cases.jsonl") as writer:
+        with SuiteWriter(out) as writer:
             for t in tests:
                 cases = _cases_of(t, the_task, test_cases)
                 writer.write_all(c.to_json() for c in cases)
@@ -317,16 +318,13 @@ class TestSuite:
                 }
                 counts["tests"] += 1
                 counts["cases"] += len(cases)
-        atomic_write_json(
-            out / "manifest.json",
+        writer.finish(
             {
-                "kind": "suite",
                 "source": "checklist",
                 "task": the_task.to_json(),
                 "tests": described,
                 "counts": counts,
                 "environment": environment(),
-                "files": {"cases": "cases.jsonl"},
             },
         )
         return counts

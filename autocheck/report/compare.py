@@ -43,8 +43,9 @@ from typing import Any
 from ..expect import ERROR, FAIL, PASS
 from ..explain import compare_features
 from ..results import group_outcome, natural_key
-from ..run import CASES, PREDICTIONS
+from ..run import PREDICTIONS
 from ..store import InputError, atomic_write_text, read_jsonl
+from ..suite import CASES
 from .summary import Z95, capability_info, load_results, manifest, pct, short_name, wilson
 
 INTERVAL = "Newcombe hybrid score (method 10) for paired proportions, 95%"

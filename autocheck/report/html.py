@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from ..expect import ERROR, FAIL
-from ..run import CASES, PREDICTIONS
+from ..run import PREDICTIONS
 from ..store import InputError, atomic_write_text, load_json, read_jsonl
+from ..suite import CASES
 from .summary import (
     binary_note,
     capabilities,

@@ -50,7 +50,8 @@ from typing import Any
 
 from ..records import PERTURBATION, SEED, TestCase
 from ..resources import ResourceMissing
-from ..store import InputError, JsonlWriter, atomic_write_json, environment, file_sha256, load_json
+from ..store import InputError, environment, file_sha256, load_json
+from ..suite import SuiteWriter
 from ..tasks import Task
 
 log = logging.getLogger(__name__)
@@ -288,7 +289,7 @@ def convert_checklist(
     counts = {"tests": 0, "cases": 0, "seeds": 0, "perturbations": 0}
     described: dict[str, dict[str, Any]] = {}
     out.mkdir(parents=True, exist_ok=True)
-    with JsonlWriter(out / "cases.jsonl") as writer:
+    with SuiteWriter(out) as writer:
         for t, test in enumerate(tests):
             where = f"{source}: test [{t}] {test.get('name', '?')!r}" if isinstance(test, dict) else ""
             if not isinstance(test, dict):
@@ -309,10 +310,8 @@ def convert_checklist(
             counts["cases"] += len(cases)
             counts["seeds"] += sum(case.kind == SEED for case in cases)
             counts["perturbations"] += sum(case.kind == PERTURBATION for case in cases)
-    atomic_write_json(
-        out / "manifest.json",
+    writer.finish(
         {
-            "kind": "suite",
             "source": "checklist",
             "task": the_task.to_json(),
             "checklist": {"file": source.name, "sha256": file_sha256(source), "max_per_test": max_per_test},
@@ -320,7 +319,6 @@ def convert_checklist(
             "lc_map": {lc: slug(name) for lc, name in LC_MAP.items()} if the_task.name == "sentiment" else {},
             "counts": counts,
             "environment": environment(),
-            "files": {"cases": "cases.jsonl"},
         },
     )
     log.info("CheckList suite %s → %s: %s", source, out, counts)
