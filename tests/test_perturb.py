@@ -177,6 +177,24 @@ def test_change_names_same_name_same_way_in_both_questions(tagger):
     }
 
 
+def test_change_names_finds_names_by_the_lexicons_whatever_the_tag(tagger):
+    """The tagger calls "Manning" a verb in one question and a noun in the other; the name is still one name,
+    changed the same way in both. A first name used as a surname ("Paul" after "Sally") and a last name
+    alone ("Jordan", a first name the lexicon lacks) are left as they are."""
+    case = {
+        "question1": "Is Robert Manning a lithographer?",
+        "question2": "Did Robert Manning use to be a lithographer?",
+    }
+    for p in perturb("change_names", case, rng(1), n=5):
+        mapping = p.change["mapping"]
+        assert set(mapping) == {"Robert", "Manning"}
+        new = f"{mapping['Robert']} {mapping['Manning']}"
+        assert p.inputs == {k: v.replace("Robert Manning", new) for k, v in case.items()}
+    for out in texts("change_names", "Sally Paul met Haley.", n=5):
+        assert re.fullmatch(r"\w+ Paul met \w+\.", out) and not out.startswith("Sally")
+    assert texts("change_names", "Jordan is a great player.") == []
+
+
 def test_change_names_not_applicable(tagger):
     assert texts("change_names", "The movie was great.") == []
     assert texts("change_names", "Will you come?") == []

@@ -309,21 +309,28 @@ def _names() -> tuple[dict[str, str], dict[str, list[str]], frozenset[str], list
 
 
 def _find_names(text: str) -> list[tuple[int, int, str, str]]:
-    """(start, end, name, kind) for person names: tokens tagged as proper nouns that are in the first-name
-    lexicon (kind = its gender) or the last-name lexicon (kind "last"). A token in both is a first name
-    unless it follows a first name or a title ("John James", "Mr. James")."""
+    """(start, end, name, kind) for person names: capitalised tokens in the first-name lexicon (kind = its
+    gender) or the last-name lexicon (kind "last"), whatever the tagger calls them, except at the start of a
+    sentence where the tagger reads them as a verb ("May I", "Will you"). Only after a first name or a title
+    is a token a last name ("John Smith", "Mr. James"): a first name used there ("Sally Paul") and a last name
+    alone ("Jordan is a great player", maybe a first name the lexicon lacks) are left alone."""
     gender, _, last, _ = _names()
     tagged = _tag(text)
     found: list[tuple[int, int, str, str]] = []
+    after_first = False
     for i, (word, (start, end), tag) in enumerate(zip(tagged.words, tagged.offsets, tagged.tags)):
-        if tag not in _PROPER:
+        follows = after_first or (i > 0 and tagged.words[i - 1] in _TITLES)
+        after_first = False
+        if not word[:1].isupper() or (word not in gender and word not in last):
             continue
-        after_first = bool(found) and found[-1][1] == tagged.offsets[i - 1][1] and found[-1][3] != "last"
-        after_title = i > 0 and tagged.words[i - 1] in _TITLES
-        if word in last and (after_first or after_title or word not in gender):
-            found.append((start, end, word, "last"))
+        if i in tagged.sentence_starts and (tag == "MD" or tag.startswith("VB")):
+            continue
+        if follows:
+            if word in last and word not in gender:
+                found.append((start, end, word, "last"))
         elif word in gender:
             found.append((start, end, word, gender[word]))
+            after_first = True
     return found
 
 
@@ -332,8 +339,7 @@ def change_names(
 ) -> list[Perturbed]:
     """Replace person names: each first name by another of the same gender, each last name by another last
     name, the same name the same way in every selected field. Names are found by lexicon membership of
-    capitalised tokens that the tagger calls proper nouns, so lower-cased text (SST) has none. [] when no
-    name is found."""
+    capitalised tokens (``_find_names``), so lower-cased text (SST) has none. [] when no name is found."""
     _, by_gender, _, last_list = _names()
     pools = {**by_gender, "last": last_list}
     return _replace_found(inputs, rng, "change_names", _find_names, pools, fields, n)

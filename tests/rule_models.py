@@ -1,0 +1,230 @@
+"""Rule models with known blind spots, to show that each test of the shipped suites can fail.
+
+Each reader is a small, hand-written model of its task that reads the shipped suites' sentence forms by
+rule, with word knowledge from the suite's own lexicons (synonym and antonym pairs, names by gender). With
+no blind spot it should pass every test; each named blind spot switches off one piece of understanding
+(``negation``: "not" is not read; ``coref``: a pronoun is the last person named, whatever the gender; ...),
+so the tests that need that piece, and only those, should fail. ``tests/test_suite_rules.py`` runs them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import Any
+
+from autocheck.author.lexicons import load_lexicon
+from autocheck.author.words import base_form
+from autocheck.requirements import spec_path
+
+WORD = re.compile(r"[A-Za-z0-9'-]+")
+CONTRACTED = frozenset(
+    "what's it's that's there's who's he's she's how's where's let's i'm you're we're they're i've you've "
+    "we've they've i'll you'll isn't aren't wasn't weren't don't doesn't didn't can't won't couldn't "
+    "wouldn't shouldn't haven't hasn't".split()
+)
+CONTRACTIONS = {"what's": "what is", "it's": "it is", "isn't": "is not", "wasn't": "was not"}
+
+
+@cache
+def genders() -> dict[str, str]:
+    return {e.value: str(e.attrs["gender"]) for e in load_lexicon("first_name")}
+
+
+@cache
+def spec_lexicon(suite: str, name: str) -> tuple[dict[str, str], ...]:
+    """A lexicon of a shipped spec, each entry as a dict (a plain word is ``{"value": word}``)."""
+    entries = json.loads(spec_path(suite).read_text())["lexicons"][name]
+    return tuple(e if isinstance(e, dict) else {"value": e} for e in entries)
+
+
+def one_hot(index: int, size: int, sure: float = 0.9) -> list[float]:
+    rest = (1 - sure) / (size - 1)
+    return [sure if i == index else rest for i in range(size)]
+
+
+class Brittle:
+    """Wraps a reader: on an input with a word it never saw (``vocabulary``), or a contraction, or a full name
+    it never saw, it answers another label; otherwise the reader's answer. A model that memorised its
+    training text: what an INV test is there to catch."""
+
+    def __init__(
+        self, reader: Any, labels: Sequence[str], *, vocabulary=None, contractions=False, names=None
+    ):
+        self.reader, self.labels = reader, tuple(labels)
+        self.vocabulary, self.contractions, self.names = vocabulary, contractions, names
+
+    def _odd(self, text: str) -> bool:
+        if self.contractions and any(w.lower() in CONTRACTED for w in WORD.findall(text)):
+            return True
+        if self.vocabulary is not None and any(w.lower() not in self.vocabulary for w in WORD.findall(text)):
+            return True
+        return self.names is not None and any(n not in self.names for n in full_names(text))
+
+    def __call__(self, records: list[Any]) -> list[list[float]]:
+        answers = self.reader(records)
+        texts = [list(r.values()) if isinstance(r, dict) else [r] for r in records]
+        out = []
+        for probs, fields in zip(answers, texts):
+            if any(self._odd(text) for text in fields):
+                probs = one_hot((max(range(len(probs)), key=probs.__getitem__) + 1) % len(probs), len(probs))
+            out.append(probs)
+        return out
+
+
+def full_names(text: str) -> list[str]:
+    known = genders()
+    words = WORD.findall(text)
+    return [f"{a} {b}" for a, b in zip(words, words[1:]) if a in known and b[:1].isupper()]
+
+
+def vocabulary_of(cases: Iterable[dict[str, Any]], fields: Sequence[str]) -> frozenset[str]:
+    """Every word of the clean (seed) cases, every name and every contraction: what a model trained on them
+    knows."""
+    names = {e.value.lower() for lexicon in ("first_name", "last_name") for e in load_lexicon(lexicon)}
+    seen = {w.lower() for c in cases if c["kind"] == "seed" for f in fields for w in WORD.findall(c[f])}
+    return frozenset(seen | names | CONTRACTED)
+
+
+def seen_names(cases: Iterable[dict[str, Any]], fields: Sequence[str]) -> frozenset[str]:
+    return frozenset(n for c in cases if c["kind"] == "seed" for f in fields for n in full_names(c[f]))
+
+
+# --- QQP ------------------------------------------------------------------------------------------------
+
+QQP_BLIND = (
+    "synonym",  # a synonym is another word
+    "antonym",  # a word and its antonym are read as the same word
+    "modifier",  # modifiers ("accredited") are skipped
+    "names",  # every first name is the same token
+    "numbers",  # every number is the same token
+    "used-to",  # "did X use to be" is read as "is X"
+    "before-after",  # "after" is read as "before"
+    "negation",  # "not" is not read
+    "coref",  # a pronoun is the last person named before it, whatever its gender
+    "comparison-order",  # "A or B" in a comparison keeps its order
+    "symmetric",  # every relation is read in its order
+    "asymmetric",  # every relation is read as symmetric
+    "passive",  # a passive's first name is read as the agent
+    "specific",  # question 2 asking less than question 1 (its words a subsequence) is a duplicate
+)
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+@cache
+def _words(table: tuple[str, ...], prefix: str = "") -> re.Pattern:
+    """One pattern for any of the words (longest first), after ``prefix``; group 1 is the word."""
+    words = sorted(table, key=len, reverse=True)
+    return re.compile(rf"\b{prefix}(" + "|".join(map(re.escape, words)) + r")\b")
+
+
+class QQPReader:
+    """Two questions are duplicates when their meanings, read by rule, are the same."""
+
+    labels = ("not_duplicate", "duplicate")
+
+    def __init__(self, blind: Iterable[str] = ()):
+        self.blind = frozenset(blind)
+        assert self.blind <= set(QQP_BLIND), self.blind - set(QQP_BLIND)
+        self.synonyms = {e["synonym"]: e["value"] for e in spec_lexicon("qqp", "synonym_adj")}
+        self.antonyms = {e["antonym"]: e["value"] for e in spec_lexicon("qqp", "antonym_adj")}
+        self.modifiers = {e["value"] for e in spec_lexicon("qqp", "modifier")}
+        self.relations = "|".join(e["value"] for e in spec_lexicon("qqp", "sym_relation"))
+
+    def _resolve(self, q: str) -> str:
+        """Pronouns to the person they refer to: by gender, or (blind) the last person named."""
+        known = genders()
+        people = [w for w in _NAME.findall(q) if w in known]
+        out = []
+        for match in WORD.finditer(q):
+            w = match.group()
+            low = w.lower()
+            if low in ("he", "him", "his", "she", "her") and people:
+                gender = "male" if low in ("he", "him", "his") else "female"
+                before = [p for p in people if q.find(p) < match.start()]
+                fits = [p for p in people if known[p] in (gender, "neutral")]
+                who = before[-1] if "coref" in self.blind and before else (fits or people)[0]
+                rest = q[match.end() :].strip(" ?")
+                possessive = low == "his" or (low == "her" and bool(rest) and rest.split()[0] != "were")
+                w = f"{who}'s" if possessive else who
+            out.append(w)
+        return " ".join(out)
+
+    @cache  # noqa: B019 (a reader lives as long as its test)
+    def meaning(self, q: str) -> str:
+        s = self._resolve(q)
+        if "names" in self.blind:
+            s = " ".join("NAME" if w in genders() else w for w in s.split())
+        s = s.lower()
+        s = _words(tuple(CONTRACTIONS)).sub(lambda m: CONTRACTIONS[m[0]], s)
+        if "synonym" not in self.blind:
+            s = _words(tuple(self.synonyms)).sub(lambda m: self.synonyms[m[0]], s)
+        if "antonym" in self.blind:
+            s = _words(tuple(self.antonyms)).sub(lambda m: self.antonyms[m[0]], s)
+        else:
+            s = _words(tuple(self.antonyms), "less ").sub(lambda m: f"more {self.antonyms[m[1]]}", s)
+        if "negation" in self.blind:
+            s = re.sub(r"\bnot ", "", s)
+        s = re.sub(r"\ban? (\w+) who is (not )?([\w-]+)", lambda m: f"{m[2] or ''}{m[3]} {m[1]}", s)
+        s = s.replace("not ", "not-")
+        if "antonym" not in self.blind:
+            s = _words(tuple(self.antonyms), "not-").sub(lambda m: self.antonyms[m[1]], s)
+        s = re.sub(r"\ban? ", "", s)
+        if "modifier" in self.blind:
+            s = re.sub(r"\b(?:" + "|".join(self.modifiers) + r") ", "", s)
+        if "numbers" in self.blind:
+            s = re.sub(r"\d+", "#", s)
+        if "used-to" in self.blind:
+            s = re.sub(r"^did (.+?) use to be ", r"is \1 ", s)
+        if "before-after" in self.blind:
+            s = re.sub(r"\bafter\b", "before", s)
+        passive = re.match(r"^(is|was) (\S+) (\w+) by (\S+)$", s)
+        if passive:
+            aux, patient, verb, agent = passive.groups()
+            if "passive" in self.blind:
+                agent, patient = patient, agent
+            s = f"{'does' if aux == 'is' else 'did'} {agent} {base_form(verb)} {patient}"
+        comparison = re.match(r"^are (\S+) (\w+) than (\S+)$", s) or re.match(
+            r"^what is (\w+) (\S+) or (\S+)$", s
+        )
+        if comparison:
+            a, adj, b = comparison.groups() if s.startswith("are") else comparison.group(2, 1, 3)
+            pair = [a, b] if "comparison-order" in self.blind else sorted([a, b])
+            s = f"compare {adj} {pair[0]} {pair[1]}"
+        relation = re.match(rf"^is (\S+) ({self.relations}) (\S+)$", s)
+        other = re.match(r"^is (\S+) (\w+ing) (\S+)$", s)
+        if relation and "symmetric" not in self.blind:
+            s = f"{relation[2]} {' '.join(sorted([relation[1], relation[3]]))}"
+        elif other and "asymmetric" in self.blind:
+            s = f"{other[2]} {' '.join(sorted([other[1], other[3]]))}"
+        return s
+
+    def duplicate(self, q1: str, q2: str) -> bool:
+        m1, m2 = self.meaning(q1), self.meaning(q2)
+        if m1 == m2:
+            return True
+        if "specific" in self.blind:
+            w1, w2 = iter(m1.split()), m2.split()
+            return all(w in w1 for w in w2)  # w2 a subsequence of w1
+        return False
+
+    def __call__(self, records: list[dict[str, str]]) -> list[list[float]]:
+        return [one_hot(int(self.duplicate(r["question1"], r["question2"])), 2) for r in records]
+
+
+class WordOverlap:
+    """Duplicates when the two questions share most of their words (Jaccard over lower-cased words)."""
+
+    labels = ("not_duplicate", "duplicate")
+
+    def __init__(self, threshold: float = 0.7):
+        self.threshold = threshold
+
+    def __call__(self, records: list[dict[str, str]]) -> list[list[float]]:
+        out = []
+        for r in records:
+            a, b = ({w.lower() for w in WORD.findall(r[f])} for f in ("question1", "question2"))
+            out.append(one_hot(int(len(a & b) / len(a | b) >= self.threshold), 2))
+        return out
