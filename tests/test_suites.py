@@ -4,6 +4,7 @@ run end to end against models of their task: tiny random models built here, call
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import torch
@@ -136,3 +137,17 @@ def test_a_pair_task_exports_and_retrains(built, tmp_path):
     assert squad["output"] == "span"
     with pytest.raises(InputError, match="question-answering export"):
         retrain(model, tmp_path / "squad-export", tmp_path / "nope")
+
+
+def test_people_are_never_called_it(built):
+    """A template's "it" refers back to its thing; no thing of the sentiment suite is a person."""
+    from autocheck.author.lexicons import load_lexicon
+
+    people = {e.value for e in load_lexicon("profession")} | {"crew", "staff", "pilot", "people"}
+    refers = re.compile(r"\b[Tt]he (\w+) (?:was|would be)\b[^.?]*\bit (?:is|was)\b")
+    checked = 0
+    for case in cases(built / "sentiment_checklist"):
+        for noun in refers.findall(case["text"]):
+            checked += 1
+            assert noun not in people, case["text"]
+    assert checked >= 500
