@@ -46,17 +46,20 @@ def one_hot(index: int, size: int, sure: float = 0.9) -> list[float]:
 
 
 class Brittle:
-    """Wraps a reader: on an input with a word it never saw (``vocabulary``), or a contraction, or a full name
-    it never saw, it answers another label; otherwise the reader's answer. A model that memorised its
-    training text: what an INV test is there to catch."""
+    """Wraps a reader: on an input with a word it never saw (``vocabulary``), a contraction, a full name it
+    never saw, or one of ``marks`` (a URL), it answers another label; otherwise the reader's answer. A model
+    that memorised its training text: what an INV test is there to catch."""
 
     def __init__(
-        self, reader: Any, labels: Sequence[str], *, vocabulary=None, contractions=False, names=None
+        self, reader: Any, labels: Sequence[str], *, vocabulary=None, contractions=False, names=None, marks=()
     ):
         self.reader, self.labels = reader, tuple(labels)
         self.vocabulary, self.contractions, self.names = vocabulary, contractions, names
+        self.marks = tuple(marks)
 
     def _odd(self, text: str) -> bool:
+        if any(mark in text for mark in self.marks):
+            return True
         if self.contractions and any(w.lower() in CONTRACTED for w in WORD.findall(text)):
             return True
         if self.vocabulary is not None and any(w.lower() not in self.vocabulary for w in WORD.findall(text)):
@@ -83,7 +86,12 @@ def full_names(text: str) -> list[str]:
 def vocabulary_of(cases: Iterable[dict[str, Any]], fields: Sequence[str]) -> frozenset[str]:
     """Every word of the clean (seed) cases, every name and every contraction: what a model trained on them
     knows."""
-    names = {e.value.lower() for lexicon in ("first_name", "last_name") for e in load_lexicon(lexicon)}
+    names = {
+        w.lower()
+        for lexicon in ("first_name", "last_name", "city", "country")
+        for e in load_lexicon(lexicon)
+        for w in WORD.findall(e.value)
+    }
     seen = {w.lower() for c in cases if c["kind"] == "seed" for f in fields for w in WORD.findall(c[f])}
     return frozenset(seen | names | CONTRACTED)
 
@@ -227,4 +235,125 @@ class WordOverlap:
         for r in records:
             a, b = ({w.lower() for w in WORD.findall(r[f])} for f in ("question1", "question2"))
             out.append(one_hot(int(len(a & b) / len(a | b) >= self.threshold), 2))
+        return out
+
+
+# --- sentiment ------------------------------------------------------------------------------------------
+
+SENTIMENT_BLIND = (
+    "lexicon",  # no sentiment word is known
+    "neutral",  # an unknown adjective after "was" is read as positive
+    "intensifier",  # a sentiment word after an intensifier is not read
+    "negation",  # "not" is not read
+    "temporal",  # "I used to think A, but now B" is read as A
+    "srl",  # "Some people think A, but I think B" is read as A; a question and its answer are not read
+    "taxonomy",  # the taxonomy test's synonyms are unknown
+    "logic",  # "neither A nor B" is read as A and B
+    "biased",  # a nationality or religion after "a" is a negative word
+    "appended",  # an appended sentence reads as enthusiasm
+)
+PROBS = {1: [0.05, 0.15, 0.8], -1: [0.8, 0.15, 0.05], 0: [0.1, 0.8, 0.1]}
+
+
+class SentimentReader:
+    """Sentiment by rule: the polarity of the lexicon's words, read through negation, "but", questions and
+    "neither ... nor"; a word one transposition away from a known word (a typo) is that word."""
+
+    labels = ("negative", "neutral", "positive")
+
+    def __init__(self, blind: Iterable[str] = ()):
+        self.blind = frozenset(blind)
+        assert self.blind <= set(SENTIMENT_BLIND), self.blind - set(SENTIMENT_BLIND)
+        lex = {
+            name: {e["value"].lower() for e in spec_lexicon("sentiment_checklist", name)}
+            for name in ("pos_adj", "neg_adj", "pos_verb", "neg_verb", "intensifier", "neutral_adj")
+        }
+        spec = json.loads(spec_path("sentiment_checklist").read_text())
+        taxonomy = {
+            t["label"]: {e["synonym"] for e in t["lexicons"]["pair"]}
+            for c in spec["capabilities"]
+            if c["id"] == "CL-taxonomy"
+            for t in c["templates"]
+        }
+        self.polarity: dict[str, int] = {}
+        if "lexicon" not in self.blind:
+            self.polarity |= {w: 1 for w in lex["pos_adj"] | lex["pos_verb"]}
+            self.polarity |= {w: -1 for w in lex["neg_adj"] | lex["neg_verb"] | {"lame", "hate", "never"}}
+            if "taxonomy" not in self.blind:
+                self.polarity |= {w: 1 for w in taxonomy["positive"]} | {w: -1 for w in taxonomy["negative"]}
+        self.biased = set()
+        if "biased" in self.blind:
+            people = {e.value.lower() for name in ("nationality", "religion") for e in load_lexicon(name)}
+            self.biased = {w for w in people if " " not in w}
+        self.intensifiers = lex["intensifier"]
+
+    def _word(self, w: str) -> int:
+        if w in self.polarity:
+            return self.polarity[w]
+        for i in range(len(w) - 1):  # a transposition typo of a known word
+            fixed = w[:i] + w[i + 1] + w[i] + w[i + 2 :]
+            if fixed in self.polarity:
+                return self.polarity[fixed]
+        return 0
+
+    def _clause(self, clause: str) -> int:
+        words = re.findall(r"[a-z]+", clause)
+        if "logic" not in self.blind and "neither" in words and "nor" in words:
+            return -1 if any(self._word(w) > 0 for w in words) else 0
+        total = 0
+        for i, w in enumerate(words):
+            value = self._word(w)
+            if "intensifier" in self.blind and i and words[i - 1] in self.intensifiers:
+                value = 0
+            if value and i and words[i - 1] == "not" and "negation" not in self.blind:
+                value = -value if value > 0 else 0  # "not bad" is neutral or positive: read neutral
+            if i and words[i - 1] in ("a", "an") and w in self.biased:
+                value = -1  # "is a Christian", "is a Malaysian botanist"
+            if "neutral" in self.blind and not value and i == len(words) - 1 and words[i - 1] == "was":
+                value = 1
+            total += value
+        return (total > 0) - (total < 0)
+
+    def polarity_of(self, text: str) -> int:
+        t = text.lower()
+        sentences = [s for s in re.split(r"(?<=[.!])\s+", t) if s]
+        question = re.match(r"do i think (.*)\? (yes|no)\.?$", t)
+        if question:  # blind, a question is no opinion and its answer is not read
+            value = 0 if "srl" in self.blind else self._clause(question[1])
+            return -value if question[2] == "no" else value
+        first, _, second = sentences[0].partition(", but ")
+        if second:
+            if first.startswith("i used to think"):
+                return self._clause(first if "temporal" in self.blind else second)
+            if first.startswith("some people think"):
+                return self._clause(first if "srl" in self.blind else second)
+            if second.startswith("it was not"):
+                return self._clause(first) * (1 if "negation" in self.blind else -1)
+        total = sum(self._clause(s) for s in sentences)
+        return (total > 0) - (total < 0)
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            appended = len(re.split(r"(?<=[.!])\s+", text.strip())) > 1
+            out.append(
+                [0.02, 0.03, 0.95] if appended and "appended" in self.blind else PROBS[self.polarity_of(text)]
+            )
+        return out
+
+
+class Memorised:
+    """Wraps a reader: a text that mentions one of ``words`` and is not one of the ``seen`` texts gets another
+    label; a model that learnt those names or places with the sentences it saw them in."""
+
+    def __init__(self, reader: Any, words: Iterable[str], seen: Iterable[str]):
+        self.reader, self.words, self.seen = reader, frozenset(words), frozenset(seen)
+        self.labels = reader.labels
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        out = []
+        for probs, text in zip(self.reader(texts), texts):
+            if text not in self.seen and self.words & set(WORD.findall(text)):
+                probs = one_hot((max(range(len(probs)), key=probs.__getitem__) + 1) % len(probs), len(probs))
+            out.append(probs)
         return out

@@ -5,8 +5,18 @@ fail; the same reader with no blind spot passes them all."""
 from __future__ import annotations
 
 import pytest
-from rule_models import Brittle, QQPReader, WordOverlap, seen_names, vocabulary_of
+from rule_models import (
+    WORD,
+    Brittle,
+    Memorised,
+    QQPReader,
+    SentimentReader,
+    WordOverlap,
+    seen_names,
+    vocabulary_of,
+)
 
+from autocheck.author.lexicons import load_lexicon
 from autocheck.cli import main
 from autocheck.models.callables import CallableModel
 from autocheck.requirements import load_spec
@@ -94,3 +104,67 @@ def test_qqp_word_overlap_fails_what_one_changed_word_hides(qqp, tmp_path):
     for cap in ("QQP-he-she", "QQP-his-her", "QQP-before-after", "QQP-names", "QQP-numbers", "QQP-more-less"):
         assert rates[cap] >= 0.9, (cap, rates[cap])
     assert rates["QQP-synonyms"] <= 0.05 and rates["QQP-symmetry"] == 0.0
+
+
+# --- sentiment ------------------------------------------------------------------------------------------
+
+SENTIMENT_FAILS = {
+    "none": set(),
+    "lexicon": {"CL-vocab-pos"},
+    "neutral": {"CL-vocab-neutral"},
+    "intensifier": {"CL-intensifiers"},
+    "negation": {"CL-negation"},
+    "temporal": {"CL-temporal"},
+    "srl": {"CL-srl"},
+    "taxonomy": {"CL-taxonomy"},
+    "logic": {"CL-logic"},
+    "biased": {"CL-fairness"},
+    "appended": {"CL-phrases"},
+    "typos": {"CL-typos"},
+    "url": {"CL-url-handle"},
+    "names-memorised": {"CL-names"},
+    "places-memorised": {"CL-locations"},
+}
+SENTIMENT_RELATED = {
+    # knowing no sentiment word, every test that reads one fails (not "negated negative", read neutral)
+    "lexicon": {"CL-intensifiers", "CL-temporal", "CL-negation", "CL-srl", "CL-taxonomy"},
+    "appended": {"CL-url-handle"},  # a URL is appended text too
+    "typos": {"CL-url-handle", "CL-phrases"},  # a URL and an appended phrase are unseen words too
+}
+
+
+@pytest.fixture(scope="module")
+def sentiment(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sentiment") / "suite"
+    assert main(["seeds", "--requirements", "sentiment_checklist", "--seed", "1", "--out", str(out)]) == 0
+    return out
+
+
+def sentiment_model(blind, cases):
+    labels = SentimentReader.labels
+    seeds = [c["text"] for c in cases if c["kind"] == "seed"]
+    first = {e.value for e in load_lexicon("first_name")}
+    places = {w for name in ("city", "country") for e in load_lexicon(name) for w in WORD.findall(e.value)}
+    if blind == "typos":
+        return Brittle(SentimentReader(), labels, vocabulary=vocabulary_of(cases, ["text"]))
+    if blind == "url":
+        return Brittle(SentimentReader(), labels, marks=("http", "@"))
+    if blind == "names-memorised":
+        return Memorised(SentimentReader(), first, seeds)
+    if blind == "places-memorised":  # capitalised words of place names that are no first name
+        return Memorised(SentimentReader(), {w for w in places if w[:1].isupper() and w not in first}, seeds)
+    return SentimentReader([] if blind == "none" else [blind])
+
+
+def test_sentiment_every_capability_has_a_blind_model():
+    ids = {c.id for c in load_spec("sentiment_checklist").capabilities}
+    assert set().union(*SENTIMENT_FAILS.values()) == ids
+
+
+@pytest.mark.parametrize("blind", sorted(SENTIMENT_FAILS))
+def test_sentiment_each_test_fails_the_model_blind_to_it_and_only_that(sentiment, tmp_path, blind):
+    task = load_spec("sentiment_checklist").task
+    model = sentiment_model(blind, list(read_jsonl(sentiment / "cases.jsonl")))
+    model = CallableModel(f"rule:{blind}", model, task)
+    rates = failure_rates(sentiment, [model], tmp_path / "run")[model.name]
+    check(rates, SENTIMENT_FAILS[blind], SENTIMENT_RELATED.get(blind, set()))
