@@ -11,6 +11,7 @@ from rule_models import (
     Memorised,
     QQPReader,
     SentimentReader,
+    SquadReader,
     WordOverlap,
     seen_names,
     vocabulary_of,
@@ -168,3 +169,50 @@ def test_sentiment_each_test_fails_the_model_blind_to_it_and_only_that(sentiment
     model = CallableModel(f"rule:{blind}", model, task)
     rates = failure_rates(sentiment, [model], tmp_path / "run")[model.name]
     check(rates, SENTIMENT_FAILS[blind], SENTIMENT_RELATED.get(blind, set()))
+
+
+# --- machine comprehension ------------------------------------------------------------------------------
+
+SQUAD_FAILS = {
+    "none": set(),
+    "categories": {"MC-categories"},
+    "nationality-job": {"MC-nationality-job"},
+    "animal-vehicle": {"MC-animal-vehicle"},
+    "comparative": {"MC-comparatives"},
+    "antonym": {"MC-comparison-antonym", "MC-more-less-antonym"},
+    "intensifier": {"MC-intensifiers"},
+    "change": {"MC-change-one-person"},
+    "coref": {"MC-coref-he-she", "MC-coref-his-her"},
+    "former-latter": {"MC-former-latter"},
+    "roles": {"MC-agent-object"},
+    "passive": {"MC-agent-object-passive"},
+    "negation": {"MC-negation", "MC-fairness"},
+    "typos": {"MC-typos"},
+}
+SQUAD_RELATED = {
+    "comparative": {"MC-comparison-antonym", "MC-more-less-antonym"},  # comparisons too
+    "roles": {"MC-agent-object-passive"},  # its active clause
+}
+
+
+@pytest.fixture(scope="module")
+def squad(tmp_path_factory):
+    out = tmp_path_factory.mktemp("squad") / "suite"
+    assert main(["seeds", "--requirements", "squad", "--seed", "1", "--out", str(out)]) == 0
+    return out
+
+
+def test_squad_every_capability_has_a_blind_model():
+    assert set().union(*SQUAD_FAILS.values()) == {c.id for c in load_spec("squad").capabilities}
+
+
+@pytest.mark.parametrize("blind", sorted(SQUAD_FAILS))
+def test_squad_each_test_fails_the_model_blind_to_it_and_only_that(squad, tmp_path, blind):
+    if blind == "typos":
+        cases = list(read_jsonl(squad / "cases.jsonl"))
+        reader = Brittle(SquadReader(), (), vocabulary=vocabulary_of(cases, ["context", "question"]))
+    else:
+        reader = SquadReader([] if blind == "none" else [blind])
+    model = CallableModel(f"rule:{blind}", reader, load_spec("squad").task)
+    rates = failure_rates(squad, [model], tmp_path / "run")[model.name]
+    check(rates, SQUAD_FAILS[blind], SQUAD_RELATED.get(blind, set()))
