@@ -345,17 +345,28 @@ class SentimentReader:
 
 
 class Memorised:
-    """Wraps a reader: a text that mentions one of ``words`` and is not one of the ``seen`` texts gets another
-    label; a model that learnt those names or places with the sentences it saw them in."""
+    """Wraps a reader: a sentence it saw with other names or places (``words``) in them gets another label; a
+    model that learnt who or where goes with each sentence. Sentences are told apart by their other words,
+    so a sentence it never saw (a typo) is read as usual."""
 
-    def __init__(self, reader: Any, words: Iterable[str], seen: Iterable[str]):
-        self.reader, self.words, self.seen = reader, frozenset(words), frozenset(seen)
-        self.labels = reader.labels
+    def __init__(self, reader: Any, words: Iterable[str], seen: Iterable[Any]):
+        self.reader, self.words, self.labels = reader, frozenset(words), reader.labels
+        self.seen: dict[str, set[tuple[str, ...]]] = {}
+        for record in seen:
+            skeleton, names = self._split(record)
+            self.seen.setdefault(skeleton, set()).add(names)
 
-    def __call__(self, texts: list[str]) -> list[list[float]]:
+    def _split(self, record: Any) -> tuple[str, tuple[str, ...]]:
+        text = " | ".join(record.values()) if isinstance(record, dict) else record
+        words = WORD.findall(text)
+        skeleton = re.sub(r"_( _)+", "_", " ".join("_" if w in self.words else w for w in words))
+        return skeleton, tuple(w for w in words if w in self.words)
+
+    def __call__(self, records: list[Any]) -> list[list[float]]:
         out = []
-        for probs, text in zip(self.reader(texts), texts):
-            if text not in self.seen and self.words & set(WORD.findall(text)):
+        for probs, record in zip(self.reader(records), records):
+            skeleton, names = self._split(record)
+            if names and skeleton in self.seen and names not in self.seen[skeleton]:
                 probs = one_hot((max(range(len(probs)), key=probs.__getitem__) + 1) % len(probs), len(probs))
             out.append(probs)
         return out
@@ -572,3 +583,244 @@ class SquadReader:
 
     def __call__(self, records: list[dict[str, str]]) -> list[str]:
         return [self.answer(r["context"], r["question"]) for r in records]
+
+
+# --- NLI ------------------------------------------------------------------------------------------------
+
+NLI_BLIND = (
+    "antonym",  # antonyms are unknown
+    "synonym",  # synonyms are unknown
+    "and",  # "A and B" is read as "A or B"
+    "or",  # "A or B" is read as "A and B"
+    "comparative",  # "the X-est is A" is read as A being the least X
+    "time",  # "earlier" is read as "later"
+    "tense",  # tense and "until"/"since" are not read
+    "geography",  # where cities are is unknown
+    "negation",  # "not" is not read
+    "not-contradicts",  # a "not" anywhere is a contradiction
+    "quantifier",  # "every" is read as "no" and "no" as "every"
+    "number",  # "more than" is read as "fewer than"
+    "hypernym",  # the hypernym relation is read the other way round
+    "spatial",  # "under" is unknown and the order of the two things is not read
+    "causal",  # a "because" clause is not read
+    "coref",  # a pronoun is the first person named, whatever the gender
+)
+NLI_LABELS = ("entailment", "neutral", "contradiction")
+NLI_WORDS = frozenset(
+    "is not very a an in or either than earlier later born will be has been since the on top of under".split()
+)
+
+
+def _fix_typos(text: str, known: set[str] | frozenset[str]) -> str:
+    """Each word one transposition away from a known word (a typo) made that word."""
+
+    def fix(m: re.Match) -> str:
+        w = m[0]
+        if w in known:
+            return w
+        for i in range(len(w) - 1):
+            fixed = w[:i] + w[i + 1] + w[i] + w[i + 2 :]
+            if fixed in known:
+                return fixed
+        return w
+
+    return re.sub(r"[A-Za-z]+", fix, text)
+
+
+class NLIReader:
+    """Entailment by rule over the NLI suite's sentence forms."""
+
+    labels = NLI_LABELS
+
+    def __init__(self, blind: Iterable[str] = ()):
+        self.blind = frozenset(blind)
+        assert self.blind <= set(NLI_BLIND), self.blind - set(NLI_BLIND)
+        self.antonyms = {}
+        if "antonym" not in self.blind:
+            for e in spec_lexicon("nli", "antonym_adj"):
+                self.antonyms |= {e["value"]: e["antonym"], e["antonym"]: e["value"]}
+        self.synonyms = {}
+        if "synonym" not in self.blind:
+            for e in spec_lexicon("nli", "synonym_adj"):
+                self.synonyms |= {e["value"]: e["synonym"], e["synonym"]: e["value"]}
+        self.kinds = {e["value"]: e["kind"] for e in spec_lexicon("nli", "pet")}
+        self.country = (
+            {} if "geography" in self.blind else {e.value: e.attrs["country"] for e in load_lexicon("city")}
+        )
+
+    def label(self, premise: str, hypothesis: str) -> str:
+        p, h = premise.rstrip("."), _fix_typos(hypothesis.rstrip("."), set(WORD.findall(premise)) | NLI_WORDS)
+        if "not-contradicts" in self.blind and (" not " in f" {p} " or " not " in f" {h} "):
+            return "contradiction"
+        if "negation" in self.blind:
+            p, h = p.replace(" not ", " "), h.replace(" not ", " ")
+        for rule in (
+            self._coref,
+            self._quantifier,
+            self._comparative,
+            self._time,
+            self._tense,
+            self._number,
+            self._geography,
+            self._or,
+            self._and,
+            self._hypernym,
+            self._spatial,
+            self._causal,
+            self._negation,
+            self._adjective,
+        ):
+            found = rule(p, h)
+            if found:
+                return found
+        return "neutral"
+
+    def _adjective(self, p, h):
+        a, b = re.fullmatch(r"(\w+) is (?:very )?(.+)", p), re.fullmatch(r"(\w+) is (?:very )?(.+)", h)
+        if not (a and b and a[1] == b[1]):
+            return None
+        x, y = a[2], b[2]
+        if x == y or self.synonyms.get(x) == y:
+            return "entailment"
+        return "contradiction" if self.antonyms.get(x) == y else "neutral"
+
+    def _and(self, p, h):
+        m = re.fullmatch(r"(\w+) is (\w+) and (\w+)", p)
+        n = re.fullmatch(r"(\w+) is (\w+)", h)
+        if not (m and n and m[1] == n[1]):
+            return None
+        if "and" in self.blind:
+            return "neutral"  # "A or B" entails neither
+        return "entailment" if n[2] in (m[2], m[3]) else "neutral"
+
+    def _or(self, p, h):
+        m = re.fullmatch(r"(\w+) is either in (.+) or in (.+)", p)
+        if m:
+            one = re.fullmatch(r"\w+ is in (.+)", h)
+            return "entailment" if "or" in self.blind and one and one[1] in m.group(2, 3) else "neutral"
+        m = re.fullmatch(r"(\w+) is in (.+) or in (.+)", h)
+        if m:
+            one = re.fullmatch(r"\w+ is in (.+)", p)
+            holds = one and one[1] in m.group(2, 3)
+            if "or" in self.blind:
+                return "neutral" if holds else None  # "in A and in B" is not entailed by "in A"
+            return "entailment" if holds else "neutral"
+        return None
+
+    def _comparative(self, p, h):
+        m = re.fullmatch(r"Among (\w+), (\w+) and (\w+) the (\w+) is (\w+)", p)
+        n = re.fullmatch(r"(\w+) is (\w+) than (\w+)", h)
+        if not (m and n):
+            return None
+        top = m[5] if "comparative" not in self.blind else None
+        bottom = m[5] if "comparative" in self.blind else None
+        if n[1] == top or n[3] == bottom:
+            return "entailment"
+        if n[3] == top or n[1] == bottom:
+            return "contradiction"
+        return "neutral"
+
+    def _time(self, p, h):
+        m = re.fullmatch(r"(\w+) was born in (\d+) and (\w+) was born in (\d+)", p)
+        n = re.fullmatch(r"(\w+) was born (earlier|later) than (\w+)", h)
+        if not (m and n):
+            return None
+        years = {m[1]: int(m[2]), m[3]: int(m[4])}
+        earlier = (n[2] == "earlier") != ("time" in self.blind)
+        first, second = years[n[1]], years[n[3]]
+        holds = first < second if earlier else first > second
+        return "entailment" if holds else "contradiction"
+
+    def _tense(self, p, h):
+        m = re.fullmatch(r"(\w+) was born in (\d+)", p)
+        n = re.fullmatch(r"(\w+) will be born in (\d+)", h)
+        if m and n:
+            return "entailment" if "tense" in self.blind and m.groups() == n.groups() else "contradiction"
+        m = re.fullmatch(r"(\w+) was (.+) until (\d+)", p)
+        n = re.fullmatch(r"(\w+) has been (.+) since (\d+)", h)
+        if m and n:
+            return "entailment" if "tense" in self.blind and m.groups() == n.groups() else "contradiction"
+        return None
+
+    def _geography(self, p, h):
+        m, n = re.fullmatch(r"(\w+) lives in (.+)", p), re.fullmatch(r"(\w+) lives in (.+)", h)
+        if not (m and n):
+            return None
+        if m[2] not in self.country:
+            return "neutral"
+        return "entailment" if self.country[m[2]] == n[2] else "contradiction"
+
+    def _negation(self, p, h):
+        m, n = re.fullmatch(r"(\w+) is (not )?an? (\w+)", p), re.fullmatch(r"(\w+) is (not )?an? (\w+)", h)
+        if not (m and n and m[1] == n[1]):
+            return None
+        if m[3] != n[3]:
+            return "neutral"
+        return "entailment" if bool(m[2]) == bool(n[2]) else "contradiction"
+
+    def _quantifier(self, p, h):
+        m = re.fullmatch(r"(Every|No) (\w+) in the room is (.+)\. (\w+) is an? (\w+) in the room", p)
+        if m:
+            q = m[1] if "quantifier" not in self.blind else {"Every": "No", "No": "Every"}[m[1]]
+            n = re.fullmatch(r"(\w+) is (.+)", h)
+            if n and n[1] == m[4] and n[2] == m[3] and m[5] == m[2]:
+                return "entailment" if q == "Every" else "contradiction"
+            return "neutral"
+        m = re.fullmatch(r"Some (\w+) in the room are (.+)", p)
+        n = re.fullmatch(r"(Every|No) (\w+) in the room is (.+)", h)
+        if m and n:
+            q = n[1] if "quantifier" not in self.blind else {"Every": "No", "No": "Every"}[n[1]]
+            return "neutral" if q == "Every" else "contradiction"
+        return None
+
+    def _number(self, p, h):
+        m = re.fullmatch(r"(\w+) has (\d+) (\w+)", p)
+        n = re.fullmatch(r"(\w+) has more than (\d+) (\w+)", h)
+        if not (m and n):
+            return None
+        more = int(m[2]) > int(n[2]) if "number" not in self.blind else int(m[2]) < int(n[2])
+        return "entailment" if more else "contradiction"
+
+    def _hypernym(self, p, h):
+        m, n = re.fullmatch(r"(\w+) has a pet (.+)", p), re.fullmatch(r"(\w+) has a pet (.+)", h)
+        if not (m and n):
+            return None
+        specific, general = (m[2], n[2]) if "hypernym" not in self.blind else (n[2], m[2])
+        return "entailment" if self.kinds.get(specific) == general else "neutral"
+
+    def _spatial(self, p, h):
+        m = re.fullmatch(r"The (\w+) is on top of the (\w+)", p)
+        n = re.fullmatch(r"The (\w+) is (on top of|under) the (\w+)", h)
+        if not (m and n):
+            return None
+        if "spatial" in self.blind:
+            if n[2] == "under":
+                return "neutral"
+            return "entailment" if {m[1], m[2]} == {n[1], n[3]} else "neutral"
+        above = (n[1], n[3]) if n[2] == "on top of" else (n[3], n[1])
+        return "entailment" if above == (m[1], m[2]) else "contradiction"
+
+    def _causal(self, p, h):
+        m = re.fullmatch(r"(\w+) was late because the (\w+) broke down", p)
+        if not m:
+            return None
+        if "causal" in self.blind:
+            return "neutral"
+        if h == f"The {m[2]} broke down":
+            return "entailment"
+        return "contradiction" if h == f"{m[1]} was on time" else "neutral"
+
+    def _coref(self, p, h):
+        m = re.fullmatch(r"(\w+) and (\w+) met yesterday\. (He|She) is (.+)", p)
+        n = re.fullmatch(r"(\w+) is (.+)", h)
+        if not (m and n):
+            return None
+        if "coref" in self.blind:
+            who = m[1]
+        else:
+            gender = "male" if m[3] == "He" else "female"
+            who = next(x for x in (m[1], m[2]) if genders()[x] in (gender, "neutral"))
+        return "entailment" if who == n[1] and m[4] == n[2] else "neutral"
+
+    def __call__(self, records: list[dict[str, str]]) -> list[list[float]]:
+        return [one_hot(NLI_LABELS.index(self.label(r["premise"], r["hypothesis"])), 3) for r in records]

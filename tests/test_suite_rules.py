@@ -9,6 +9,7 @@ from rule_models import (
     WORD,
     Brittle,
     Memorised,
+    NLIReader,
     QQPReader,
     SentimentReader,
     SquadReader,
@@ -216,3 +217,56 @@ def test_squad_each_test_fails_the_model_blind_to_it_and_only_that(squad, tmp_pa
     model = CallableModel(f"rule:{blind}", reader, load_spec("squad").task)
     rates = failure_rates(squad, [model], tmp_path / "run")[model.name]
     check(rates, SQUAD_FAILS[blind], SQUAD_RELATED.get(blind, set()))
+
+
+# --- NLI ------------------------------------------------------------------------------------------------
+
+NLI_FAILS = {
+    "none": set(),
+    "antonym": {"NLI-antonym"},
+    "synonym": {"NLI-synonym"},
+    "and": {"NLI-and"},
+    "or": {"NLI-or"},
+    "comparative": {"NLI-comparative"},
+    "time": {"NLI-time"},
+    "tense": {"NLI-tense"},
+    "geography": {"NLI-geography"},
+    "negation": {"NLI-negation"},
+    "not-contradicts": {"NLI-negation-neutral"},
+    "quantifier": {"NLI-quantifier"},
+    "number": {"NLI-number"},
+    "hypernym": {"NLI-hypernym"},
+    "spatial": {"NLI-spatial"},
+    "causal": {"NLI-causal"},
+    "coref": {"NLI-coref"},
+    "typos": {"NLI-typos"},
+    "names-memorised": {"NLI-names"},
+}
+NLI_RELATED = {"names-memorised": {"NLI-typos"}}  # a typo can make another name ("Jeffrey", "Jeffery")
+
+
+@pytest.fixture(scope="module")
+def nli(tmp_path_factory):
+    out = tmp_path_factory.mktemp("nli") / "suite"
+    assert main(["seeds", "--requirements", "nli", "--seed", "1", "--out", str(out)]) == 0
+    return out
+
+
+def test_nli_every_capability_has_a_blind_model():
+    assert set().union(*NLI_FAILS.values()) == {c.id for c in load_spec("nli").capabilities}
+
+
+@pytest.mark.parametrize("blind", sorted(NLI_FAILS))
+def test_nli_each_test_fails_the_model_blind_to_it_and_only_that(nli, tmp_path, blind):
+    cases = list(read_jsonl(nli / "cases.jsonl"))
+    fields = ("premise", "hypothesis")
+    if blind == "typos":
+        reader = Brittle(NLIReader(), NLIReader.labels, vocabulary=vocabulary_of(cases, fields))
+    elif blind == "names-memorised":
+        seeds = [{f: c[f] for f in fields} for c in cases if c["kind"] == "seed"]
+        reader = Memorised(NLIReader(), {e.value for e in load_lexicon("first_name")}, seeds)
+    else:
+        reader = NLIReader([] if blind == "none" else [blind])
+    model = CallableModel(f"rule:{blind}", reader, load_spec("nli").task)
+    rates = failure_rates(nli, [model], tmp_path / "run")[model.name]
+    check(rates, NLI_FAILS[blind], NLI_RELATED.get(blind, set()))
