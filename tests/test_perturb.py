@@ -139,6 +139,23 @@ def test_contractions_keep_case_and_stranded_auxiliaries():
     assert texts("expand_contractions", "I’m here") == ["I am here"]
 
 
+def test_only_real_contractions_and_have_as_a_main_verb_is_not_contracted():
+    assert texts("contractions", "You may not go.") == []  # not "mayn't"
+    assert texts("contractions", "You have to read it.") == []  # not "you've to read"
+    assert texts("contractions", "I have a cat.") == []
+    assert texts("contractions", "They have really enjoyed it.") == ["They've really enjoyed it."]
+
+
+def test_contractions_are_expanded_with_the_right_verb():
+    assert texts("expand_contractions", "She's been better.") == ["She has been better."]
+    assert texts("expand_contractions", "she 's been there") == ["she has been there"]  # SST's tokens
+    assert texts("expand_contractions", "He's got a car.") == ["He has got a car."]
+    assert texts("expand_contractions", "It's done.") == ["It is done."]  # a passive, not a perfect
+    assert texts("expand_contractions", "I'd seen it.") == ["I had seen it."]
+    assert texts("expand_contractions", "You'd better go.") == ["You had better go."]
+    assert texts("expand_contractions", "I'd like it.") == ["I would like it."]
+
+
 def test_expand_contractions_and_not_applicable():
     assert texts("expand_contractions", "They're sure it's fine.") == ["They are sure it is fine."]
     assert texts("expand_contractions", "Nothing to expand here.") == []
@@ -308,6 +325,11 @@ def test_swap_fields():
         ("She has a car.", "She does not have a car."),
         ("He's happy.", "He's not happy."),
         ("The food was really good.", "The food was not really good."),
+        # the main clause's verb, not a subordinate or relative clause's
+        ("If you like action, you will love this film.", "If you like action, you will not love this film."),
+        ("When it works, it is great.", "When it works, it is not great."),
+        ("The film that she made is boring.", "The film that she made is not boring."),
+        ("I think that it is good.", "I do not think that it is good."),
     ],
 )
 def test_add_negation(tagger, text, expected):
@@ -315,7 +337,16 @@ def test_add_negation(tagger, text, expected):
 
 
 @pytest.mark.parametrize(
-    "text", ["Is it good?", "John is not happy.", "It isn't good.", "He never lies.", "Great food!"]
+    "text",
+    [
+        "Is it good?",
+        "John is not happy.",
+        "It isn't good.",
+        "He never lies.",
+        "Great food!",
+        "Nobody likes this movie.",  # not "Nobody does not like this movie."
+        "No one is there.",
+    ],
 )
 def test_add_negation_not_applicable(tagger, text):
     assert texts("add_negation", text) == []
