@@ -151,6 +151,7 @@ def test_contractions_are_expanded_with_the_right_verb():
     assert texts("expand_contractions", "she 's been there") == ["she has been there"]  # SST's tokens
     assert texts("expand_contractions", "He's got a car.") == ["He has got a car."]
     assert texts("expand_contractions", "It's done.") == ["It is done."]  # a passive, not a perfect
+    assert texts("expand_contractions", "anyone who 's ever had trauma") == ["anyone who has ever had trauma"]
     assert texts("expand_contractions", "I'd seen it.") == ["I had seen it."]
     assert texts("expand_contractions", "You'd better go.") == ["You had better go."]
     assert texts("expand_contractions", "I'd like it.") == ["I would like it."]

@@ -206,7 +206,7 @@ _WRITTEN = frozenset(
     + [f"{p} have" for p in "i you we they could should would might must".split()]
     + ["let us"]
 )
-_PARTICIPLE_NEXT = re.compile(r"\s+(?:\w+ly\s+)?(\w+)")
+_PARTICIPLE_NEXT = re.compile(r"\s+((?:\w+ly|ever|never|already|just|always)\s+)?(\w+)")
 _STRANDED = re.compile(r"\s*(?:[.!?,;:)\"”]|$)")
 # An inverted negative question does not expand: "isn't it?" is not "is not it?".
 _INVERTED = re.compile(r"\s+(?:I|you|he|she|it|we|they|there|that|this)\b", re.IGNORECASE)
@@ -255,10 +255,23 @@ def _expansion_edits(field: str, text: str) -> list[Edit]:
         key = m.group().lower().replace("’", "'").replace(" ", "")
         if key in expand and not (key.endswith("n't") and _INVERTED.match(text, m.end())):
             full = expand[key]
-            # "she's been" -> "she has been" ("it's done" stays "it is done": only "been"/"got" tell the
-            # perfect from the passive); "I'd seen" -> "I had seen", "you'd better" -> "you had better"
+            # "she's been" -> "she has been" ("it's done" stays "it is done": "been", "got", "had" or
+            # "ever" tell the perfect from the passive); "I'd seen" -> "I had seen", "you'd better" -> "you
+            # had better"
             perfect = _PARTICIPLE_NEXT.match(text, m.end())
-            if key.endswith("'s") and perfect and perfect.group(1).lower() in ("been", "got", "gotten"):
+            adverb = perfect is not None and (perfect.group(1) or "").strip().lower() in (
+                "ever",
+                "never",
+                "already",
+            )
+            if (
+                key.endswith("'s")
+                and perfect
+                and (
+                    perfect.group(2).lower() in ("been", "got", "gotten", "had")
+                    or (adverb and _participle_follows(text, m.end()))
+                )
+            ):  # "who's ever had", "that's ever gone": only a perfect takes "ever" there
                 full = full.rsplit(" ", 1)[0] + " has"
             elif key.endswith("'d") and _participle_follows(text, m.end(), also=("better",)):
                 full = full.rsplit(" ", 1)[0] + " had"
@@ -274,7 +287,7 @@ def _participle_follows(text: str, end: int, also: tuple[str, ...] = ()) -> bool
     m = _PARTICIPLE_NEXT.match(text, end)
     if not m:
         return False
-    word = m.group(1).lower()
+    word = m.group(2).lower()
     if word in ("been", "got", "gotten") + also:
         return True
     lemmas = getLemma(word, upos="VERB")
@@ -609,9 +622,10 @@ _NEG = frozenset(("not", "n't"))
 _SKIP = ("RB", "RBR", "RBS")  # adverbs between an auxiliary and its verb ("has really gone")
 _FULL = {"ca": "can", "wo": "will", "sha": "shall"}
 _SUBORDINATORS = frozenset(
-    "if when whenever while although though because since unless until after before once whereas".split()
+    "if when whenever while although though because since unless until after before once whereas whether "
+    "as".split()
 )
-_RELATIVES = frozenset("who whom whose which that".split())
+_RELATIVES = frozenset("who whom whose which that what".split())
 _NEGATIVE_SUBJECTS = frozenset("nobody nothing none no neither nowhere".split())
 
 
@@ -626,8 +640,8 @@ def _negated_after(tagged: _Tagged, i: int) -> bool:
     """Whether "not"/"n't"/"never" comes within the next four tokens of token ``i``, before any
     punctuation ("will most likely not find"; the tagger may call "most" a verb, so tags are not used)."""
     for j in range(i + 1, min(i + 5, len(tagged.words))):
-        if tagged.words[j].lower() in _NEG | {"never"}:
-            return True
+        if tagged.words[j].lower() in _NEG | _NEGATIVE_SUBJECTS | {"never"}:
+            return True  # "is not", "'s no sense", "is nothing new"
         if tagged.tags[j] in (".", ":", ","):
             return False
     return False
@@ -686,6 +700,10 @@ def add_negation(
             if relative:
                 relative = not finite
                 continue
+            if finite and (
+                any(w.lower() in _NEG | {"never"} for w in tagged.words[:i]) or _negated_after(tagged, i)
+            ):
+                break  # "not only are ...", "do n't settle", "there 's no sense": already negated
             if _is_aux(tagged, i):
                 if i in tagged.sentence_starts or _negated_after(tagged, i):
                     break  # a question ("Is it good?") or already negated ("will most likely not find")
