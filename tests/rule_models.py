@@ -253,6 +253,7 @@ SENTIMENT_BLIND = (
     "logic",  # "neither A nor B" is read as A and B
     "biased",  # a nationality or religion after "a" is a negative word
     "appended",  # an appended sentence reads as enthusiasm
+    "not-negative",  # a "not" before a word of no sentiment makes it negative
 )
 PROBS = {1: [0.05, 0.15, 0.8], -1: [0.8, 0.15, 0.05], 0: [0.1, 0.8, 0.1]}
 
@@ -311,6 +312,8 @@ class SentimentReader:
                 value = -value if value > 0 else 0  # "not bad" is neutral or positive: read neutral
             if i and words[i - 1] in ("a", "an") and w in self.biased:
                 value = -1  # "is a Christian", "is a Malaysian botanist"
+            if "not-negative" in self.blind and not self._word(w) and i and words[i - 1] == "not":
+                value = -1
             if "neutral" in self.blind and not value and i == len(words) - 1 and words[i - 1] == "was":
                 value = 1
             total += value
@@ -387,10 +390,11 @@ SQUAD_BLIND = (
     "roles",  # an active clause's object is read as its subject
     "passive",  # a passive's subject is read as the agent
     "negation",  # "not" in the context is not read
+    "before-after",  # "before" is read as "after"
 )
 QUESTION_WORDS = frozenset(
     "who whose what is are did the a an of less more most least than bought animal vehicle job nationality "
-    "color material mother".split()
+    "color material mother became first last".split()
 )
 _SENT = re.compile(r"(?<=[.!?])\s+")
 
@@ -434,6 +438,7 @@ class SquadReader:
         ql = q.lower()
         people = list(dict.fromkeys(w for w in WORD.findall(context) if w in genders()))
         for form in (
+            self._order,
             self._category,
             self._buyer,
             self._comparison,
@@ -447,6 +452,15 @@ class SquadReader:
             if found is not None:
                 return found
         return "nobody"
+
+    def _order(self, context, q, ql, people):
+        c = re.match(r"(\w+) became .+ (before|after) (\w+) did\.$", context)
+        m = re.match(r"who became .+ (first|last)$", ql)
+        if not (c and m):
+            return None
+        before = (c[2] == "before") != ("before-after" in self.blind)
+        first, last = (c[1], c[3]) if before else (c[3], c[1])
+        return first if m[1] == "first" else last
 
     def _category(self, context, q, ql, people):
         m = re.match(r"what (color|material) is the (\w+)", ql)

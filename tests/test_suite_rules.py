@@ -122,6 +122,7 @@ SENTIMENT_FAILS = {
     "logic": {"CL-logic"},
     "biased": {"CL-fairness"},
     "appended": {"CL-phrases"},
+    "not-negative": {"CL-negated-neutral"},
     "typos": {"CL-typos"},
     "url": {"CL-url-handle"},
     "names-memorised": {"CL-names"},
@@ -188,6 +189,7 @@ SQUAD_FAILS = {
     "roles": {"MC-agent-object"},
     "passive": {"MC-agent-object-passive"},
     "negation": {"MC-negation", "MC-fairness"},
+    "before-after": {"MC-before-after"},
     "typos": {"MC-typos"},
 }
 SQUAD_RELATED = {
