@@ -254,6 +254,8 @@ SENTIMENT_BLIND = (
     "biased",  # a nationality or religion after "a" is a negative word
     "appended",  # an appended sentence reads as enthusiasm
     "not-negative",  # a "not" before a word of no sentiment makes it negative
+    "negation-scope",  # "not" reaches only the word after it
+    "sarcastic",  # an appended sentence reads as sarcasm
 )
 PROBS = {1: [0.05, 0.15, 0.8], -1: [0.8, 0.15, 0.05], 0: [0.1, 0.8, 0.1]}
 
@@ -326,6 +328,10 @@ class SentimentReader:
         if question:  # blind, a question is no opinion and its answer is not read
             value = 0 if "srl" in self.blind else self._clause(question[1])
             return -value if question[2] == "no" else value
+        middle = re.match(r"i would not say, .*, that (.*)$", sentences[0])
+        if middle:  # "not" reaches over the neutral content in the middle
+            value = self._clause(middle[1])
+            return value if "negation-scope" in self.blind or "negation" in self.blind else -value
         first, _, second = sentences[0].partition(", but ")
         if second:
             if first.startswith("i used to think"):
@@ -341,9 +347,12 @@ class SentimentReader:
         out = []
         for text in texts:
             appended = len(re.split(r"(?<=[.!])\s+", text.strip())) > 1
-            out.append(
-                [0.02, 0.03, 0.95] if appended and "appended" in self.blind else PROBS[self.polarity_of(text)]
-            )
+            if appended and "appended" in self.blind:
+                out.append([0.02, 0.03, 0.95])
+            elif appended and "sarcastic" in self.blind:
+                out.append([0.95, 0.03, 0.02])
+            else:
+                out.append(PROBS[self.polarity_of(text)])
         return out
 
 

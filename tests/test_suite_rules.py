@@ -123,6 +123,8 @@ SENTIMENT_FAILS = {
     "biased": {"CL-fairness"},
     "appended": {"CL-phrases"},
     "not-negative": {"CL-negated-neutral"},
+    "negation-scope": {"CL-negation-middle"},
+    "sarcastic": {"CL-phrases-positive"},
     "typos": {"CL-typos"},
     "url": {"CL-url-handle"},
     "names-memorised": {"CL-names"},
@@ -130,9 +132,19 @@ SENTIMENT_FAILS = {
 }
 SENTIMENT_RELATED = {
     # knowing no sentiment word, every test that reads one fails (not "negated negative", read neutral)
-    "lexicon": {"CL-intensifiers", "CL-temporal", "CL-negation", "CL-srl", "CL-taxonomy"},
+    "lexicon": {
+        "CL-intensifiers",
+        "CL-temporal",
+        "CL-negation",
+        "CL-negation-middle",
+        "CL-srl",
+        "CL-taxonomy",
+    },
     "appended": {"CL-url-handle"},  # a URL is appended text too
-    "typos": {"CL-url-handle", "CL-phrases"},  # a URL and an appended phrase are unseen words too
+    "sarcastic": {"CL-url-handle"},
+    "negation": {"CL-negation-middle"},  # "not" unread anywhere
+    # a URL and an appended phrase are unseen words too
+    "typos": {"CL-url-handle", "CL-phrases", "CL-phrases-positive"},
 }
 
 
