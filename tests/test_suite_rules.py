@@ -202,11 +202,13 @@ SQUAD_FAILS = {
     "passive": {"MC-agent-object-passive"},
     "negation": {"MC-negation", "MC-fairness"},
     "before-after": {"MC-before-after"},
+    "distracted": {"MC-irrelevant-sentence"},
     "typos": {"MC-typos"},
 }
 SQUAD_RELATED = {
     "comparative": {"MC-comparison-antonym", "MC-more-less-antonym"},  # comparisons too
     "roles": {"MC-agent-object-passive"},  # its active clause
+    "typos": {"MC-irrelevant-sentence"},  # the added sentence's words are unseen too
 }
 
 
