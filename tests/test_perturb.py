@@ -331,6 +331,8 @@ def test_swap_fields():
         ("When it works, it is great.", "When it works, it is not great."),
         ("The film that she made is boring.", "The film that she made is not boring."),
         ("I think that it is good.", "I do not think that it is good."),
+        # the auxiliary agrees with the verb's form even where the tagger says otherwise (it says VBP here)
+        ("the vitality of the actors keeps it high .", "the vitality of the actors does not keep it high ."),
     ],
 )
 def test_add_negation(tagger, text, expected):
@@ -346,6 +348,7 @@ def test_add_negation(tagger, text, expected):
         "He never lies.",
         "Great food!",
         "Nobody likes this movie.",  # not "Nobody does not like this movie."
+        "people cinema at its finest .",  # the tagger's "verb" is no verb
         "No one is there.",
     ],
 )

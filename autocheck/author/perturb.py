@@ -720,6 +720,12 @@ def add_negation(
                     first -= 1
                 if any(w.lower() in _NEG | {"never"} for w in tagged.words[first:i]):
                     break  # "He never lies."
+                from lemminflect import getAllLemmas
+
+                if "VERB" not in getAllLemmas(word.lower()):
+                    break  # the tagger's verb is no verb ("people cinema at its finest")
+                if tag in ("VBZ", "VBP"):  # by the form, not the tag: "the vitality of the actors keeps"
+                    tag = "VBZ" if word.lower() == W.third_person(W.base_form(word).lower()) else "VBP"
                 aux = {"VBZ": "does", "VBD": "did", "VBP": "do"}[tag]
                 start, end = tagged.offsets[i]
                 base = W.base_form(word)
