@@ -139,6 +139,24 @@ def test_contractions_keep_case_and_stranded_auxiliaries():
     assert texts("expand_contractions", "I’m here") == ["I am here"]
 
 
+def test_only_real_contractions_and_have_as_a_main_verb_is_not_contracted():
+    assert texts("contractions", "You may not go.") == []  # not "mayn't"
+    assert texts("contractions", "You have to read it.") == []  # not "you've to read"
+    assert texts("contractions", "I have a cat.") == []
+    assert texts("contractions", "They have really enjoyed it.") == ["They've really enjoyed it."]
+
+
+def test_contractions_are_expanded_with_the_right_verb():
+    assert texts("expand_contractions", "She's been better.") == ["She has been better."]
+    assert texts("expand_contractions", "she 's been there") == ["she has been there"]  # SST's tokens
+    assert texts("expand_contractions", "He's got a car.") == ["He has got a car."]
+    assert texts("expand_contractions", "It's done.") == ["It is done."]  # a passive, not a perfect
+    assert texts("expand_contractions", "anyone who 's ever had trauma") == ["anyone who has ever had trauma"]
+    assert texts("expand_contractions", "I'd seen it.") == ["I had seen it."]
+    assert texts("expand_contractions", "You'd better go.") == ["You had better go."]
+    assert texts("expand_contractions", "I'd like it.") == ["I would like it."]
+
+
 def test_expand_contractions_and_not_applicable():
     assert texts("expand_contractions", "They're sure it's fine.") == ["They are sure it is fine."]
     assert texts("expand_contractions", "Nothing to expand here.") == []
@@ -175,6 +193,24 @@ def test_change_names_same_name_same_way_in_both_questions(tagger):
         "question1": f"Is {new_m} taller than {new_s}?",
         "question2": f"Who is taller, {new_m} or {new_s}?",
     }
+
+
+def test_change_names_finds_names_by_the_lexicons_whatever_the_tag(tagger):
+    """The tagger calls "Manning" a verb in one question and a noun in the other; the name is still one name,
+    changed the same way in both. A first name used as a surname ("Paul" after "Sally") and a last name
+    alone ("Jordan", a first name the lexicon lacks) are left as they are."""
+    case = {
+        "question1": "Is Robert Manning a lithographer?",
+        "question2": "Did Robert Manning use to be a lithographer?",
+    }
+    for p in perturb("change_names", case, rng(1), n=5):
+        mapping = p.change["mapping"]
+        assert set(mapping) == {"Robert", "Manning"}
+        new = f"{mapping['Robert']} {mapping['Manning']}"
+        assert p.inputs == {k: v.replace("Robert Manning", new) for k, v in case.items()}
+    for out in texts("change_names", "Sally Paul met Haley.", n=5):
+        assert re.fullmatch(r"\w+ Paul met \w+\.", out) and not out.startswith("Sally")
+    assert texts("change_names", "Jordan is a great player.") == []
 
 
 def test_change_names_not_applicable(tagger):
@@ -290,6 +326,13 @@ def test_swap_fields():
         ("She has a car.", "She does not have a car."),
         ("He's happy.", "He's not happy."),
         ("The food was really good.", "The food was not really good."),
+        # the main clause's verb, not a subordinate or relative clause's
+        ("If you like action, you will love this film.", "If you like action, you will not love this film."),
+        ("When it works, it is great.", "When it works, it is not great."),
+        ("The film that she made is boring.", "The film that she made is not boring."),
+        ("I think that it is good.", "I do not think that it is good."),
+        # the auxiliary agrees with the verb's form even where the tagger says otherwise (it says VBP here)
+        ("the vitality of the actors keeps it high .", "the vitality of the actors does not keep it high ."),
     ],
 )
 def test_add_negation(tagger, text, expected):
@@ -297,7 +340,17 @@ def test_add_negation(tagger, text, expected):
 
 
 @pytest.mark.parametrize(
-    "text", ["Is it good?", "John is not happy.", "It isn't good.", "He never lies.", "Great food!"]
+    "text",
+    [
+        "Is it good?",
+        "John is not happy.",
+        "It isn't good.",
+        "He never lies.",
+        "Great food!",
+        "Nobody likes this movie.",  # not "Nobody does not like this movie."
+        "people cinema at its finest .",  # the tagger's "verb" is no verb
+        "No one is there.",
+    ],
 )
 def test_add_negation_not_applicable(tagger, text):
     assert texts("add_negation", text) == []

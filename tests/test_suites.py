@@ -4,6 +4,7 @@ run end to end against models of their task: tiny random models built here, call
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import torch
@@ -45,9 +46,12 @@ def test_every_shipped_suite_builds_without_a_dataset_and_reproducibly(built, tm
 
 def test_the_papers_examples_are_in_the_suites(built):
     qqp = {(c["question1"], c["question2"]): c["expected"] for c in cases(built / "qqp")}
-    assert (
-        qqp[("What should I do before an interview?", "What should I do after an interview?")]
-        == "not_duplicate"
+    before_after = [
+        (q1, q2) for q1, q2 in qqp if q1.startswith("What was ") and " before becoming " in q1
+    ]  # "What was Danielle Bennett's life before becoming an agent?"
+    assert len(before_after) >= 50
+    assert all(
+        q2 == q1.replace(" before ", " after ") and qqp[q1, q2] == "not_duplicate" for q1, q2 in before_after
     )
     assert any(q2.startswith("Did ") and "use to be" in q2 for _, q2 in qqp)  # is != used to be
     squad = cases(built / "squad")
@@ -91,7 +95,7 @@ def test_qqp_suite_runs_a_pair_classifier_and_a_symmetric_callable(built, tmp_pa
     same = results["models"][f"{symmetric}:f"]["capabilities"]
     assert same["QQP-symmetry"]["failure_rate"] == 0.0  # a symmetric model passes the symmetry test
     assert same["QQP-used-to"]["failure_rate"] == 0.0 and same["QQP-active-passive"]["failure_rate"] == 0.5
-    assert results["models"][path]["capabilities"]["QQP-names"]["all"]["applicable"] == 100
+    assert results["models"][path]["capabilities"]["QQP-names"]["all"]["applicable"] == 200
 
 
 def test_squad_suite_runs_a_question_answering_model_and_a_callable(built, tmp_path):
@@ -133,3 +137,17 @@ def test_a_pair_task_exports_and_retrains(built, tmp_path):
     assert squad["output"] == "span"
     with pytest.raises(InputError, match="question-answering export"):
         retrain(model, tmp_path / "squad-export", tmp_path / "nope")
+
+
+def test_people_are_never_called_it(built):
+    """A template's "it" refers back to its thing; no thing of the sentiment suite is a person."""
+    from autocheck.author.lexicons import load_lexicon
+
+    people = {e.value for e in load_lexicon("profession")} | {"crew", "staff", "pilot", "people"}
+    refers = re.compile(r"\b[Tt]he (\w+) (?:was|would be)\b[^.?]*\bit (?:is|was)\b")
+    checked = 0
+    for case in cases(built / "sentiment_checklist"):
+        for noun in refers.findall(case["text"]):
+            checked += 1
+            assert noun not in people, case["text"]
+    assert checked >= 500

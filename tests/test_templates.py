@@ -255,3 +255,17 @@ def test_one_text_task_and_question_answering_answers(tmp_path):
         ("Ann is taller than Bo.", ("Bo",)),
         ("Bo is taller than Ann.", ("Ann",)),
     ]
+
+
+def test_a_product_smaller_than_nsamples_is_said(tmp_path, caplog):
+    capability = {
+        "id": "small",
+        "nsamples": 100,
+        "templates": [
+            {"id": "t", "premise": "{x} is here.", "hypothesis": "{x} is here.", "label": "entailment"}
+        ],
+    }
+    with caplog.at_level("WARNING", logger="autocheck.author.templates"):
+        cases = build(tmp_path, capability, lexicons={"x": ["Ann", "Bob", "Cy"]})
+    assert len(cases) == 3
+    assert "only 3 fillings exist, fewer than nsamples=100" in caplog.text and "small" in caplog.text

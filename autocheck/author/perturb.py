@@ -190,6 +190,23 @@ _IRREGULAR = ("won't", "can't", "shan't")
 # Regular-looking forms that are not standard English, left out of contracting.
 _NONSTANDARD = frozenset(("amn't", "shalln't", "daren't", "this's", "which's", "so's", "he've"))
 # 's/'re/'m/'ll/'d/'ve cannot contract a stranded auxiliary: "I know who he is." stays.
+# Contractions written in ordinary edited English; the package also lists "mayn't", "gon't", "so've",
+# "to've", "these're" and the like, which a reader would take for typos.
+_WRITTEN = frozenset(
+    [
+        f"{a} not"
+        for a in "are could did do does had has have is must should was were would might need".split()
+    ]
+    + ["cannot", "will not"]
+    + [f"{p} am" for p in ("i",)]
+    + [f"{p} are" for p in ("you", "we", "they")]
+    + [f"{p} is" for p in "he she it that there here what who where how".split()]
+    + [f"{p} will" for p in "i you he she it we they that".split()]
+    + [f"{p} would" for p in "i you he she we they".split()]
+    + [f"{p} have" for p in "i you we they could should would might must".split()]
+    + ["let us"]
+)
+_PARTICIPLE_NEXT = re.compile(r"\s+((?:\w+ly|ever|never|already|just|always)\s+)?(\w+)")
 _STRANDED = re.compile(r"\s*(?:[.!?,;:)\"”]|$)")
 # An inverted negative question does not expand: "isn't it?" is not "is not it?".
 _INVERTED = re.compile(r"\s+(?:I|you|he|she|it|we|they|there|that|this)\b", re.IGNORECASE)
@@ -218,7 +235,7 @@ def _contraction_tables() -> tuple[dict[str, str], dict[str, str]]:
             expand[k] = v
     contract: dict[str, str] = {}
     for k, v in sorted(expand.items()):
-        if k not in _NONSTANDARD and v not in contract:
+        if k not in _NONSTANDARD and v not in contract and v in _WRITTEN:
             contract[v] = k
     return expand, contract
 
@@ -237,8 +254,47 @@ def _expansion_edits(field: str, text: str) -> list[Edit]:
     for m in re.finditer(r"(?<![\w'’])[A-Za-z]+ ?(?:n" + apos + "t|" + apos + r"[A-Za-z]+)(?![\w'’])", text):
         key = m.group().lower().replace("’", "'").replace(" ", "")
         if key in expand and not (key.endswith("n't") and _INVERTED.match(text, m.end())):
-            edits.append((field, m.start(), m.end(), _case_like(m.group(), expand[key])))
+            full = expand[key]
+            # "she's been" -> "she has been" ("it's done" stays "it is done": "been", "got", "had" or
+            # "ever" tell the perfect from the passive); "I'd seen" -> "I had seen", "you'd better" -> "you
+            # had better"
+            perfect = _PARTICIPLE_NEXT.match(text, m.end())
+            adverb = perfect is not None and (perfect.group(1) or "").strip().lower() in (
+                "ever",
+                "never",
+                "already",
+            )
+            if (
+                key.endswith("'s")
+                and perfect
+                and (
+                    perfect.group(2).lower() in ("been", "got", "gotten", "had")
+                    or (adverb and _participle_follows(text, m.end()))
+                )
+            ):  # "who's ever had", "that's ever gone": only a perfect takes "ever" there
+                full = full.rsplit(" ", 1)[0] + " has"
+            elif key.endswith("'d") and _participle_follows(text, m.end(), also=("better",)):
+                full = full.rsplit(" ", 1)[0] + " had"
+            edits.append((field, m.start(), m.end(), _case_like(m.group(), full)))
     return edits
+
+
+def _participle_follows(text: str, end: int, also: tuple[str, ...] = ()) -> bool:
+    """Whether the next word (an adverb in "-ly" skipped) is a past participle ("been", "seen", "got"), so
+    that a preceding "have"/"'s"/"'d" is the perfect's auxiliary; by lemminflect's dictionary of forms."""
+    from lemminflect import getInflection, getLemma
+
+    m = _PARTICIPLE_NEXT.match(text, end)
+    if not m:
+        return False
+    word = m.group(2).lower()
+    if word in ("been", "got", "gotten") + also:
+        return True
+    lemmas = getLemma(word, upos="VERB")
+    return any(word in getInflection(lemma, tag="VBN") for lemma in lemmas) and not any(
+        word in getInflection(lemma, tag="VBD") and word not in getInflection(lemma, tag="VBN")
+        for lemma in lemmas
+    )
 
 
 @lru_cache(maxsize=1)
@@ -256,6 +312,8 @@ def _contraction_edits(field: str, text: str) -> list[Edit]:
         short = contract[phrase]
         if not short.endswith("n't") and _STRANDED.match(text, m.end()):
             continue
+        if short.endswith("'ve") and not _participle_follows(text, m.end()):
+            continue  # "you have to read", "I have a cat": "have" as a main verb is not contracted
         edits.append((field, m.start(), m.end(), _case_like(m.group(), short)))
     return edits
 
@@ -309,21 +367,28 @@ def _names() -> tuple[dict[str, str], dict[str, list[str]], frozenset[str], list
 
 
 def _find_names(text: str) -> list[tuple[int, int, str, str]]:
-    """(start, end, name, kind) for person names: tokens tagged as proper nouns that are in the first-name
-    lexicon (kind = its gender) or the last-name lexicon (kind "last"). A token in both is a first name
-    unless it follows a first name or a title ("John James", "Mr. James")."""
+    """(start, end, name, kind) for person names: capitalised tokens in the first-name lexicon (kind = its
+    gender) or the last-name lexicon (kind "last"), whatever the tagger calls them, except at the start of a
+    sentence where the tagger reads them as a verb ("May I", "Will you"). Only after a first name or a title
+    is a token a last name ("John Smith", "Mr. James"): a first name used there ("Sally Paul") and a last name
+    alone ("Jordan is a great player", maybe a first name the lexicon lacks) are left alone."""
     gender, _, last, _ = _names()
     tagged = _tag(text)
     found: list[tuple[int, int, str, str]] = []
+    after_first = False
     for i, (word, (start, end), tag) in enumerate(zip(tagged.words, tagged.offsets, tagged.tags)):
-        if tag not in _PROPER:
+        follows = after_first or (i > 0 and tagged.words[i - 1] in _TITLES)
+        after_first = False
+        if not word[:1].isupper() or (word not in gender and word not in last):
             continue
-        after_first = bool(found) and found[-1][1] == tagged.offsets[i - 1][1] and found[-1][3] != "last"
-        after_title = i > 0 and tagged.words[i - 1] in _TITLES
-        if word in last and (after_first or after_title or word not in gender):
-            found.append((start, end, word, "last"))
+        if i in tagged.sentence_starts and (tag == "MD" or tag.startswith("VB")):
+            continue
+        if follows:
+            if word in last and word not in gender:
+                found.append((start, end, word, "last"))
         elif word in gender:
             found.append((start, end, word, gender[word]))
+            after_first = True
     return found
 
 
@@ -332,8 +397,7 @@ def change_names(
 ) -> list[Perturbed]:
     """Replace person names: each first name by another of the same gender, each last name by another last
     name, the same name the same way in every selected field. Names are found by lexicon membership of
-    capitalised tokens that the tagger calls proper nouns, so lower-cased text (SST) has none. [] when no
-    name is found."""
+    capitalised tokens (``_find_names``), so lower-cased text (SST) has none. [] when no name is found."""
     _, by_gender, _, last_list = _names()
     pools = {**by_gender, "last": last_list}
     return _replace_found(inputs, rng, "change_names", _find_names, pools, fields, n)
@@ -557,6 +621,12 @@ _DO = frozenset("do does did".split())
 _NEG = frozenset(("not", "n't"))
 _SKIP = ("RB", "RBR", "RBS")  # adverbs between an auxiliary and its verb ("has really gone")
 _FULL = {"ca": "can", "wo": "will", "sha": "shall"}
+_SUBORDINATORS = frozenset(
+    "if when whenever while although though because since unless until after before once whereas whether "
+    "as".split()
+)
+_RELATIVES = frozenset("who whom whose which that what".split())
+_NEGATIVE_SUBJECTS = frozenset("nobody nothing none no neither nowhere".split())
 
 
 def _next_content(tagged: _Tagged, i: int) -> int | None:
@@ -570,8 +640,8 @@ def _negated_after(tagged: _Tagged, i: int) -> bool:
     """Whether "not"/"n't"/"never" comes within the next four tokens of token ``i``, before any
     punctuation ("will most likely not find"; the tagger may call "most" a verb, so tags are not used)."""
     for j in range(i + 1, min(i + 5, len(tagged.words))):
-        if tagged.words[j].lower() in _NEG | {"never"}:
-            return True
+        if tagged.words[j].lower() in _NEG | _NEGATIVE_SUBJECTS | {"never"}:
+            return True  # "is not", "'s no sense", "is nothing new"
         if tagged.tags[j] in (".", ":", ","):
             return False
     return False
@@ -593,22 +663,47 @@ def _is_aux(tagged: _Tagged, i: int) -> bool:
 def add_negation(
     inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None
 ) -> list[Perturbed]:
-    """Negate the first verb of each selected field where the grammar allows (CheckList's add_negation):
+    """Negate the main-clause verb of each selected field where the grammar allows (CheckList's add_negation
+    negates the parse's root; here a rule over the tagger finds it: a sentence-initial subordinate clause
+    ("If you like it, ...") is skipped up to its comma, and a relative clause's verb ("The film that she
+    made is ...") is skipped):
 
     - an auxiliary or copula (is/are/was/were/am/'s, can/will/should/..., have + participle,
       do + verb) gets "not" after it: "John is happy." -> "John is not happy.";
     - a simple present or past main verb gets do-support: "She likes it." -> "She does not like it.",
       "They went home." -> "They did not go home.", "I like it." -> "I do not like it.".
 
-    Not applicable ([]): no verb, an already negated first verb, or a question that starts with its
-    auxiliary ("Is it good?"). A field where no rule applies is left as it is; [] when none applies.
+    Not applicable ([]): no verb, an already negated verb, a negative subject ("Nobody likes it." would
+    become "Nobody does not like it."), or a question that starts with its auxiliary ("Is it good?"). A
+    field where no rule applies is left as it is; [] when none applies.
     """
     selected = _select(inputs, fields)
     edits: list[Edit] = []
     for f in selected:
         tagged = _tag(inputs[f])
+        subordinate = relative = False
         for i, tag in enumerate(tagged.tags):
             word = tagged.words[i]
+            lower = word.lower()
+            if i in tagged.sentence_starts and lower in _SUBORDINATORS:
+                subordinate = True  # "If you like it, you will love this": its verb is not the main one
+            if subordinate:
+                subordinate = tag != ","
+                continue
+            after_noun = i > 0 and tagged.tags[i - 1].startswith("NN")
+            if lower in _RELATIVES and (tag in ("WDT", "WP", "WP$") or after_noun):
+                relative = True  # "The film that she made is ...": the next finite verb is the clause's
+                continue
+            if lower in _NEGATIVE_SUBJECTS:
+                break  # "Nobody likes it": negating its verb is not negating the sentence
+            finite = _is_aux(tagged, i) or tag in ("VBZ", "VBD", "VBP")
+            if relative:
+                relative = not finite
+                continue
+            if finite and (
+                any(w.lower() in _NEG | {"never"} for w in tagged.words[:i]) or _negated_after(tagged, i)
+            ):
+                break  # "not only are ...", "do n't settle", "there 's no sense": already negated
             if _is_aux(tagged, i):
                 if i in tagged.sentence_starts or _negated_after(tagged, i):
                     break  # a question ("Is it good?") or already negated ("will most likely not find")
@@ -625,6 +720,12 @@ def add_negation(
                     first -= 1
                 if any(w.lower() in _NEG | {"never"} for w in tagged.words[first:i]):
                     break  # "He never lies."
+                from lemminflect import getAllLemmas
+
+                if "VERB" not in getAllLemmas(word.lower()):
+                    break  # the tagger's verb is no verb ("people cinema at its finest")
+                if tag in ("VBZ", "VBP"):  # by the form, not the tag: "the vitality of the actors keeps"
+                    tag = "VBZ" if word.lower() == W.third_person(W.base_form(word).lower()) else "VBP"
                 aux = {"VBZ": "does", "VBD": "did", "VBP": "do"}[tag]
                 start, end = tagged.offsets[i]
                 base = W.base_form(word)

@@ -2,19 +2,27 @@
 at ``{mask}`` in a sentence, ranked, each with its part of speech in the filled sentence and its polarity in
 a lexicon, so a user can pick fill-in lists; optionally only WordNet synonyms or antonyms of a word.
 
-The fills are whole words only, batched and cached (``expand.mlm.MaskedLM.suggest_texts``).
+The fills are whole words only, batched and cached (``expand.mlm.MaskedLM.suggest_texts``). Other
+placeholders (``{first_name} is {mask}.``) are filled from their lexicons first, as CheckList's editor does:
+over ``samples`` seeded fillings, each fill's log-probability averaged over them (a fill missing from a
+filling's list counts as that list's lowest score), so no placeholder reaches the masked LM as text.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ..store import InputError
 from ..tagging import coarse_pos, pos_tag_sents, tokenize
 
 MASK = "{mask}"
 WIDE = 500  # candidates looked at when suggestions are restricted to a word's synonyms or antonyms
+SAMPLES = 5  # fillings of the other placeholders, as CheckList's editor
+_OTHER = re.compile(r"\{(?:(?P<functions>[a-z_]+(?::[a-z_]+)*):)?(?P<key>[a-z_]+?)(?P<number>[0-9]*)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,18 +42,23 @@ def suggest(
     lexicon: Any = None,
     synonyms_of: str | None = None,
     antonyms_of: str | None = None,
+    samples: int | None = None,
+    seed: int = 0,
 ) -> list[Suggestion]:
-    """The ``n`` best fills of the ``{mask}`` placeholders of ``template``, best first."""
+    """The ``n`` best fills of the ``{mask}`` placeholders of ``template``, best first; its other
+    placeholders filled from their lexicons in ``samples`` seeded ways (default ``SAMPLES``)."""
     masks = template.count(MASK)
     if masks == 0:
         raise InputError(f"{template!r}: no {MASK} to fill")
     related = _related(synonyms_of, antonyms_of)
     top = WIDE if related is not None else n
-    text = template.replace(MASK, mlm.tokenizer.mask_token)
-    fills = mlm.suggest_texts([text], beam_size=max(top, 20), top_n=top)[0]
+    samples = _fill_placeholders(template, SAMPLES if samples is None else samples, seed)
+    texts = [t.replace(MASK, mlm.tokenizer.mask_token) for t in samples]
+    fills = _averaged(mlm.suggest_texts(texts, beam_size=max(top, 20), top_n=top))
     if related is not None:
         fills = [(words, score) for words, score in fills if all(w.lower() in related for w in words)]
     fills = fills[:n]
+    template = samples[0]  # the suggestions are shown in the first filling
     filled = [_fill(template, words) for words, _ in fills]
     tagged = _tags_of_fills(filled)
     out = []
@@ -56,6 +69,63 @@ def suggest(
         )
         out.append(Suggestion(tuple(words), score, text, tags, polarity))
     return out
+
+
+def _fill_placeholders(template: str, samples: int, seed: int) -> list[str]:
+    """``template`` with its placeholders other than ``{mask}`` filled from the shipped lexicons (numbered
+    ones with distinct values, functions ``a``/``plural``/``cap`` applied), ``samples`` ways; the template
+    itself when it has none."""
+    from . import words
+    from .lexicons import load_lexicon
+    from .templates import BUILTIN_RANGES
+
+    found = [m for m in _OTHER.finditer(template) if m.group() != MASK]
+    if not found:
+        return [template]
+    rng = np.random.default_rng(seed)
+    apply = {"a": words.article, "plural": words.plural, "cap": lambda w: w[:1].upper() + w[1:]}
+    out = []
+    for _ in range(samples):
+        chosen: dict[str, str] = {}
+        for m in found:
+            slot = m["key"] + m["number"]
+            if slot in chosen:
+                continue
+            if m["key"] in BUILTIN_RANGES:
+                low, high = BUILTIN_RANGES[m["key"]]
+                pool = [str(v) for v in range(low, high + 1)]
+            else:
+                try:
+                    pool = [e.value for e in load_lexicon(m["key"])]
+                except InputError:
+                    raise InputError(f"{template!r}: no lexicon {m['key']!r} for {m.group()}") from None
+            taken = {v for k, v in chosen.items() if k.rstrip("0123456789") == m["key"]}
+            chosen[slot] = str(rng.choice([v for v in pool if v not in taken]))
+        text = template
+        for m in found:
+            value = chosen[m["key"] + m["number"]]
+            for name in reversed((m["functions"] or "").split(":") if m["functions"] else []):
+                if name not in apply:
+                    raise InputError(f"{template!r}: suggest cannot apply {name!r} in {m.group()}")
+                value = apply[name](value)
+            text = text.replace(m.group(), value, 1)
+        out.append(text)
+    return out
+
+
+def _averaged(per_sample: list[list[tuple[tuple[str, ...], float]]]) -> list[tuple[tuple[str, ...], float]]:
+    """Each fill's mean log-probability over the samples, best first; a fill missing from a sample's list
+    counts as that list's lowest score (it ranked below everything listed)."""
+    if len(per_sample) == 1:
+        return list(per_sample[0])
+    floors = [min((score for _, score in fills), default=0.0) for fills in per_sample]
+    scores: dict[tuple[str, ...], list[float]] = {tuple(w): [] for fills in per_sample for w, _ in fills}
+    for i, fills in enumerate(per_sample):
+        listed = {tuple(w): score for w, score in fills}
+        for words_ in scores:
+            scores[words_].append(listed.get(words_, floors[i]))
+    mean = {w: float(np.mean(v)) for w, v in scores.items()}
+    return sorted(mean.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def _related(synonyms_of: str | None, antonyms_of: str | None) -> set[str] | None:

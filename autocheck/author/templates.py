@@ -428,6 +428,13 @@ def fillings(template: Template, seed: int, max_cases: int, capability: str = ""
         valid = [c for c in itertools.product(*map(range, sizes)) if _valid(template, c)]
         if not valid:
             raise InputError(f"{template.where}: no filling meets the conditions and distinct placeholders")
+        if template.nsamples is not None and len(valid) < template.nsamples:
+            log.warning(  # a small test: a 0 % failure rate over few cases says little
+                "%s: only %d fillings exist, fewer than nsamples=%d; all are used",
+                template.where,
+                len(valid),
+                template.nsamples,
+            )
         if template.nsamples is None or len(valid) <= template.nsamples:
             return valid
         rng = rng_for(seed, f"{capability}/{template.id}/fillings")

@@ -263,6 +263,17 @@ def build_nationalities(out: Path, countries: dict[str, dict]) -> None:
 # ---------------------------------------------------------------- words
 
 NOT_AGENT_SUFFIXES = ("ment", "ing", "ion", "ions", "ery")
+# Templates put a profession next to a name or pronoun of either gender, so gendered titles are left out
+# ("He is a barmaid."), and so are words that are no profession or mostly mean something else.
+GENDERED_TITLES = frozenset(
+    "salesman foreman cameraman lineman fireman seaman clergyman sportsman postmaster postman airman "
+    "handyman barman showman patrolman milkman nurseryman landlord masseur actress maid nun waitress "
+    "housewife hostess landlady seamstress stewardess barmaid saleswoman chambermaid sportswoman masseuse "
+    "matron".split()
+)
+NOT_PROFESSIONS = frozenset(
+    "ornamental gambler philatelist landowner licensee groom recorder employee".split()
+)
 
 
 def build_professions(out: Path) -> None:
@@ -281,6 +292,8 @@ def build_professions(out: Path) -> None:
         w = o.lower()
         if " " in o or not o.isalpha() or o in starts:
             continue
+        if w in GENDERED_TITLES or w in NOT_PROFESSIONS:
+            continue
         if getAllLemmas(w).get("NOUN", (None,))[0] == w and not w.endswith(NOT_AGENT_SUFFIXES):
             words.add(w)
     ranked = sorted(words, key=lambda w: (-wordfreq.zipf_frequency(w, "en"), w))
@@ -291,7 +304,9 @@ def build_professions(out: Path) -> None:
         "MIT (mimesis); wordfreq Apache-2.0 (ranking only)",
         ranked,
         "single-word titles, lower case, most frequent first; lemminflect checks that each is a "
-        "singular noun",
+        'singular noun; no gendered title ("fireman", "actress", "landlady": the people templates name are '
+        'of any gender) and no word that is not a profession or is mostly something else ("ornamental", '
+        '"groom", "recorder")',
     )
 
 

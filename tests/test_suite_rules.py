@@ -1,0 +1,288 @@
+"""Each test of the shipped suites can fail: for every capability a rule model (``rule_models``) whose blind
+spot is that capability fails it (>= 90 % of its cases) and passes the capabilities it has no reason to
+fail; the same reader with no blind spot passes them all."""
+
+from __future__ import annotations
+
+import pytest
+from rule_models import (
+    WORD,
+    Brittle,
+    Memorised,
+    NLIReader,
+    QQPReader,
+    SentimentReader,
+    SquadReader,
+    WordOverlap,
+    seen_names,
+    vocabulary_of,
+)
+
+from autocheck.author.lexicons import load_lexicon
+from autocheck.cli import main
+from autocheck.models.callables import CallableModel
+from autocheck.requirements import load_spec
+from autocheck.run import run_suite
+from autocheck.store import read_jsonl
+
+QQP = load_spec("qqp").task
+# blind spot -> the capabilities it must fail; RELATED: others it may fail, for a reason given
+QQP_FAILS = {
+    "synonym": {"QQP-synonyms"},
+    "antonym": {"QQP-more-less", "QQP-negated-antonym"},
+    "modifier": {"QQP-modifiers"},
+    "names": {"QQP-names"},
+    "numbers": {"QQP-numbers"},
+    "used-to": {"QQP-used-to"},
+    "before-after": {"QQP-before-after"},
+    "negation": {"QQP-negation", "QQP-negated-antonym"},
+    "coref": {"QQP-he-she", "QQP-his-her"},
+    "comparison-order": {"QQP-comparison-order"},
+    "symmetric": {"QQP-symmetric"},
+    "asymmetric": {"QQP-asymmetric"},
+    "passive": {"QQP-active-passive"},
+    "specific": {"QQP-symmetry"},
+}
+QQP_RELATED = {  # without names, people cannot be told apart: who does what to whom is lost
+    "names": {"QQP-he-she", "QQP-his-her", "QQP-asymmetric", "QQP-active-passive"},
+}
+
+
+@pytest.fixture(scope="module")
+def qqp(tmp_path_factory):
+    out = tmp_path_factory.mktemp("qqp")
+    assert main(["seeds", "--requirements", "qqp", "--seed", "1", "--out", str(out / "suite")]) == 0
+    return out / "suite"
+
+
+def failure_rates(suite, models, out):
+    results = run_suite(suite, models, out)["models"]
+    return {
+        name: {cap: r["failure_rate"] for cap, r in results[name]["capabilities"].items()} for name in results
+    }
+
+
+def check(rates, fails, related=frozenset()):
+    """``fails`` failed at >= 90 %, nothing else but ``related`` failed at all."""
+    missed = {cap: rate for cap, rate in rates.items() if cap in fails and rate < 0.9}
+    wrong = {cap: rate for cap, rate in rates.items() if cap not in fails | related and rate > 0}
+    assert not missed and not wrong, (fails, missed, wrong)
+
+
+def qqp_model(blind, cases):
+    fields = ("question1", "question2")
+    if blind == "typos":
+        return Brittle(QQPReader(), QQPReader.labels, vocabulary=vocabulary_of(cases, fields))
+    if blind == "contractions":
+        return Brittle(QQPReader(), QQPReader.labels, contractions=True)
+    if blind == "names-memorised":
+        return Brittle(QQPReader(), QQPReader.labels, names=seen_names(cases, fields))
+    return QQPReader([] if blind == "none" else [blind])
+
+
+QQP_FAILS |= {
+    "none": set(),
+    "typos": {"QQP-typos"},  # a word it never saw (a typo) changes its answer
+    "contractions": {"QQP-contractions"},  # so does a contraction
+    "names-memorised": {"QQP-names-everywhere"},  # so does a full name it never saw
+}
+
+
+def test_qqp_every_capability_has_a_blind_model():
+    assert set().union(*QQP_FAILS.values()) == {c.id for c in load_spec("qqp").capabilities}
+
+
+@pytest.mark.parametrize("blind", sorted(QQP_FAILS))
+def test_qqp_each_test_fails_the_model_blind_to_it_and_only_that(qqp, tmp_path, blind):
+    model = CallableModel(f"rule:{blind}", qqp_model(blind, list(read_jsonl(qqp / "cases.jsonl"))), QQP)
+    rates = failure_rates(qqp, [model], tmp_path / "run")[model.name]
+    assert set(rates) == {c.id for c in load_spec("qqp").capabilities}
+    check(rates, QQP_FAILS[blind], QQP_RELATED.get(blind, set()))
+
+
+def test_qqp_word_overlap_fails_what_one_changed_word_hides(qqp, tmp_path):
+    """CheckList's QQP questions are long enough that one changed word keeps most of the words."""
+    rates = failure_rates(qqp, [CallableModel("overlap", WordOverlap(), QQP)], tmp_path / "run")["overlap"]
+    for cap in ("QQP-he-she", "QQP-his-her", "QQP-before-after", "QQP-names", "QQP-numbers", "QQP-more-less"):
+        assert rates[cap] >= 0.9, (cap, rates[cap])
+    assert rates["QQP-synonyms"] <= 0.05 and rates["QQP-symmetry"] == 0.0
+
+
+# --- sentiment ------------------------------------------------------------------------------------------
+
+SENTIMENT_FAILS = {
+    "none": set(),
+    "lexicon": {"CL-vocab-pos"},
+    "neutral": {"CL-vocab-neutral"},
+    "intensifier": {"CL-intensifiers"},
+    "negation": {"CL-negation"},
+    "temporal": {"CL-temporal"},
+    "srl": {"CL-srl"},
+    "taxonomy": {"CL-taxonomy"},
+    "logic": {"CL-logic"},
+    "biased": {"CL-fairness"},
+    "appended": {"CL-phrases"},
+    "not-negative": {"CL-negated-neutral"},
+    "negation-scope": {"CL-negation-middle"},
+    "sarcastic": {"CL-phrases-positive"},
+    "typos": {"CL-typos"},
+    "url": {"CL-url-handle"},
+    "names-memorised": {"CL-names"},
+    "places-memorised": {"CL-locations"},
+}
+SENTIMENT_RELATED = {
+    # knowing no sentiment word, every test that reads one fails (not "negated negative", read neutral)
+    "lexicon": {
+        "CL-intensifiers",
+        "CL-temporal",
+        "CL-negation",
+        "CL-negation-middle",
+        "CL-srl",
+        "CL-taxonomy",
+    },
+    "appended": {"CL-url-handle"},  # a URL is appended text too
+    "sarcastic": {"CL-url-handle"},
+    "negation": {"CL-negation-middle"},  # "not" unread anywhere
+    # a URL and an appended phrase are unseen words too
+    "typos": {"CL-url-handle", "CL-phrases", "CL-phrases-positive"},
+}
+
+
+@pytest.fixture(scope="module")
+def sentiment(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sentiment") / "suite"
+    assert main(["seeds", "--requirements", "sentiment_checklist", "--seed", "1", "--out", str(out)]) == 0
+    return out
+
+
+def sentiment_model(blind, cases):
+    labels = SentimentReader.labels
+    seeds = [c["text"] for c in cases if c["kind"] == "seed"]
+    first = {e.value for e in load_lexicon("first_name")}
+    places = {w for name in ("city", "country") for e in load_lexicon(name) for w in WORD.findall(e.value)}
+    if blind == "typos":
+        return Brittle(SentimentReader(), labels, vocabulary=vocabulary_of(cases, ["text"]))
+    if blind == "url":
+        return Brittle(SentimentReader(), labels, marks=("http", "@"))
+    if blind == "names-memorised":
+        return Memorised(SentimentReader(), first, seeds)
+    if blind == "places-memorised":  # capitalised words of place names that are no first name
+        return Memorised(SentimentReader(), {w for w in places if w[:1].isupper() and w not in first}, seeds)
+    return SentimentReader([] if blind == "none" else [blind])
+
+
+def test_sentiment_every_capability_has_a_blind_model():
+    ids = {c.id for c in load_spec("sentiment_checklist").capabilities}
+    assert set().union(*SENTIMENT_FAILS.values()) == ids
+
+
+@pytest.mark.parametrize("blind", sorted(SENTIMENT_FAILS))
+def test_sentiment_each_test_fails_the_model_blind_to_it_and_only_that(sentiment, tmp_path, blind):
+    task = load_spec("sentiment_checklist").task
+    model = sentiment_model(blind, list(read_jsonl(sentiment / "cases.jsonl")))
+    model = CallableModel(f"rule:{blind}", model, task)
+    rates = failure_rates(sentiment, [model], tmp_path / "run")[model.name]
+    check(rates, SENTIMENT_FAILS[blind], SENTIMENT_RELATED.get(blind, set()))
+
+
+# --- machine comprehension ------------------------------------------------------------------------------
+
+SQUAD_FAILS = {
+    "none": set(),
+    "categories": {"MC-categories"},
+    "nationality-job": {"MC-nationality-job"},
+    "animal-vehicle": {"MC-animal-vehicle"},
+    "comparative": {"MC-comparatives"},
+    "antonym": {"MC-comparison-antonym", "MC-more-less-antonym"},
+    "intensifier": {"MC-intensifiers"},
+    "change": {"MC-change-one-person"},
+    "coref": {"MC-coref-he-she", "MC-coref-his-her"},
+    "former-latter": {"MC-former-latter"},
+    "roles": {"MC-agent-object"},
+    "passive": {"MC-agent-object-passive"},
+    "negation": {"MC-negation", "MC-fairness"},
+    "before-after": {"MC-before-after"},
+    "distracted": {"MC-irrelevant-sentence"},
+    "typos": {"MC-typos"},
+}
+SQUAD_RELATED = {
+    "comparative": {"MC-comparison-antonym", "MC-more-less-antonym"},  # comparisons too
+    "roles": {"MC-agent-object-passive"},  # its active clause
+    "typos": {"MC-irrelevant-sentence"},  # the added sentence's words are unseen too
+}
+
+
+@pytest.fixture(scope="module")
+def squad(tmp_path_factory):
+    out = tmp_path_factory.mktemp("squad") / "suite"
+    assert main(["seeds", "--requirements", "squad", "--seed", "1", "--out", str(out)]) == 0
+    return out
+
+
+def test_squad_every_capability_has_a_blind_model():
+    assert set().union(*SQUAD_FAILS.values()) == {c.id for c in load_spec("squad").capabilities}
+
+
+@pytest.mark.parametrize("blind", sorted(SQUAD_FAILS))
+def test_squad_each_test_fails_the_model_blind_to_it_and_only_that(squad, tmp_path, blind):
+    if blind == "typos":
+        cases = list(read_jsonl(squad / "cases.jsonl"))
+        reader = Brittle(SquadReader(), (), vocabulary=vocabulary_of(cases, ["context", "question"]))
+    else:
+        reader = SquadReader([] if blind == "none" else [blind])
+    model = CallableModel(f"rule:{blind}", reader, load_spec("squad").task)
+    rates = failure_rates(squad, [model], tmp_path / "run")[model.name]
+    check(rates, SQUAD_FAILS[blind], SQUAD_RELATED.get(blind, set()))
+
+
+# --- NLI ------------------------------------------------------------------------------------------------
+
+NLI_FAILS = {
+    "none": set(),
+    "antonym": {"NLI-antonym"},
+    "synonym": {"NLI-synonym"},
+    "and": {"NLI-and"},
+    "or": {"NLI-or"},
+    "comparative": {"NLI-comparative"},
+    "time": {"NLI-time"},
+    "tense": {"NLI-tense"},
+    "geography": {"NLI-geography"},
+    "negation": {"NLI-negation"},
+    "not-contradicts": {"NLI-negation-neutral"},
+    "quantifier": {"NLI-quantifier"},
+    "number": {"NLI-number"},
+    "hypernym": {"NLI-hypernym"},
+    "spatial": {"NLI-spatial"},
+    "causal": {"NLI-causal"},
+    "coref": {"NLI-coref"},
+    "typos": {"NLI-typos"},
+    "names-memorised": {"NLI-names"},
+}
+NLI_RELATED = {"names-memorised": {"NLI-typos"}}  # a typo can make another name ("Jeffrey", "Jeffery")
+
+
+@pytest.fixture(scope="module")
+def nli(tmp_path_factory):
+    out = tmp_path_factory.mktemp("nli") / "suite"
+    assert main(["seeds", "--requirements", "nli", "--seed", "1", "--out", str(out)]) == 0
+    return out
+
+
+def test_nli_every_capability_has_a_blind_model():
+    assert set().union(*NLI_FAILS.values()) == {c.id for c in load_spec("nli").capabilities}
+
+
+@pytest.mark.parametrize("blind", sorted(NLI_FAILS))
+def test_nli_each_test_fails_the_model_blind_to_it_and_only_that(nli, tmp_path, blind):
+    cases = list(read_jsonl(nli / "cases.jsonl"))
+    fields = ("premise", "hypothesis")
+    if blind == "typos":
+        reader = Brittle(NLIReader(), NLIReader.labels, vocabulary=vocabulary_of(cases, fields))
+    elif blind == "names-memorised":
+        seeds = [{f: c[f] for f in fields} for c in cases if c["kind"] == "seed"]
+        reader = Memorised(NLIReader(), {e.value for e in load_lexicon("first_name")}, seeds)
+    else:
+        reader = NLIReader([] if blind == "none" else [blind])
+    model = CallableModel(f"rule:{blind}", reader, load_spec("nli").task)
+    rates = failure_rates(nli, [model], tmp_path / "run")[model.name]
+    check(rates, NLI_FAILS[blind], NLI_RELATED.get(blind, set()))
