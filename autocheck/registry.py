@@ -68,6 +68,8 @@ class Registry(Generic[T]):
         self._parts[name] = part
         return part
 
+    __getitem__ = get
+
     def __contains__(self, name: object) -> bool:
         return name in self._parts or name in self._plugins()
 

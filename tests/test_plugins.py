@@ -75,6 +75,22 @@ def test_run_uses_a_plugins_model_form(plugin_site, tmp_path):
     assert (tally["failures"], tally["applicable"]) == (1, 3)
 
 
+def test_perturb_uses_a_plugins_perturbation(plugin_site, tmp_path):
+    dataset = tmp_path / "texts.csv"
+    dataset.write_text("text\nThe film was fine.\nA slow start.\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "autocheck", "perturb", str(dataset), "--perturbation", "shout"]
+        + ["--out", str(tmp_path / "suite")],
+        env=_env(plugin_site),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in (tmp_path / "suite" / "cases.jsonl").read_text().splitlines()]
+    shouted = [row["text"] for row in rows if row["kind"] == "perturbation"]
+    assert shouted == ["THE FILM WAS FINE.", "A SLOW START."]
+
+
 def test_a_broken_plugin_part_is_an_error_naming_the_package(plugin_site):
     done = _python(
         plugin_site,

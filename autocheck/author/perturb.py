@@ -17,8 +17,9 @@ Edits are made at token boundaries found by ``autocheck.tagging.tokenize`` (Tree
 offsets) and spliced into the original string, so text outside an edit is byte-identical. Every function
 is deterministic given the ``rng``: the same seed gives the same versions.
 
-The registry ``PERTURBATIONS`` maps names to functions; ``perturb(name, inputs, rng, **options)`` checks
-the name and the options and calls it.
+The registry ``PERTURBATIONS`` maps names to functions (a plug-in adds one through the entry-point group
+``autocheck.perturbations``); ``perturb(name, inputs, rng, **options)`` checks the name and the options and
+calls it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ..registry import Registry
 from ..store import InputError
 from ..tagging import pos_tag_sents, tokenize
 from . import words as W
@@ -793,20 +795,24 @@ def _is_verb(tagged: _Tagged, j: int) -> bool:
 
 # ---------------------------------------------------------------- registry
 
-PERTURBATIONS: dict[str, Callable[..., list[Perturbed]]] = {
-    "typos": typos,
-    "contractions": contractions,
-    "expand_contractions": expand_contractions,
-    "change_names": change_names,
-    "change_location": change_location,
-    "change_number": change_number,
-    "punctuation": punctuation,
-    "add_url_handle": add_url_handle,
-    "add_negation": add_negation,
-    "remove_negation": remove_negation,
-    "append_phrase": append_phrase,
-    "swap_fields": swap_fields,
-}
+# A perturbation is a function (inputs, rng, **options) -> [Perturbed]; a plug-in adds one through the
+# entry-point group "autocheck.perturbations".
+PERTURBATIONS: Registry[Callable[..., list[Perturbed]]] = Registry("perturbations", "perturbation")
+for _function in (
+    typos,
+    contractions,
+    expand_contractions,
+    change_names,
+    change_location,
+    change_number,
+    punctuation,
+    add_url_handle,
+    add_negation,
+    remove_negation,
+    append_phrase,
+    swap_fields,
+):
+    PERTURBATIONS.register(_function.__name__, _function)
 
 
 def options_of(name: str) -> list[str]:
