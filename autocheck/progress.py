@@ -128,14 +128,27 @@ def bar(
     stream: TextIO | None = None,
     interval: float | None = None,
 ) -> Any:
-    """A reporter with ``update(n)``, ``set_postfix_str`` and ``close``: a tqdm bar on a terminal, log
-    lines otherwise."""
+    """A reporter with ``update(n)``, ``set_postfix_str`` and ``close``: a tqdm bar on a terminal, the
+    notebook's own bar in Jupyter (``tqdm.auto``: a widget where ipywidgets is installed), log lines
+    otherwise."""
     stream = sys.stderr if stream is None else stream
+    if _in_notebook():
+        from tqdm.auto import tqdm as auto
+
+        return auto(total=total, desc=description, unit=unit)
     if _is_terminal(stream):
         from tqdm import tqdm
 
         return tqdm(total=total, desc=description, unit=unit, file=stream, dynamic_ncols=True)
     return LogProgress(total, description, unit, interval=interval)
+
+
+def _in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (JupyterLab, VS Code, Colab): its stderr is no terminal,
+    but a person is watching the cell."""
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
+    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
 
 
 def track(

@@ -266,3 +266,21 @@ def test_run_on_a_terminal_shows_a_bar_of_inputs(tmp_path, monkeypatch, caplog):
         )
     assert not [r for r in caplog.records if r.name == "autocheck.progress"]  # a bar, not log lines
     assert re.search(r"m: 100%.*6/6 \[.*inputs/s\]", terminal.getvalue())
+
+
+def test_a_jupyter_kernel_gets_the_notebook_bar_not_log_lines(monkeypatch):
+    """In a kernel stderr is no terminal, yet a person watches the cell: tqdm.auto's bar, not log lines."""
+    import sys
+    import types
+
+    from tqdm import tqdm as std_tqdm
+
+    from autocheck import progress
+
+    log_stream = io.StringIO()  # not a terminal
+    assert isinstance(progress.bar(10, "run", stream=log_stream), progress.LogProgress)
+    kernel = types.SimpleNamespace(config={"IPKernelApp": {"connection_file": "kernel.json"}})
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: kernel))
+    reporter = progress.bar(10, "run", stream=log_stream)
+    assert isinstance(reporter, std_tqdm)
+    reporter.close()
