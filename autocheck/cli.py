@@ -91,6 +91,7 @@ def _add_dataset_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--encoding", help="text encoding of local dataset files (default: detected; see the manifest)"
     )
+    p.add_argument("--max-rows", type=int, help="read at most N dataset rows (kept or skipped)")
 
 
 def _add_expansion_options(p: argparse.ArgumentParser) -> None:
@@ -177,6 +178,7 @@ def _config(args: argparse.Namespace, expand: bool):
         label_map=args.label_map,
         split=args.split,
         encoding=args.encoding,
+        max_rows=args.max_rows,
         expand=expand,
         chunk_size=args.chunk_size,
         max_cases=args.max_cases,
@@ -421,10 +423,20 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     from .expand.fill import MaskedLM
     from .sources.lexicon import load_lexicon
 
-    lexicon = load_lexicon(args.lexicon) if args.lexicon != "none" else None
+    lexicon = None
+    if args.lexicon != "none":
+        try:
+            lexicon = load_lexicon(args.lexicon or "sentiwordnet")
+        except ResourceMissing as e:
+            if args.lexicon is not None:  # asked for by name: an error
+                raise
+            Console(stderr=True).print(f"note: no polarity column ({e}); pass --lexicon opinion|vader|PATH")
+    # a word list to rank needs no masked LM unless one is named
+    related = args.synonyms_of or args.antonyms_of
+    mlm = None if related and args.mlm is None else MaskedLM.from_pretrained(args.mlm or "bert-base-uncased")
     rows = suggest(
         args.template,
-        MaskedLM.from_pretrained(args.mlm),
+        mlm,
         args.n,
         lexicon=lexicon,
         synonyms_of=args.synonyms_of,
@@ -436,7 +448,12 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     for rank, row in enumerate(rows, 1):
         polarity = " ".join(p or "?" for p in row.polarity) if lexicon else ""
         table.add_row(
-            str(rank), " ".join(row.words), f"{row.score:.2f}", " ".join(row.tags), polarity, row.text
+            str(rank),
+            " ".join(row.words),
+            "" if row.score is None else f"{row.score:.2f}",
+            " ".join(row.tags),
+            polarity,
+            row.text,
         )
     Console().print(table)
     return 0
@@ -468,6 +485,7 @@ def cmd_perturb(args: argparse.Namespace) -> int:
         label_column=args.label_column,
         split=args.split,
         encoding=args.encoding,
+        max_rows=args.max_rows,
         expand=False,
         labelled=False,
     )
@@ -668,9 +686,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("suggest", help="masked-LM suggestions for a {mask} in a sentence, for templates")
     p.add_argument("template", help='a sentence with {mask} placeholders, e.g. "I really {mask} the flight."')
-    p.add_argument("--mlm", default="bert-base-uncased", help="masked LM: HF hub id or directory")
+    p.add_argument(
+        "--mlm",
+        help="masked LM: HF hub id or directory (default bert-base-uncased; "
+        "with --synonyms-of/--antonyms-of, none: WordNet's words unranked)",
+    )
     p.add_argument("-n", type=int, default=30, help="how many suggestions (default 30)")
-    p.add_argument("--lexicon", default="sentiwordnet", help="polarity lexicon for the table, or 'none'")
+    p.add_argument(
+        "--lexicon",
+        help="polarity lexicon for the table (default: sentiwordnet where installed), or 'none'",
+    )
     p.add_argument("--synonyms-of", metavar="WORD", help="only WordNet synonyms of WORD")
     p.add_argument("--antonyms-of", metavar="WORD", help="only WordNet antonyms of WORD")
     p.set_defaults(func=cmd_suggest)
