@@ -20,7 +20,7 @@ WIDE = 500  # candidates looked at when suggestions are restricted to a word's s
 @dataclass(frozen=True, slots=True)
 class Suggestion:
     words: tuple[str, ...]  # one per {mask}
-    score: float  # mean log-probability per mask
+    score: float | None  # mean log-probability per mask (None: no masked LM ranked it)
     text: str  # the filled sentence
     tags: tuple[str, ...]  # Penn tag of each word in the filled sentence
     polarity: tuple[str | None, ...]  # each word's polarity in the lexicon (None: unknown to it)
@@ -35,14 +35,27 @@ def suggest(
     synonyms_of: str | None = None,
     antonyms_of: str | None = None,
 ) -> list[Suggestion]:
-    """The ``n`` best fills of the ``{mask}`` placeholders of ``template``, best first."""
+    """The ``n`` best fills of the ``{mask}`` placeholders of ``template``, best first.
+
+    With ``synonyms_of``/``antonyms_of`` the masked LM only ranks WordNet's words: without one (``mlm=None``)
+    a one-mask template is filled with each of them, in alphabetical order and unscored. Polarity needs a
+    ``lexicon`` (None: unknown)."""
     masks = template.count(MASK)
     if masks == 0:
         raise InputError(f"{template!r}: no {MASK} to fill")
     related = _related(synonyms_of, antonyms_of)
     top = WIDE if related is not None else n
-    text = template.replace(MASK, mlm.tokenizer.mask_token)
-    fills = mlm.suggest_texts([text], beam_size=max(top, 20), top_n=top)[0]
+    fills: list[tuple[Any, float | None]]
+    if mlm is None:
+        if related is None or masks != 1:
+            raise InputError.hint(
+                "{mlm}: needed to fill the template (only a one-mask synonym or antonym list can go without)",
+                mlm="mlm=NAME",
+            )
+        fills = [((word,), None) for word in sorted(related)]
+    else:
+        text = template.replace(MASK, mlm.tokenizer.mask_token)
+        fills = mlm.suggest_texts([text], beam_size=max(top, 20), top_n=top)[0]
     if related is not None:
         fills = [(words, score) for words, score in fills if all(w.lower() in related for w in words)]
     fills = fills[:n]
