@@ -117,10 +117,11 @@ def _detokenizer() -> Callable[[str], str]:
     ending = [(plain(p), sub) for p, sub in nltk.ENDING_QUOTES]
     later = [(plain(p), sub) for p, sub in (nltk.DOUBLE_DASHES, *nltk.PARENS_BRACKETS, *nltk.PUNCTUATION,
                                             *nltk.STARTING_QUOTES)]  # fmt: skip
-    # What every pattern needs (a quote, a padded punctuation mark or bracket, "--", "can not"): a superset
-    # test that is cheap because it is one character class or literal per alternative.
+    # What some pattern needs (a quote after a space, '' or "', a padded punctuation mark or bracket, "--",
+    # "can not", ...): a superset test, cheap because each alternative starts with a class or a literal.
     anything = re.compile(
-        r"['\"`]|--|\s[?!.;%:,\])}>]|[#$\[({<]\s|[\])}>]\s[:;,.]|(?i:\b(?:can|gim|gon|got|lem|wan)\s)"
+        r"\s['\"]|\s[nN]'|''|\"'|``|--|\s[?!.;%:,\])}>]|[#$\[({<]\s|[\])}>]\s[:;,.]"
+        r"|(?i:\b(?:can|gim|gon|got|lem|wan)\s)"
     )
 
     def detokenize(text: str) -> str:
