@@ -191,7 +191,7 @@ def lexicon():
     return load_lexicon("opinion")
 
 
-@pytest.mark.parametrize("max_seeds, shuffled", [(None, False), (3, False), (3, True), (40, True)])
+@pytest.mark.parametrize("max_seeds, shuffled", [(None, False), (3, False), (3, True), (None, True)])
 def test_streamed_selection_is_the_in_memory_one(lexicon, max_seeds, shuffled):
     examples = _examples(5000)  # more than one window
     order = examples[:]
@@ -276,3 +276,32 @@ def test_antonyms_need_no_masked_lm_nor_lexicon(shared_data):
     assert all(row.score is None and row.polarity == (None,) for row in rows)
     with pytest.raises(InputError, match="mlm=NAME"):
         suggest("This movie is {mask}.", None)
+
+
+def test_counts_are_the_whole_dataset_s_after_an_early_stopping_pass(tmp_path):
+    rows = [(f"Row {i} is here.", "positive" if i < 10 else "negative") for i in range(5000)]
+    path = _csv(tmp_path / "d.csv", rows)
+    spec = load_spec(
+        None,
+        None,
+        data={
+            "task": "sentiment",
+            "capabilities": [{
+                "id": "pos", "capability": "Vocabulary", "description": "positive rows", "test_type": "MFT",
+                "search": [{"label": "positive"}], "expected": {"positive": "positive"},
+            }],
+        },
+    )  # fmt: skip
+    stats = DatasetStats()
+    reads = []
+
+    def read():
+        reads.append(0)
+        for example in load_examples(str(path), labels=SENTIMENT, stats=stats):
+            reads[-1] += 1
+            yield example
+
+    chosen, _, rows_read = select_seeds(read, spec.capabilities, None, max_seeds=2, seed=0, stats=stats)
+    assert len(chosen["pos"]) == 2 and rows_read == 5000
+    assert reads[1] < 5000  # the second pass stopped once it had the drawn rows (the first 10)
+    assert (stats.read, stats.kept) == (5000, 5000)

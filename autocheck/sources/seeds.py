@@ -19,6 +19,7 @@ matches of a capability (or pool) in disorder are all kept and sorted, as the in
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -203,6 +204,9 @@ def select_seeds(
         return n
 
     rows = run_pass({**seeds, **pools}, "search", first=True)
+    # the counts of the whole first pass are the dataset's (a later pass may stop early)
+    counted = ("read", "kept", "skipped", "unknown_labels")
+    first_counts = {name: copy.deepcopy(getattr(stats, name)) for name in counted if hasattr(stats, name)}
     chosen: dict[str, list[Example]] = {}
     todo: dict[Any, _Target] = {}
     for cap_id, target in seeds.items():
@@ -254,6 +258,8 @@ def select_seeds(
                 unique = sorted({e.id: e for e in target.found.values()}.values(), key=natural_key)
                 filler_pools.sizes[key] = len(unique)
                 filler_pools.items[key] = dict(enumerate(unique))
+    for name, value in first_counts.items():
+        setattr(stats, name, value)
     return chosen, filler_pools, rows
 
 
