@@ -69,8 +69,12 @@ class DatasetStats:
     encodings: dict[str, str] = field(default_factory=dict)  # file -> the encoding it was read with
     # labels no rule accepted, with their counts (the first MAX_UNKNOWN distinct ones: memory stays bounded)
     unknown_labels: dict[str, int] = field(default_factory=dict)
-    size: int | None = None  # bytes of the local files to read; None: not known (a Hugging Face dataset)
-    bytes_read: int = 0  # of ``size``, advanced as files are read (progress)
+
+    def __post_init__(self) -> None:
+        # progress only, so not fields (the manifest records the fields): the bytes of the file to read
+        # (None: not known, a folder or a Hugging Face dataset) and those read so far
+        self.size: int | None = None
+        self.bytes_read = 0
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
