@@ -305,3 +305,31 @@ def test_counts_are_the_whole_dataset_s_after_an_early_stopping_pass(tmp_path):
     assert len(chosen["pos"]) == 2 and rows_read == 5000
     assert reads[1] < 5000  # the second pass stopped once it had the drawn rows (the first 10)
     assert (stats.read, stats.kept) == (5000, 5000)
+
+
+def test_perturb_reads_max_rows_and_keeps_unlabelled_rows(tmp_path):
+    rows = [
+        (f"The film number {i} isn't bad at all.", ["pos", "", "positive", "7"][i % 4]) for i in range(12)
+    ]
+    _csv(tmp_path / "d.csv", rows)
+    done = _cli(
+        "perturb",
+        "d.csv",
+        "--perturbation",
+        "expand_contractions",
+        "--max-rows",
+        "5",
+        "--out",
+        "s",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    cases = [json.loads(line) for line in (tmp_path / "s" / "cases.jsonl").read_text().splitlines()]
+    sources = {c["provenance"]["example_id"] for c in cases}
+    assert sources == {f"d:{n}" for n in range(2, 7)}  # lines 2-6: the first five rows, whatever their label
+    texts = [c["text"] for c in cases]
+    assert any("isn't bad" in t for t in texts) and any(
+        "is not bad" in t for t in texts
+    )  # as written, expanded
+    manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    assert manifest["dataset"]["read"] == 5 and manifest["dataset"]["kept"] == 5
