@@ -333,3 +333,12 @@ def test_perturb_reads_max_rows_and_keeps_unlabelled_rows(tmp_path):
     )  # as written, expanded
     manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
     assert manifest["dataset"]["read"] == 5 and manifest["dataset"]["kept"] == 5
+
+
+def test_suggest_antonyms_on_the_command_line_without_mlm_or_lexicon(tmp_path, shared_data):
+    require(shared_data / "nltk_data" / "corpora" / "wordnet")
+    done = _cli("suggest", "This movie is {mask}.", "--antonyms-of", "good", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "This movie is bad." in done.stdout
+    if not (shared_data / "nltk_data" / "corpora" / "sentiwordnet").exists():
+        assert "note: no polarity column" in done.stderr
