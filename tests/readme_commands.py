@@ -20,7 +20,8 @@ A command is skipped, with the reason, when (the rules, in order):
 6. in the fast subset (``fast=True``, the default test): it generates with grammar expansion
    (``generate``, ``demo``) or runs a transformer model from a folder, the minutes-long commands.
 
-Commands that are run get ``--max-seeds`` capped (``max_seeds``) so CI time stays bounded.
+Commands that are run get ``--max-seeds`` capped (``max_seeds``; added to ``demo`` and ``generate``) so CI
+time stays bounded.
 """
 
 from __future__ import annotations
@@ -141,10 +142,13 @@ def skip_reason(command: Command, cwd: Path, fast: bool) -> str | None:
 
 
 def cap_seeds(argv: list[str], max_seeds: int) -> list[str]:
+    """``--max-seeds`` at most ``max_seeds``; added to ``demo`` and ``generate`` where it is not given."""
     argv = list(argv)
     for i, a in enumerate(argv[:-1]):
         if a == "--max-seeds" and argv[i + 1].isdigit():
             argv[i + 1] = str(min(int(argv[i + 1]), max_seeds))
+    if argv and argv[0] in ("demo", "generate") and "--max-seeds" not in argv:
+        argv += ["--max-seeds", str(max_seeds)]
     return argv
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, SHARED_DATA, require
-from readme_commands import Command, extract, run_all, skip_reason
+from readme_commands import Command, cap_seeds, extract, run_all, skip_reason
 
 SNIPPET = """
 Text.
@@ -56,6 +56,16 @@ def test_extraction_and_skip_rules(tmp_path):
     (tmp_path / "data.csv").write_text("text,label\n")
     assert skip_reason(commands[6], tmp_path, fast=True).startswith("slow")
     assert skip_reason(commands[6], tmp_path, fast=False) is None
+    assert cap_seeds(commands[6].argv, 2) == [
+        "generate",
+        "--dataset",
+        "data.csv",
+        "--max-seeds",
+        "2",
+        "--out",
+        "suites/g",
+    ]
+    assert cap_seeds(["demo", "--out", "d"], 2) == ["demo", "--out", "d", "--max-seeds", "2"]
 
 
 def _run(tmp_path: Path, fast: bool) -> None:
