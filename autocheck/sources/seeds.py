@@ -107,7 +107,7 @@ class _Ticks:
 
     def __init__(self, report: Progress, stats: Any, description: str):
         self.stats, self.sized = stats, bool(getattr(stats, "size", None))
-        total = -(-stats.size // 2**20) if self.sized else None
+        self.total = total = -(-stats.size // 2**20) if self.sized else None
         unit = "MB read" if self.sized else "thousand rows"
         self.ticks = iter(report(iter(range(1 << 62)), total, f"{description} ({unit})"))
         self.done = 0
@@ -118,6 +118,13 @@ class _Ticks:
         while self.done < now:
             next(self.ticks, None)
             self.done += 1
+
+    def finish(self) -> None:
+        """The whole source was read: the last, partial megabyte (or thousand rows) counts too."""
+        if self.total is not None:
+            while self.done < self.total:
+                next(self.ticks, None)
+                self.done += 1
 
     def close(self) -> None:
         close = getattr(self.ticks, "close", None)
@@ -199,6 +206,8 @@ def select_seeds(
                 ticks.advance(n)
                 if not first and all(t.done(index[k] - 1) for k, t in targets.items()):
                     break  # everything wanted is collected: stop reading
+            else:
+                ticks.finish()
         finally:
             ticks.close()
         return n
