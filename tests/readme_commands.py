@@ -20,8 +20,8 @@ A command is skipped, with the reason, when (the rules, in order):
 6. in the fast subset (``fast=True``, the default test): it generates with grammar expansion
    (``generate``, ``demo``) or runs a transformer model from a folder, the minutes-long commands.
 
-Commands that are run get ``--max-seeds`` capped (``max_seeds``; added to ``demo`` and ``generate``) so CI
-time stays bounded.
+Commands that are run get ``--max-seeds`` capped (``max_seeds``; added to ``demo`` and ``generate``), and
+``checklist`` imports ``--max-per-test 10 * max_seeds`` items, so CI time stays bounded.
 """
 
 from __future__ import annotations
@@ -149,6 +149,8 @@ def cap_seeds(argv: list[str], max_seeds: int) -> list[str]:
             argv[i + 1] = str(min(int(argv[i + 1]), max_seeds))
     if argv and argv[0] in ("demo", "generate") and "--max-seeds" not in argv:
         argv += ["--max-seeds", str(max_seeds)]
+    if argv and argv[0] == "checklist" and "--max-per-test" not in argv:  # 86k cases otherwise
+        argv += ["--max-per-test", str(10 * max_seeds)]
     return argv
 
 
@@ -175,10 +177,12 @@ def run_all(readme: Path, workdir: Path, shared: Path, *, fast: bool, max_seeds:
                 [sys.executable, "-m", "autocheck", *cap_seeds(item.argv, max_seeds)],
                 cwd=workdir, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=timeout,
             )  # fmt: skip
+            ran.append((item.line, done.returncode, (done.stderr or "")[-2000:]))
+        except subprocess.TimeoutExpired:
+            ran.append((item.line, -1, f"timed out after {timeout} s"))
         finally:
             if item.stdout:
                 stdout.close()
-        ran.append((item.line, done.returncode, (done.stderr or "")[-2000:]))
     return ran, skipped
 
 

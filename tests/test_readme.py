@@ -66,6 +66,7 @@ def test_extraction_and_skip_rules(tmp_path):
         "suites/g",
     ]
     assert cap_seeds(["demo", "--out", "d"], 2) == ["demo", "--out", "d", "--max-seeds", "2"]
+    assert cap_seeds(["checklist", "f.json", "--out", "c"], 2)[-2:] == ["--max-per-test", "20"]
 
 
 def _run(tmp_path: Path, fast: bool) -> None:
