@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from . import __version__
+from .config import DEFAULT_MLM
 from .resources import ResourceMissing
 from .store import InputError, check_output_file, cli_flag, load_json, prepare_output_dir
 
@@ -192,7 +193,7 @@ def _add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chunk-size", type=_pos, default=64, help="seed cases per batch/checkpoint (default 64)")
     p.add_argument(
         "--mlm",
-        default="bert-base-uncased",
+        default=DEFAULT_MLM,
         help="masked LM (fills and {mask} placeholders): HF id or directory",
     )
 
@@ -210,6 +211,7 @@ def _add_dataset_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--encoding", help="text encoding of local dataset files (default: detected; see the manifest)"
     )
+    p.add_argument("--max-rows", type=int, help="read at most N dataset rows (kept or skipped)")
 
 
 def _add_expansion_options(p: argparse.ArgumentParser) -> None:
@@ -302,6 +304,7 @@ def _config(args: argparse.Namespace, expand: bool):
         label_map=args.label_map,
         split=args.split,
         encoding=args.encoding,
+        max_rows=args.max_rows,
         expand=expand,
         chunk_size=args.chunk_size,
         max_cases=args.max_cases,
@@ -658,10 +661,20 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     from .expand.mlm import MaskedLM
     from .sources.lexicon import load_lexicon
 
-    lexicon = load_lexicon(args.lexicon) if args.lexicon != "none" else None
+    lexicon = None
+    if args.lexicon != "none":
+        try:
+            lexicon = load_lexicon(args.lexicon or "sentiwordnet")
+        except ResourceMissing as e:
+            if args.lexicon is not None:  # asked for by name: an error
+                raise
+            Console(stderr=True).print(f"note: no polarity column ({e}); pass --lexicon opinion|vader|PATH")
+    # a word list to rank needs no masked LM unless one is named
+    related = args.synonyms_of or args.antonyms_of
+    mlm = None if related and args.mlm is None else MaskedLM.from_pretrained(args.mlm or DEFAULT_MLM)
     rows = suggest(
         args.template,
-        MaskedLM.from_pretrained(args.mlm),
+        mlm,
         args.n,
         lexicon=lexicon,
         synonyms_of=args.synonyms_of,
@@ -673,7 +686,12 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     for rank, row in enumerate(rows, 1):
         polarity = " ".join(p or "?" for p in row.polarity) if lexicon else ""
         table.add_row(
-            str(rank), " ".join(row.words), f"{row.score:.2f}", " ".join(row.tags), polarity, row.text
+            str(rank),
+            " ".join(row.words),
+            "" if row.score is None else f"{row.score:.2f}",
+            " ".join(row.tags),
+            polarity,
+            row.text,
         )
     Console().print(table)
     return 0
@@ -706,6 +724,7 @@ def cmd_perturb(args: argparse.Namespace) -> int:
         label_column=args.label_column,
         split=args.split,
         encoding=args.encoding,
+        max_rows=args.max_rows,
         expand=False,
         labelled=False,
     )
@@ -776,7 +795,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--for", choices=["generate", "run"], help="check only what this command needs")
     p.add_argument("--lexicon", default="sentiwordnet", help="generate's --lexicon (default sentiwordnet)")
     p.add_argument("--parser", default="benepar_en3", help="generate's --parser (default benepar_en3)")
-    p.add_argument("--mlm", default="bert-base-uncased", help="generate's --mlm (default bert-base-uncased)")
+    p.add_argument("--mlm", default=DEFAULT_MLM, help=f"generate's --mlm (default {DEFAULT_MLM})")
     p.add_argument("--grammar", default="ptb_sample", help="generate's --grammar (default ptb_sample)")
     p.set_defaults(func=cmd_doctor)
 
@@ -1002,9 +1021,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("suggest", help="masked-LM suggestions for a {mask} in a sentence, for templates")
     p.add_argument("template", help='a sentence with {mask} placeholders, e.g. "I really {mask} the flight."')
-    p.add_argument("--mlm", default="bert-base-uncased", help="masked LM: HF hub id or directory")
+    p.add_argument(
+        "--mlm",
+        help="masked LM: HF hub id or directory (default bert-base-uncased; "
+        "with --synonyms-of/--antonyms-of, none: WordNet's words unranked)",
+    )
     p.add_argument("-n", type=_pos, default=30, help="how many suggestions (default 30)")
-    p.add_argument("--lexicon", default="sentiwordnet", help="polarity lexicon for the table, or 'none'")
+    p.add_argument(
+        "--lexicon",
+        help="polarity lexicon for the table (default: sentiwordnet where installed), or 'none'",
+    )
     p.add_argument("--synonyms-of", metavar="WORD", help="only WordNet synonyms of WORD")
     p.add_argument("--antonyms-of", metavar="WORD", help="only WordNet antonyms of WORD")
     p.set_defaults(func=cmd_suggest)

@@ -8,6 +8,9 @@ from typing import Any
 
 from .store import content_hash, dumps
 
+# the paper's masked LM (the authors' code used roberta-base): the one default every command takes
+DEFAULT_MLM = "bert-base-uncased"
+
 
 @dataclass
 class GenerateConfig:
@@ -20,6 +23,7 @@ class GenerateConfig:
     spec: dict[str, Any] | None = None  # a spec given inline (``autocheck perturb`` makes one)
     labelled: bool = True  # False: dataset rows need no label (INV/DIR perturbations of raw text)
     max_seeds: int | None = None
+    max_rows: int | None = None  # dataset rows read at most
     max_variants: int | None = None  # template variants per seed (sampled); default: the spec's
     seed: int = 0
     lexicon: str = "sentiwordnet"
@@ -33,7 +37,7 @@ class GenerateConfig:
     encoding: str | None = None  # of local dataset files; None: detected (the manifest says which)
     expand: bool = True
     parser: str = "benepar_en3"
-    mlm: str = "bert-base-uncased"
+    mlm: str = DEFAULT_MLM
     grammar: str = "ptb_sample"
     top_k: int = 5  # candidate expansions kept per seed (Algorithm 1), or per seed production
     top_k_per: str = "seed"  # "production": the original code's rule (always so with compat)

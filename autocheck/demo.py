@@ -12,6 +12,7 @@ import logging
 import os
 from pathlib import Path
 
+from .config import DEFAULT_MLM
 from .resources import shared_data_dir
 from .store import InputError, foreign_error, load_json, own_entries, prepare_output_dir
 
@@ -43,7 +44,7 @@ def demo_resources(shared: Path | None) -> dict[str, str]:
         "dataset": SST_HUB_ID,
         "lexicon": "sentiwordnet",
         "parser": "benepar_en3",
-        "mlm": "bert-base-uncased",
+        "mlm": DEFAULT_MLM,
         "model": "textattack/bert-base-uncased-SST-2",
     }
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .config import DEFAULT_MLM
 from .resources import find_nltk, offline, project_file, shared_data_dir
 from .store import InputError
 
@@ -190,7 +191,7 @@ def check(
     *,
     lexicon: str = "sentiwordnet",
     parser: str = "benepar_en3",
-    mlm: str = "bert-base-uncased",
+    mlm: str = DEFAULT_MLM,
     grammar: str = "ptb_sample",
 ) -> list[Row]:
     """The rows of the pre-flight for ``command`` (generate, run, or None: both) on ``task``."""

@@ -73,6 +73,11 @@ class RunSummary:
 Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
 
 
+def expandable(task: Any, capabilities: Iterable[Any]) -> bool:
+    """Grammar expansion applies to the MFT seeds of a one-field task's dataset search."""
+    return len(task.inputs) == 1 and any(c.needs_dataset and c.test_type == "MFT" for c in capabilities)
+
+
 def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Progress | None = None):
     """Search, templates and perturbations: returns (spec, capabilities, lexicon, dataset stats,
     per-capability seed counts, and a lazy, deterministic stream of source cases over all capabilities)."""
@@ -82,7 +87,7 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
     from .requirements import load_spec
     from .sources.datasets import DatasetStats, load_examples
     from .sources.lexicon import load_lexicon
-    from .sources.search import analyze, search, select
+    from .sources.seeds import FillerPools, select_seeds, uses_contractions
     from .sources.transform import transform
 
     timer = timer or Timer()
@@ -100,40 +105,47 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
                 )
             if skipped:
                 log.warning("no --dataset: skipping %s (they search a dataset)", ", ".join(skipped))
+        # the polarity lexicon is loaded only for a search by word class or an expansion's validation
         uses_lexicon = any(g.uses_lexicon for c in capabilities for g in c.search)
-        lexicon = (
-            load_lexicon(config.lexicon, compat=config.compat) if uses_lexicon or config.expand else None
-        )
+        needed = uses_lexicon or (config.expand and expandable(spec.task, capabilities))
+        lexicon = load_lexicon(config.lexicon, compat=config.compat) if needed else None
         stats = DatasetStats()
-        examples = []
+    with timer("search"):  # the dataset is streamed: read, searched and dropped window by window
+        selected: dict[str, list] = {}
+        pools = FillerPools({})
         if any(c.needs_dataset for c in capabilities):
-            examples = list(
-                report(
-                    load_examples(
-                        config.dataset,
-                        text_column=config.text_column,
-                        label_column=config.label_column,
-                        label_map=config.label_map,
-                        split=config.split,
-                        stats=stats,
-                        encoding=config.encoding,
-                        inputs=spec.task.inputs,
-                        input_columns=config.input_columns,
-                        labelled=config.labelled,
-                    ),
-                    None,
-                    "load dataset",
+
+            def read():
+                return load_examples(
+                    config.dataset,
+                    text_column=config.text_column,
+                    label_column=config.label_column,
+                    label_map=config.label_map,
+                    split=config.split,
+                    stats=stats,
+                    encoding=config.encoding,
+                    inputs=spec.task.inputs,
+                    input_columns=config.input_columns,
+                    labelled=config.labelled,
+                    labels=spec.task.labels,
+                    expand=uses_contractions(capabilities),
+                    max_rows=config.max_rows,
                 )
-            )
-            if not examples:
+
+            read()  # resolve the source now: a missing file or column is an error before any work
+            selected, pools, _ = select_seeds(
+                read, capabilities, lexicon, max_seeds=config.max_seeds, seed=config.seed,
+                compat=config.compat, progress=report, stats=stats,
+            )  # fmt: skip
+            if not stats.kept:
                 raise InputError(f"{config.dataset}: no usable examples ({stats.skipped or 'empty'})")
-    with timer("search"):
-        analyzed = analyze(examples)
-        selected = {}
-        for capability in report(capabilities, len(capabilities), "search"):
-            if capability.needs_dataset:
-                found = search(analyzed, capability, lexicon)
-                selected[capability.id] = select(found, config.max_seeds, config.seed, capability.id)
+            if not any(selected.values()) and not any(c.templates for c in capabilities):
+                skipped = ", ".join(f"{n} {reason}" for reason, n in stats.skipped.items()) or "none"
+                raise InputError(
+                    f"{config.dataset}: no seeds, so the suite would test nothing: read {stats.read} rows, "
+                    f"kept {stats.kept} (skipped: {skipped}), and no kept row satisfies the search of "
+                    f"{', '.join(c.id for c in capabilities if c.needs_dataset)}"
+                )
     with timer("templates"):  # template errors (a condition no value meets, ...) surface before any model
         written = {
             c.id: template_cases(c, spec.task, config.seed, max_cases=config.max_cases)
@@ -144,11 +156,11 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
     def sources(capability) -> Iterable[TestCase]:
         if capability.templates:
             return written[capability.id].cases(mlm=config.mlm)
-        # fillers (LC7, LC8) come from the whole dataset, by label
+        # fillers (LC7, LC8) come from the whole dataset, by label: the pools hold the drawn ones
         return transform(
             capability,
             selected[capability.id],
-            examples,
+            pools,
             config.seed,
             max_variants=config.max_variants,
             compat=config.compat,
@@ -227,11 +239,8 @@ def generate(
         counts[cap_id] = CapabilityCounts(**saved)
     rejected: Counter[str] = Counter(state["rejected"])
 
-    expandable = len(spec.task.inputs) == 1 and any(
-        c.needs_dataset and c.test_type == "MFT" for c in capabilities
-    )
     expander = None
-    if config.expand and expandable:
+    if config.expand and expandable(spec.task, capabilities):
         expander = Expander(config, lexicon, by_id, timer, device=device, batch_size=batch_size)
     total = 0
     if progress is not None:  # counting the seed cases gives the bar a total (spooled, not kept in memory)

@@ -234,6 +234,10 @@ def run_suite(
             )
 
     index = _SuiteIndex.build(cases_path, task)
+    if not index.case_input:  # a suite that tests nothing must not pass
+        dataset = (manifest or {}).get("dataset") or {}
+        why = f" (its dataset: read {dataset.get('read')}, kept {dataset.get('kept')})" if dataset else ""
+        raise InputError(f"{cases_path}: the suite has no cases, so it tests nothing{why}")
     log.info("suite %s: %d cases, %d distinct inputs", suite_dir, len(index.case_input), len(index.inputs))
     predictions = []
     for model in models:

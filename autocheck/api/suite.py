@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..config import DEFAULT_MLM
 from ..records import PERTURBATION, SEED, TestCase, as_inputs, display
 from ..store import InputError, atomic_write_json, environment, load_json
 from ..suite import CASES, MANIFEST, write_suite
@@ -77,7 +78,7 @@ class Test:
         description: str = "",
         task: str = "sentiment",
         seed: int = 0,
-        mlm: str = "bert-base-uncased",
+        mlm: str = DEFAULT_MLM,
         top: int | None = None,
     ) -> Test:
         """Cases written from templates: ``"{first_name} is {a:profession}."`` (or several; a dict per

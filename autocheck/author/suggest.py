@@ -28,7 +28,7 @@ _OTHER = re.compile(r"\{(?:(?P<functions>[a-z_]+(?::[a-z_]+)*):)?(?P<key>[a-z_]+
 @dataclass(frozen=True, slots=True)
 class Suggestion:
     words: tuple[str, ...]  # one per {mask}
-    score: float  # mean log-probability per mask
+    score: float | None  # mean log-probability per mask (None: no masked LM ranked it)
     text: str  # the filled sentence
     tags: tuple[str, ...]  # Penn tag of each word in the filled sentence
     polarity: tuple[str | None, ...]  # each word's polarity in the lexicon (None: unknown to it)
@@ -46,19 +46,32 @@ def suggest(
     seed: int = 0,
 ) -> list[Suggestion]:
     """The ``n`` best fills of the ``{mask}`` placeholders of ``template``, best first; its other
-    placeholders filled from their lexicons in ``samples`` seeded ways (default ``SAMPLES``)."""
+    placeholders filled from their lexicons in ``samples`` seeded ways (default ``SAMPLES``).
+
+    With ``synonyms_of``/``antonyms_of`` the masked LM only ranks WordNet's words: without one (``mlm=None``)
+    a one-mask template is filled with each of them, in alphabetical order and unscored. Polarity needs a
+    ``lexicon`` (None: unknown)."""
     masks = template.count(MASK)
     if masks == 0:
         raise InputError(f"{template!r}: no {MASK} to fill")
     related = _related(synonyms_of, antonyms_of)
     top = WIDE if related is not None else n
-    samples = _fill_placeholders(template, SAMPLES if samples is None else samples, seed)
-    texts = [t.replace(MASK, mlm.tokenizer.mask_token) for t in samples]
-    fills = _averaged(mlm.suggest_texts(texts, beam_size=max(top, 20), top_n=top))
+    fillings = _fill_placeholders(template, SAMPLES if samples is None else samples, seed)
+    fills: list[tuple[Any, float | None]]
+    if mlm is None:
+        if related is None or masks != 1:
+            raise InputError.hint(
+                "{mlm}: needed to fill the template (only a one-mask synonym or antonym list can go without)",
+                mlm="mlm=NAME",
+            )
+        fills = [((word,), None) for word in sorted(related)]
+    else:
+        texts = [t.replace(MASK, mlm.tokenizer.mask_token) for t in fillings]
+        fills = _averaged(mlm.suggest_texts(texts, beam_size=max(top, 20), top_n=top))
     if related is not None:
         fills = [(words, score) for words, score in fills if all(w.lower() in related for w in words)]
     fills = fills[:n]
-    template = samples[0]  # the suggestions are shown in the first filling
+    template = fillings[0]  # the suggestions are shown in the first filling
     filled = [_fill(template, words) for words, _ in fills]
     tagged = _tags_of_fills(filled)
     out = []

@@ -575,7 +575,8 @@ def template_cases(capability: Any, task: Task, seed: int, *, max_cases: int = 1
 
 
 def _masked_lm(mlm: Any) -> Any:
-    from ..expand.mlm import DEFAULT_MLM, MaskedLM
+    from ..config import DEFAULT_MLM
+    from ..expand.mlm import MaskedLM
 
     if isinstance(mlm, MaskedLM):
         return mlm

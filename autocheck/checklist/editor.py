@@ -92,7 +92,8 @@ class Editor:
     @property
     def mlm(self) -> Any:
         if self._mlm is None:
-            from ..expand.mlm import DEFAULT_MLM, MaskedLM
+            from ..config import DEFAULT_MLM
+            from ..expand.mlm import MaskedLM
 
             self._mlm = MaskedLM.from_pretrained(self.model_name or DEFAULT_MLM)
         return self._mlm

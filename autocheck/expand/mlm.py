@@ -30,6 +30,7 @@ from typing import Any
 import torch
 
 from ..cache import Cache
+from ..config import DEFAULT_MLM
 from ..records import MaskedTemplate
 from ..resources import ResourceMissing, offline
 from ..store import content_hash
@@ -38,7 +39,6 @@ from .vocabulary import VocabularyFilter
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MLM = "bert-base-uncased"
 _WORD = re.compile(r"[A-Za-z]+")
 _WORD_START = ("Ġ", "▁")  # byte-level BPE (RoBERTa, GPT-2) and SentencePiece word-initial markers
 Suggestion = tuple[tuple[str, ...], float]  # one word per mask, mean log-probability per mask

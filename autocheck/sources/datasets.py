@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import io
 import json
 import logging
 import re
@@ -66,9 +67,25 @@ class DatasetStats:
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
     encoding: str | None = None  # the encoding asked for (``--encoding``); None: detected per file
     encodings: dict[str, str] = field(default_factory=dict)  # file -> the encoding it was read with
+    # labels no rule accepted, with their counts (the first MAX_UNKNOWN distinct ones: memory stays bounded)
+    unknown_labels: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # progress only, so not fields (the manifest records the fields): the bytes of the file to read
+        # (None: not known, a folder or a Hugging Face dataset) and those read so far
+        self.size: int | None = None
+        self.bytes_read = 0
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+    def unknown_label(self, label: str) -> None:
+        self.skip("unknown label")
+        if label in self.unknown_labels or len(self.unknown_labels) < MAX_UNKNOWN:
+            self.unknown_labels[label] = self.unknown_labels.get(label, 0) + 1
+
+
+MAX_UNKNOWN = 20
 
 
 def sst_label(score: float) -> str:
@@ -88,10 +105,41 @@ _SPACED = [(re.compile(r"(?<=[\w)\]])(--|\.\.\.)(?=[\w(\[])"), r" \1 "), (re.com
 
 
 @lru_cache(maxsize=1)
-def _detokenizer() -> Any:
+def _detokenizer() -> Callable[[str], str]:
+    """NLTK's ``TreebankWordDetokenizer`` (its own patterns, in its order) on the standard ``re`` engine,
+    with a first test that skips text none of its patterns can match: NLTK's guarded engine costs about
+    0.25 ms a sentence, which bounded loading to a few thousand rows a second."""
     from nltk.tokenize.treebank import TreebankWordDetokenizer
 
-    return TreebankWordDetokenizer()
+    nltk = TreebankWordDetokenizer()
+
+    def plain(pattern: Any) -> re.Pattern[str]:
+        text = pattern.pattern.removeprefix("(?i)")
+        return re.compile(text, re.IGNORECASE if pattern.flags & re.IGNORECASE else 0)
+
+    contractions = [(plain(p), r"\1\2") for p in (*nltk.CONTRACTIONS3, *nltk.CONTRACTIONS2)]
+    ending = [(plain(p), sub) for p, sub in nltk.ENDING_QUOTES]
+    later = [(plain(p), sub) for p, sub in (nltk.DOUBLE_DASHES, *nltk.PARENS_BRACKETS, *nltk.PUNCTUATION,
+                                            *nltk.STARTING_QUOTES)]  # fmt: skip
+    # What some pattern needs (a quote after a space, '' or "', a padded punctuation mark or bracket, "--",
+    # "can not", ...): a superset test, cheap because each alternative starts with a class or a literal.
+    anything = re.compile(
+        r"\s['\"]|\s[nN]'|''|\"'|``|--|\s[?!.;%:,\])}>]|[#$\[({<]\s|[\])}>]\s[:;,.]"
+        r"|(?i:\b(?:can|gim|gon|got|lem|wan)\s)"
+    )
+
+    def detokenize(text: str) -> str:
+        text = f" {text} "
+        if not anything.search(text):  # no pattern matches: every step would leave the text as it is
+            return text.strip()
+        for pattern, sub in (*contractions, *ending):
+            text = pattern.sub(sub, text)
+        text = text.strip()
+        for pattern, sub in later:
+            text = pattern.sub(sub, text)
+        return text.strip()
+
+    return detokenize
 
 
 def unescape_ptb(text: str) -> str:
@@ -103,7 +151,19 @@ def fix_mojibake(text: str) -> str:
     return _MOJIBAKE.sub(lambda m: m.group().encode("latin-1").decode("utf-8", errors="replace"), text)
 
 
-def normalize_text(text: str) -> str:
+# "'s"/"'d" before a past participle (after adverbs) are "has"/"had": ``contractions.fix`` reads them as
+# "is"/"would" ("she's never been" -> "she is never been", "I'd been sitting" -> "I would been sitting").
+_ADVERBS = r"(?:\s+(?:\w+ly|never|not|n't|already|ever|always|just|still|also|since|long|all))*"
+_PERFECT = [
+    (re.compile(rf"(?<=\w)'s({_ADVERBS}\s+(?:been|got|gotten)\b)", re.I), r" has\1"),
+    (
+        re.compile(rf"(?<=\w)'d({_ADVERBS}\s+(?:been|gone|had|got|gotten|seen|done|known|better)\b)", re.I),
+        r" had\1",
+    ),
+]
+
+
+def normalize_text(text: str, expand: bool = True) -> str:
     """Make dataset text read like ordinary prose, as the paper's seeds do. In order:
 
     1. mojibake repair (``AmÃ©lie`` -> ``Amélie``);
@@ -112,24 +172,37 @@ def normalize_text(text: str) -> str:
        ``It's``, ``does n't`` -> ``doesn't``, ``film , and`` -> ``film, and``, ````` x ''`` -> ``"x"``),
        then the original's fixes: ``--`` and ``...`` between words keep their spaces, stray PTB quotes
        become ``"``;
-    4. contraction expansion with ``contractions.fix`` (``isn't`` -> ``is not``, ``it's`` -> ``it is``;
-       possessives such as ``the film's`` are kept) and the original's ``is been`` -> ``has been``. Slang
-       expansion is off: it rewrites ``U.S.`` to ``YOU.S.``, ``shed`` to ``she would`` and ``lets`` to
-       ``let us`` in real SST sentences;
+    4. with ``expand`` (the paper's normalisation, which the word searches rely on), contraction expansion
+       with ``contractions.fix`` (``isn't`` -> ``is not``, ``it's`` -> ``it is``; possessives such as ``the
+       film's`` are kept), where "'s" and "'d" before a past participle are "has" and "had" (``she's never
+       been`` -> ``she has never been``, ``I'd been`` -> ``I had been``). Slang expansion is off: it
+       rewrites ``U.S.`` to ``YOU.S.``, ``shed`` to ``she would`` and ``lets`` to ``let us`` in real SST
+       sentences. Without ``expand`` the contractions stay as written;
     5. whitespace collapsed.
 
     Later stages rely on this: "This isn't" is already "This is not" before negation templates run. Text that
     is already normal comes back unchanged, so the function is idempotent.
     """
-    import contractions
+    # Each step runs only where its patterns can match (a plain substring test first): loading is bound by
+    # this function.
+    if "\u00c2" in text or "\u00c3" in text:
+        text = fix_mojibake(text)
+    if "B-" in text or "\\" in text:
+        text = unescape_ptb(text)
+    if '"' in text:
+        for pattern, replacement in _QUOTES:
+            text = pattern.sub(replacement, text)
+    text = _detokenizer()(" ".join(text.split()))
+    if "--" in text or "..." in text or "``" in text or "''" in text:
+        for pattern, replacement in _SPACED:
+            text = pattern.sub(replacement, text)
+    if expand:
+        import contractions
 
-    text = unescape_ptb(fix_mojibake(text))
-    for pattern, replacement in _QUOTES:
-        text = pattern.sub(replacement, text)
-    text = _detokenizer().detokenize(text.split())
-    for pattern, replacement in _SPACED:
-        text = pattern.sub(replacement, text)
-    text = contractions.fix(text, slang=False).replace(" is been ", " has been ")
+        if "'" in text:
+            for pattern, replacement in _PERFECT:
+                text = pattern.sub(replacement, text)
+        text = contractions.fix(text, slang=False).replace(" is been ", " has been ")
     return " ".join(text.split())
 
 
@@ -145,46 +218,43 @@ def _example(
     example_id: str,
     text: Any,
     label: Any,
-    label_map: dict[str, str] | None = None,
+    spec: Columns,
     meta: dict[str, Any] | None = None,
 ) -> Example | None:
     """One row -> an Example, or None with the reason counted. ``text`` is one text or a dict of fields."""
+    if spec.max_rows is not None and stats.read >= spec.max_rows:
+        raise _Enough
     stats.read += 1
     fields = text if isinstance(text, dict) else {"text": text}
     values = [*fields.values(), *(label if isinstance(label, list | tuple) else [label])]
-    if any(isinstance(v, str) and re.search("[\udc80-\udcff]", v) for v in values):
+    if any(isinstance(v, str) and _SURROGATE.search(v) for v in values):
         stats.skip("undecodable")
         return None
-    if label is UNLABELLED:
-        label = ""
-    elif isinstance(label, list | tuple):  # the acceptable answers of a question
-        label = tuple(str(a).strip() for a in label if str(a).strip())
-        if not label:
-            stats.skip("missing label")
-            return None
-    else:
-        if label is None or str(label).strip() == "":
-            stats.skip("missing label")
-            return None
-        label = str(label).strip()
-        if label_map is not None:
-            if label not in label_map:
-                stats.skip("unknown label")
-                return None
-            label = label_map[label]
-    inputs = {name: normalize_text(v) if isinstance(v, str) else "" for name, v in fields.items()}
+    label = spec.label_of(label, stats)
+    if label is None:
+        return None
+    inputs = {
+        name: normalize_text(v, spec.expand) if isinstance(v, str) else "" for name, v in fields.items()
+    }
     if not all(inputs.values()):
         stats.skip("empty text")
+        return None
+    if not all(_VISIBLE.search(v) for v in inputs.values()):
+        stats.skip("no visible text")  # only NUL bytes, control or format characters
         return None
     stats.kept += 1
     extra = {k: str(v) for k, v in (meta or {}).items() if v not in (None, "")}
     return Example(id=example_id, inputs=inputs, label=label, source=source, meta=extra)
 
 
+# a character that is neither whitespace nor a control, format or unassigned one (Unicode Cc, Cf, Cn, Zs...)
+_VISIBLE = re.compile(r"[^\s\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202f\u2060-\u206f\ufeff\ufff0-\uffff]")
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))  # fmt: skip
 _WIDE = {"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"}
-_SURROGATE = re.compile("[\udc80-\udcff]")
 _NON_ASCII = re.compile("[\u0080-\udc7f\udd00-\U0010ffff]")
 
 
@@ -242,9 +312,29 @@ def _open_text(path: Path, stats: DatasetStats) -> Any:
         stats.encodings[str(path)] = encoding
         # surrogateescape needs an ASCII-compatible codec; UTF-16/32 bad bytes become U+FFFD instead
         errors = "surrogateescape" if codecs.lookup(encoding).name not in _WIDE else "replace"
-        return open(path, encoding=encoding, errors=errors, newline="")
+        raw = _Counted(open(path, "rb"), stats)
+        return io.TextIOWrapper(io.BufferedReader(raw, 1 << 16), encoding=encoding, errors=errors, newline="")
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
+
+
+class _Counted(io.RawIOBase):
+    """A binary file that adds the bytes it reads to ``stats.bytes_read`` (progress against the size)."""
+
+    def __init__(self, raw: Any, stats: DatasetStats):
+        self._raw, self._stats = raw, stats
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self._raw.readinto(buffer)
+        self._stats.bytes_read += n or 0
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
 
 def _split_name(split: str | None) -> str | None:
@@ -277,7 +367,7 @@ def _rows(
 # ---------------------------------------------------------------------------------------------- SST
 
 
-def _sst_table(path: Path, split: str | None, stats: DatasetStats) -> Iterator[Example]:
+def _sst_table(path: Path, split: str | None, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
     required = ("sentence_index", "sentence", "splitset_label", "values")
     for _, row in _rows(path, ",", required, stats):
         if split is not None and SST_SPLIT_CODES.get(row["splitset_label"]) != split:
@@ -288,7 +378,7 @@ def _sst_table(path: Path, split: str | None, stats: DatasetStats) -> Iterator[E
             stats.read += 1
             stats.skip("bad score")
             continue
-        if ex := _example(stats, "sst", f"sst:{row['sentence_index']}", row["sentence"], label):
+        if ex := _example(stats, "sst", f"sst:{row['sentence_index']}", row["sentence"], label, spec):
             yield ex
 
 
@@ -309,7 +399,7 @@ def _check_sst_original(folder: Path, split: str | None) -> None:
         raise InputError(f"{folder / 'datasetSplit.txt'}: missing; needed for split={split!r}")
 
 
-def _sst_original(folder: Path, split: str | None, stats: DatasetStats) -> Iterator[Example]:
+def _sst_original(folder: Path, split: str | None, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
     phrase_ids = _read_pipe_table(folder / "dictionary.txt", header=False, stats=stats)
     scores = _read_pipe_table(folder / "sentiment_labels.txt", header=True, stats=stats)
     splits: dict[str, str] = {}
@@ -335,7 +425,7 @@ def _sst_original(folder: Path, split: str | None, stats: DatasetStats) -> Itera
             stats.read += 1
             stats.skip("bad score")
             continue
-        if ex := _example(stats, "sst", f"sst:{index}", sentence, label):
+        if ex := _example(stats, "sst", f"sst:{index}", sentence, label, spec):
             yield ex
 
 
@@ -343,7 +433,7 @@ _TREE_LEAF = re.compile(r"\(\d+ ([^()\s]+)\)")
 _TREE_ROOT = re.compile(r"\s*\((\d+)\s")
 
 
-def _sst_trees(path: Path, stats: DatasetStats) -> Iterator[Example]:
+def _sst_trees(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
     with _open_text(path, stats) as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
@@ -355,7 +445,7 @@ def _sst_trees(path: Path, stats: DatasetStats) -> Iterator[Example]:
                 continue
             text = " ".join(_TREE_LEAF.findall(line))
             label = TREE_LABELS[root.group(1)]
-            if ex := _example(stats, "sst-ptb", f"sst-ptb:{path.stem}:{lineno}", text, label):
+            if ex := _example(stats, "sst-ptb", f"sst-ptb:{path.stem}:{lineno}", text, label, spec):
                 yield ex
 
 
@@ -372,6 +462,34 @@ class Columns:
     label_column: str | None = None
     label_map: dict[str, str] | None = None
     labelled: bool = True  # False: rows need no label (perturbations for INV/DIR tests)
+    labels: tuple[str, ...] = ()  # the task's labels, which a row's (mapped) label must be one of; (): any
+    expand: bool = True  # expand contractions (``normalize_text``)
+    max_rows: int | None = None  # stop reading after this many rows
+
+    def label_of(self, label: Any, stats: DatasetStats) -> str | tuple[str, ...] | None:
+        """A row's label checked against the task's labels (after ``label_map``), or None with the reason
+        counted. Unlabelled reading keeps every row: a missing or unknown label becomes ""."""
+        if label is UNLABELLED:
+            return ""
+        if isinstance(label, list | tuple):  # the acceptable answers of a question
+            answers = tuple(str(a).strip() for a in label if str(a).strip())
+            if not answers and self.labelled:
+                stats.skip("missing label")
+                return None
+            return answers
+        raw = "" if label is None else str(label).strip()
+        if raw == "":
+            if self.labelled:
+                stats.skip("missing label")
+                return None
+            return ""
+        mapped = self.label_map.get(raw) if self.label_map is not None else raw
+        if mapped is None or (self.labels and mapped not in self.labels):
+            if self.labelled:
+                stats.unknown_label(raw)
+                return None
+            return ""
+        return mapped
 
     def fields(self, columns: list[str], where: Path) -> dict[str, str]:
         """Input field -> column of this file."""
@@ -433,7 +551,7 @@ def _table_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Exam
         key = row.get(id_column) if id_column else None
         meta = {k: v for k, v in row.items() if k not in used and k}
         label = _answers(row[label_col]) if label_col else UNLABELLED
-        if ex := _example(stats, source, f"{prefix}:{key or lineno}", inputs, label, spec.label_map, meta):
+        if ex := _example(stats, source, f"{prefix}:{key or lineno}", inputs, label, spec, meta):
             yield ex
 
 
@@ -474,7 +592,7 @@ def _jsonl_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Exam
             used = {*fields.values(), label_col}
             meta = {k: v for k, v in obj.items() if k not in used and isinstance(v, str | int | float)}
             label = obj.get(label_col) if label_col else UNLABELLED
-            ex = _example(stats, path.stem, f"{path.stem}:{lineno}", inputs, label, spec.label_map, meta)
+            ex = _example(stats, path.stem, f"{path.stem}:{lineno}", inputs, label, spec, meta)
             if ex:
                 yield ex
 
@@ -482,7 +600,7 @@ def _jsonl_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Exam
 HATEXPLAIN_LABELS = {"hatespeech": "hateful", "offensive": "non-hateful", "normal": "non-hateful"}
 
 
-def _hatexplain(path: Path, stats: DatasetStats) -> Iterator[Example]:
+def _hatexplain(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
     from ..store import load_json
 
     posts = load_json(path, "HateXplain dataset")
@@ -502,7 +620,7 @@ def _hatexplain(path: Path, stats: DatasetStats) -> Iterator[Example]:
             stats.skip("undecided")
             continue
         label = HATEXPLAIN_LABELS.get(label, label)
-        if ex := _example(stats, "hatexplain", f"hatexplain:{post_id}", text, label):
+        if ex := _example(stats, "hatexplain", f"hatexplain:{post_id}", text, label, spec):
             yield ex
 
 
@@ -534,7 +652,7 @@ def _hf_rows(name: str, dataset: Any, split: str, spec: Columns, stats: DatasetS
     for i, row in enumerate(dataset):
         label = label_of(row[label_col])
         inputs = {field_name: row[column] for field_name, column in fields.items()}
-        if ex := _example(stats, name, f"{name}:{split}:{i}", inputs, label, label_map):
+        if ex := _example(stats, name, f"{name}:{split}:{i}", inputs, label, spec):
             yield ex
 
 
@@ -581,13 +699,13 @@ def _resolve(
     if path.is_dir():
         if sst and (path / "datasetSentences.txt").is_file():
             _check_sst_original(path, split)
-            return lambda: _sst_original(path, split, stats)
+            return lambda: _sst_original(path, split, spec, stats)
         tables = [path / f"SSTB_{s}.csv" for s in SPLITS if split in (None, s)]
         if sst and all(t.is_file() for t in tables):
-            return lambda: (ex for t in tables for ex in _sst_table(t, None, stats))
+            return lambda: (ex for t in tables for ex in _sst_table(t, None, spec, stats))
         trees = [t for t in _tree_files(path) if split in (None, t.stem)]
         if sst and trees:
-            return lambda: (ex for t in trees for ex in _sst_trees(t, stats))
+            return lambda: (ex for t in trees for ex in _sst_trees(t, spec, stats))
         if not any(path.glob("*.json")):
             raise InputError(
                 f"{path}: not a known dataset folder (SST release, SSTB_*.csv, PTB trees, HF save)"
@@ -595,15 +713,15 @@ def _resolve(
     elif path.is_file():
         suffix = path.suffix.lower()
         if sst and re.fullmatch(r"SSTB_\w+\.csv", path.name):
-            return lambda: _sst_table(path, split, stats)
+            return lambda: _sst_table(path, split, spec, stats)
         if sst and suffix == ".txt" and path.read_text(encoding="utf-8", errors="replace")[:1] == "(":
-            return lambda: _sst_trees(path, stats)
+            return lambda: _sst_trees(path, spec, stats)
         if suffix in (".csv", ".tsv"):
             return lambda: _table_file(path, spec, stats)
         if suffix == ".jsonl":
             return lambda: _jsonl_file(path, spec, stats)
         if suffix == ".json" and sst:
-            return lambda: _hatexplain(path, stats)
+            return lambda: _hatexplain(path, spec, stats)
         raise InputError(
             f"{path}: unknown dataset file type "
             "(expected .csv, .tsv, .jsonl, HateXplain .json or SST trees .txt)"
@@ -625,10 +743,18 @@ def load_examples(
     inputs: Sequence[str] = ("text",),
     input_columns: dict[str, str] | None = None,
     labelled: bool = True,
+    labels: Sequence[str] = (),
+    expand: bool = True,
+    max_rows: int | None = None,
 ) -> Iterator[Example]:
     """Stream the labelled examples of ``source`` (see the module docs for what is recognised), with the
-    input fields ``inputs`` (the task's); ``labelled=False`` also reads files without a label column
-    (their examples' label is "").
+    input fields ``inputs`` (the task's); ``labelled=False`` also reads files without a label column, and
+    keeps rows whose label is missing or unknown (their examples' label is "").
+
+    ``labels`` (the task's) are the labels a row may have, after ``label_map``: a row with another one is
+    skipped and counted, and a source none of whose rows has one is an ``InputError`` that lists the labels
+    seen and suggests a map. ``expand=False`` keeps contractions as written (``normalize_text``).
+    ``max_rows`` stops reading after that many rows (kept or skipped).
 
     Local text files are read in ``encoding``, or in the one ``detect_encoding`` finds; the encoding used
     for each file is recorded in ``stats.encodings``. The source is resolved now (a missing path is an
@@ -646,12 +772,62 @@ def load_examples(
             ) from None
         stats.encoding = encoding
     label_map = {str(k): v for k, v in label_map.items()} if label_map is not None else None
-    spec = Columns(tuple(inputs), text_column, dict(input_columns or {}), label_column, label_map, labelled)
+    if max_rows is not None and max_rows < 1:
+        raise InputError.hint(f"{{max_rows}}: must be at least 1 (got {max_rows})", max_rows="max_rows=N")
+    spec = Columns(
+        tuple(inputs), text_column, dict(input_columns or {}), label_column, label_map, labelled,
+        tuple(labels), expand, max_rows,
+    )  # fmt: skip
     produce = _resolve(str(source), split, spec, stats)
+    if Path(source).is_file():
+        stats.size = Path(source).stat().st_size
 
     def stream() -> Iterator[Example]:
-        yield from produce()
+        stats.read = stats.kept = stats.bytes_read = 0  # a source may be streamed again (search passes)
+        stats.skipped.clear()
+        stats.unknown_labels.clear()
+        try:
+            yield from produce()
+        except _Enough:
+            log.info("%s: stopped after %d rows (max_rows)", source, stats.read)
         if stats.skipped:
             log.info("%s: kept %d of %d rows; skipped %s", source, stats.kept, stats.read, stats.skipped)
+        if not stats.kept and stats.unknown_labels:
+            raise unknown_labels_error(str(source), stats, spec)
 
     return stream()
+
+
+class _Enough(Exception):
+    """Raised inside a reader when ``max_rows`` rows have been read."""
+
+
+def unknown_labels_error(source: str, stats: DatasetStats, spec: Columns) -> InputError:
+    """No row had a label of the task: name the labels seen and suggest a ``label_map``."""
+    seen = ", ".join(f"{label!r} ({n})" for label, n in stats.unknown_labels.items())
+    mapping = suggest_label_map(list(stats.unknown_labels), spec.labels)
+    pairs = ",".join(f"{k}={v}" for k, v in mapping.items()) or "RAW=LABEL,..."
+    given = " (after the label map given)" if spec.label_map is not None else ""
+    return InputError.hint(
+        f"{source}: no row has a label of the task{given} ({', '.join(spec.labels)}); labels seen: {seen}. "
+        "Map them with {label_map}",
+        label_map=(f"label_map={mapping or {'RAW': 'LABEL'}}", f"--label-map {pairs}"),
+    )
+
+
+def suggest_label_map(seen: Sequence[str], labels: Sequence[str]) -> dict[str, str]:
+    """A guess at the map from the labels ``seen`` to the task's ``labels``: same word in another case,
+    a prefix ("pos", "NEG"), or numbers in order (0, 1 -> negative, positive on a task that has them)."""
+    mapping: dict[str, str] = {}
+    for raw in seen:
+        word = raw.lower()
+        matches = [label for label in labels if label.lower() == word]
+        matches = matches or [label for label in labels if len(word) >= 3 and label.lower().startswith(word)]
+        if len(matches) == 1:
+            mapping[raw] = matches[0]
+    numbers = sorted((s for s in seen if s.isdigit() and s not in mapping), key=int)
+    if len(numbers) == 2 and {"negative", "positive"} <= set(labels):
+        mapping.update(zip(numbers, ("negative", "positive")))
+    elif numbers and len(numbers) == len(labels):
+        mapping.update(zip(numbers, labels))
+    return mapping

@@ -28,6 +28,7 @@ import string
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..records import SEED, Example, TestCase
 from ..requirements import FILLER_FIELD, SEED_FIELD, Capability, Filler, Negation, Template
@@ -84,9 +85,23 @@ def _fixed_piece(text: str, start: int, end: int) -> str:
     return before + re.escape(piece) + after
 
 
-def _filler_candidates(filler: Filler, label: str, pool: Sequence[Example]) -> list[Example]:
+def filler_candidates(filler: Filler, label: str, pool: Sequence[Example]) -> list[Example]:
+    """The examples of ``pool`` a filler of ``label`` is drawn from: that label and the filler's length,
+    once per id, in id order (``search.FillerPools`` holds the same sequence without the whole dataset)."""
     unique = {e.id: e for e in pool if e.label == label}
     return [e for e in sorted(unique.values(), key=natural_key) if length_ok(e.text, filler.length)]
+
+
+def filler_draw(
+    capability_id: str, template: Template, example_id: str, size: int, seed: int, compat: bool = False
+) -> list[int]:
+    """The indices into the filler candidates (``size`` of them) drawn for one seed and template: one more
+    than needed, so the seed itself can be dropped if drawn."""
+    assert template.filler is not None
+    per_seed = "" if compat else f"/{example_id}"  # compat: the same fillers for every seed
+    key = f"{capability_id}{per_seed}/{template.id}/filler"
+    drawn = rng_for(seed, key).choice(size, size=min(template.filler.count + 1, size), replace=False)
+    return [int(i) for i in drawn]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +132,11 @@ def _filler_choice(filler: Filler, example: Example) -> _Choice:
 class _Transformer:
     """Per-call state of ``transform``: the filler candidates per (template, label), built once."""
 
-    def __init__(self, capability: Capability, pool: Sequence[Example], seed: int, compat: bool = False):
+    def __init__(
+        self, capability: Capability, pool: Sequence[Example] | Any, seed: int, compat: bool = False
+    ):
         self.capability, self.pool, self.seed, self.compat = capability, pool, seed, compat
-        self.candidates: dict[tuple[str, str], list[Example]] = {}
+        self.candidates: dict[tuple[str, str], Sequence[Example]] = {}
 
     def fillers(self, template: Template, example: Example) -> list[Example]:
         filler = template.filler
@@ -128,13 +145,12 @@ class _Transformer:
         if label is None:
             return []
         if (template.id, label) not in self.candidates:
-            self.candidates[template.id, label] = _filler_candidates(filler, label, self.pool)
+            pools = getattr(self.pool, "candidates", None)  # search.FillerPools: only the drawn examples
+            self.candidates[template.id, label] = (
+                pools(filler, label) if pools else filler_candidates(filler, label, self.pool)
+            )
         candidates = self.candidates[template.id, label]
-        # One more than needed, so the seed itself can be dropped if drawn.
-        size = min(filler.count + 1, len(candidates))
-        per_seed = "" if self.compat else f"/{example.id}"  # compat: the same fillers for every seed
-        key = f"{self.capability.id}{per_seed}/{template.id}/filler"
-        drawn = rng_for(self.seed, key).choice(len(candidates), size=size, replace=False)
+        drawn = filler_draw(self.capability.id, template, example.id, len(candidates), self.seed, self.compat)
         return [candidates[i] for i in drawn if candidates[i].id != example.id][: filler.count]
 
     def choices(self, template: Template, example: Example) -> list[list[_Choice]] | str:
@@ -173,8 +189,9 @@ def transform(
 ) -> Iterator[TestCase]:
     """The seed cases of ``seeds``: in seed order, per seed in template and alternative order.
 
-    ``pool`` holds the examples fillers are drawn from, by label (``generate`` passes the whole dataset, so
-    LC7's neutral fillers need not be search results). A seed whose label has no template yields nothing.
+    ``pool`` holds the examples fillers are drawn from, by label (the whole dataset, so LC7's neutral
+    fillers need not be search results), or is a ``seeds.FillerPools`` that holds just the drawn ones. A seed
+    whose label has no template yields nothing.
     ``max_variants`` (default: the spec's) caps the variants per seed, sampled with the run's ``seed``.
     """
     spec = capability.transform
