@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from autocheck.pipeline import GenerateConfig, generate
 from conftest import REPO, SHARED_DATA, require
 
+from autocheck.config import GenerateConfig
+from autocheck.generate import generate
 from autocheck.records import Example
 from autocheck.requirements import load_spec
 from autocheck.sources.datasets import DatasetStats, load_examples, normalize_text, suggest_label_map
