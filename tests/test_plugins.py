@@ -46,11 +46,17 @@ def test_plugin_parts_are_listed_without_importing_the_plugin(plugin_site):
         "from autocheck.execute import EXECUTORS\n"
         "from autocheck.expand.validate import CHECKS\n"
         "from autocheck.models import MODELS\n"
+        "from autocheck.author.perturb import PERTURBATIONS\n"
+        "from autocheck.sources.datasets import DATASETS\n"
+        "from autocheck.sources.lexicon import LEXICONS\n"
         "loaded = 'autocheck_demo_plugin' in sys.modules\n"
-        "print(EXECUTORS.names(), CHECKS.names(), 'constant' in MODELS, loaded)",
+        "print(EXECUTORS.names(), CHECKS.names(), 'constant' in MODELS, loaded)\n"
+        "print('shout' in PERTURBATIONS, DATASETS.names(), LEXICONS.names())",
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[0] == "['local', 'logged', 'ray'] ['broken', 'no_ly_adverbs'] True False"
+    first, second = done.stdout.splitlines()[:2]
+    assert first == "['local', 'logged', 'ray'] ['broken', 'no_ly_adverbs'] True False"
+    assert second == "True ['lines'] ['opinion', 'sentiwordnet', 'tiny', 'vader']"
 
 
 def test_run_uses_a_plugins_model_form(plugin_site, tmp_path):
@@ -89,6 +95,28 @@ def test_perturb_uses_a_plugins_perturbation(plugin_site, tmp_path):
     rows = [json.loads(line) for line in (tmp_path / "suite" / "cases.jsonl").read_text().splitlines()]
     shouted = [row["text"] for row in rows if row["kind"] == "perturbation"]
     assert shouted == ["THE FILM WAS FINE.", "A SLOW START."]
+
+
+def test_perturb_reads_a_plugins_dataset_and_a_lexicon_loads_by_name(plugin_site, tmp_path):
+    texts = tmp_path / "texts.txt"
+    texts.write_text("The film was fine.\n\nA slow start.\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "autocheck", "perturb", f"lines:{texts}", "--perturbation", "shout"]
+        + ["--out", str(tmp_path / "suite")],
+        env=_env(plugin_site),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in (tmp_path / "suite" / "cases.jsonl").read_text().splitlines()]
+    assert [row["text"] for row in rows if row["kind"] == "seed"] == ["The film was fine.", "A slow start."]
+    done = _python(
+        plugin_site,
+        "from autocheck.sources.lexicon import load_lexicon\n"
+        "tiny = load_lexicon('tiny')\n"
+        "print(tiny.polarity('good', None), tiny.polarity('awful', None), tiny.is_neutral('film', None))",
+    )
+    assert done.stdout.split() == ["positive", "negative", "True"], done.stderr
 
 
 def test_a_broken_plugin_part_is_an_error_naming_the_package(plugin_site):

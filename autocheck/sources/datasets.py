@@ -42,13 +42,14 @@ import json
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..records import Example
+from ..registry import Registry
 from ..resources import ResourceMissing
 from ..store import InputError
 
@@ -567,34 +568,60 @@ def _answers(value: Any) -> Any:
 
 
 def _jsonl_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
+    with _open_text(path, stats) as f:
+        yield from _objects(path.stem, path, _json_lines(f), spec, stats)
+
+
+def _json_lines(lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
+    """(line number, the object or None when the line is no JSON) of each non-empty line."""
+    for lineno, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                yield lineno, json.loads(line)
+            except json.JSONDecodeError:
+                yield lineno, None
+
+
+def _objects(
+    name: str, where: Path | str, rows: Iterable[tuple[int, Any]], spec: Columns, stats: DatasetStats
+) -> Iterator[Example]:
+    """Examples of JSON-like rows (a JSONL file's, a plug-in reader's): the first row decides the columns;
+    a row that is no object is skipped and counted."""
     fields: dict[str, str] = {}
     label_col = ""
-    with _open_text(path, stats) as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
-                obj = None
-            if not isinstance(obj, dict):
-                stats.read += 1
-                stats.skip("malformed row")
-                continue
-            if not fields:  # the first object decides the columns
-                where = Path(f"{path}:{lineno}")
-                fields = spec.fields(list(obj), where)
-                label_col = spec.label(list(obj), where) or ""
-                for column in (*fields.values(), *([label_col] if label_col else [])):
-                    if column not in obj:
-                        raise InputError(f"{where}: no field {column!r} (fields: {', '.join(obj)})")
-            inputs = {name: obj.get(column) for name, column in fields.items()}
-            used = {*fields.values(), label_col}
-            meta = {k: v for k, v in obj.items() if k not in used and isinstance(v, str | int | float)}
-            label = obj.get(label_col) if label_col else UNLABELLED
-            ex = _example(stats, path.stem, f"{path.stem}:{lineno}", inputs, label, spec, meta)
-            if ex:
-                yield ex
+    for lineno, obj in rows:
+        if not isinstance(obj, dict):
+            stats.read += 1
+            stats.skip("malformed row")
+            continue
+        if not fields:  # the first object decides the columns
+            at = Path(f"{where}:{lineno}")
+            fields = spec.fields(list(obj), at)
+            label_col = spec.label(list(obj), at) or ""
+            for column in (*fields.values(), *([label_col] if label_col else [])):
+                if column not in obj:
+                    raise InputError(f"{at}: no field {column!r} (fields: {', '.join(obj)})")
+        inputs = {field: obj.get(column) for field, column in fields.items()}
+        used = {*fields.values(), label_col}
+        meta = {k: v for k, v in obj.items() if k not in used and isinstance(v, str | int | float)}
+        label = obj.get(label_col) if label_col else UNLABELLED
+        ex = _example(stats, name, f"{name}:{lineno}", inputs, label, spec, meta)
+        if ex:
+            yield ex
+
+
+# Dataset readers by prefix (``--dataset NAME:LOCATION``): a function ``(location, split)`` yielding rows,
+# each a mapping of column to value as a JSONL line holds them (the task's input fields or ``text``, and
+# ``label``); ``--text-column``/``--label-column``/``--label-map`` apply as to a file. autocheck's own
+# formats are found by path; a plug-in adds a reader through the entry-point group "autocheck.datasets".
+DATASETS: Registry[Callable[[str, str | None], Iterable[Mapping[str, Any]]]] = Registry(
+    "datasets", "dataset reader"
+)
+
+
+def _plugin_reader(source: str) -> Callable[[str, str | None], Iterable[Mapping[str, Any]]] | None:
+    prefix, sep, _ = source.partition(":")
+    return DATASETS.get(prefix) if sep and len(prefix) > 1 and prefix in DATASETS else None
 
 
 HATEXPLAIN_LABELS = {"hatespeech": "hateful", "offensive": "non-hateful", "normal": "non-hateful"}
@@ -694,6 +721,10 @@ def _tree_files(folder: Path) -> list[Path]:
 def _resolve(
     source: str, split: str | None, spec: Columns, stats: DatasetStats
 ) -> Callable[[], Iterator[Example]]:
+    reader = _plugin_reader(source)
+    if reader is not None:
+        name, location = source.split(":", 1)
+        return lambda: _objects(name, source, enumerate(reader(location, split), 1), spec, stats)
     path = Path(source)
     sst = spec.inputs == ("text",)  # the SST formats hold one text
     if path.is_dir():

@@ -36,12 +36,13 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..registry import Registry
 from ..resources import nltk_resource
 from ..store import InputError
 
@@ -396,23 +397,34 @@ def _tsv(path: Path, source: str, sha: str, text: str) -> WordLexicon:
     return WordLexicon(path.stem, entries, neutral, not neutral, info)
 
 
+def _sentiwordnet_nltk(*, compat: bool = False) -> Lexicon:
+    return _sentiwordnet(
+        *_read_nltk("corpora/sentiwordnet", "sentiwordnet", "SentiWordNet_3.0.0.txt"), compat=compat
+    )
+
+
+# Polarity lexicons by name: a function taking ``compat`` (the original ALiCT rule, which only SentiWordNet
+# has); a plug-in adds one through the entry-point group "autocheck.lexicons".
+LEXICONS: Registry[Callable[..., Lexicon]] = Registry("lexicons", "polarity lexicon")
+LEXICONS.register("sentiwordnet", _sentiwordnet_nltk)
+LEXICONS.register("opinion", lambda *, compat=False: _opinion())
+LEXICONS.register("vader", lambda *, compat=False: _vader())
+_ALIASES = {"swn": "sentiwordnet", "opinion_lexicon": "opinion", "huliu": "opinion", "vader_lexicon": "vader"}
+
+
 def load_lexicon(name_or_path: str = "sentiwordnet", *, compat: bool = False) -> Lexicon:
-    """Load a lexicon by name (``sentiwordnet``, ``opinion``, ``vader``) or from a file (see module docs).
+    """Load a lexicon by name (``sentiwordnet``, ``opinion``, ``vader``, or a plug-in's) or from a file
+    (see module docs).
 
     ``compat`` only affects SentiWordNet (the original ALiCT classification rule).
     """
-    name = name_or_path.lower()
-    if name in ("sentiwordnet", "swn"):
-        return _sentiwordnet(
-            *_read_nltk("corpora/sentiwordnet", "sentiwordnet", "SentiWordNet_3.0.0.txt"), compat=compat
-        )
-    if name in ("opinion", "opinion_lexicon", "huliu"):
-        return _opinion()
-    if name in ("vader", "vader_lexicon"):
-        return _vader()
+    name = _ALIASES.get(name_or_path.lower(), name_or_path.lower())
+    if name in LEXICONS:
+        return LEXICONS.get(name)(compat=compat)
     path = Path(name_or_path)
     if not path.is_file():
-        raise InputError(f"{name_or_path}: unknown lexicon (use sentiwordnet, opinion, vader or a file path)")
+        known = ", ".join(LEXICONS.names())
+        raise InputError(f"{name_or_path}: unknown lexicon (use {known} or a file path)")
     source, sha, data = _read_file(path)
     text = _decode(data, source)
     if _looks_like_sentiwordnet(text):
