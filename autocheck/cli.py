@@ -11,10 +11,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__
-from .config import DEFAULT_MLM
+from .config import DATASET, DEFAULT_MLM, EXPAND, SEEDS
 from .resources import ResourceMissing
 from .store import InputError, check_output_file, cli_flag, load_json, prepare_output_dir
 
@@ -162,95 +162,55 @@ def _check_model_dirs(args: argparse.Namespace) -> None:
             raise InputError(f"{flag} {value}: the directory holds {holds}, not {wanted}{hint}")
 
 
+# the parsers GenerateConfig's options name (config.option's ``parse``)
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "positive": _pos,
+    "natural": _nat,
+    "fills": _fills,
+    "threshold": _threshold,
+    "pairs": _label_map,
+    "treebank": lambda value: "ptb_sample" if value == "nltk" else value,
+}
+
+
+def _add_config_options(p: argparse.ArgumentParser, *groups: str) -> None:
+    """``GenerateConfig``'s options of these groups, each with the field's default and help."""
+    from .config import options
+
+    for f in options(*groups):
+        meta = f.metadata
+        kwargs: dict[str, Any] = {"dest": f.name, "help": meta["help"]}
+        if meta["repeat"]:
+            kwargs.update(action="append", metavar=meta["repeat"])
+        elif isinstance(f.default, bool):
+            kwargs["action"] = "store_true"
+        else:
+            kwargs["default"] = f.default
+            if not meta["choices"]:
+                kwargs["metavar"] = meta["flag"].lstrip("-").replace("-", "_").upper()
+            if f.default is not None:
+                kwargs["help"] += f" (default {'nltk' if meta['parse'] == 'treebank' else f.default})"
+        if meta["parse"]:
+            kwargs["type"] = _PARSERS[meta["parse"]]
+        if meta["choices"]:
+            kwargs["choices"] = meta["choices"]
+        p.add_argument(meta["flag"], **kwargs)
+
+
 def _add_seed_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--task", help="task whose shipped spec to use (default: sentiment; or the --requirements file's)"
-    )
-    p.add_argument(
-        "--dataset",
-        help="dataset: SST folder/table, CSV/TSV/JSONL file, or HF hub id (template capabilities need none)",
-    )
     p.add_argument("--out", required=True, type=Path, help="suite directory to write")
-    p.add_argument("--capability", action="append", metavar="LC", help="only these capabilities (repeatable)")
-    p.add_argument(
-        "--requirements",
-        help="spec file, or a shipped spec's name (e.g. sentiment_checklist, nli, qqp, squad)",
-    )
-    p.add_argument(
-        "--max-cases", type=_pos, default=100_000, help="per template: the largest Cartesian product allowed"
-    )
-    p.add_argument("--max-seeds", type=_pos, help="at most N seeds per capability, sampled with --seed")
-    p.add_argument(
-        "--max-variants", type=_pos, help="at most N template variants per seed, sampled with --seed"
-    )
-    p.add_argument("--seed", type=_nat, default=0, help="random seed; same inputs + seed = identical output")
-    p.add_argument("--lexicon", default="sentiwordnet", help="sentiwordnet | opinion | vader | PATH")
-    p.add_argument("--compat", action="store_true", help="reproduce the original ALiCT code's quirks")
-    _add_dataset_options(p)
-    p.add_argument("--label-map", type=_label_map, help="raw label → label, e.g. 0=negative,1=positive")
+    _add_config_options(p, SEEDS, DATASET)
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     p.add_argument("--overwrite", action="store_true", help="replace the files of an existing --out")
-    p.add_argument("--chunk-size", type=_pos, default=64, help="seed cases per batch/checkpoint (default 64)")
-    p.add_argument(
-        "--mlm",
-        default=DEFAULT_MLM,
-        help="masked LM (fills and {mask} placeholders): HF id or directory",
-    )
 
 
 def _add_dataset_options(p: argparse.ArgumentParser) -> None:
     """Where a dataset's fields are: the options of every command that reads one."""
-    p.add_argument("--text-column", help="text column of a CSV/TSV/JSONL/HF dataset")
-    p.add_argument(
-        "--input-column",
-        type=_label_map,
-        help="input field → column for tasks with several fields, e.g. premise=sentence1,hypothesis=s2",
-    )
-    p.add_argument("--label-column", help="label column of a CSV/TSV/JSONL/HF dataset")
-    p.add_argument("--split", help="dataset split (train/dev/test; HF split name)")
-    p.add_argument(
-        "--encoding", help="text encoding of local dataset files (default: detected; see the manifest)"
-    )
-    p.add_argument("--max-rows", type=int, help="read at most N dataset rows (kept or skipped)")
+    _add_config_options(p, DATASET)
 
 
 def _add_expansion_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--parser", default="benepar_en3", help="benepar model name or directory")
-    p.add_argument(
-        "--treebank",
-        default="nltk",
-        help="reference grammar: 'nltk' (shipped PTB-sample PCFG), a grammar JSON, or a PTB .mrg directory",
-    )
-    p.add_argument(
-        "--top-k",
-        type=_pos,
-        default=5,
-        help="candidate expansions kept per seed (or per seed production, see --top-k-per)",
-    )
-    p.add_argument(
-        "--top-k-per",
-        choices=("seed", "production"),
-        default="seed",
-        help="rank a seed's candidate expansions together (the paper's Algorithm 1) or keep the top k of "
-        "every production of the seed (the original code; always so with --compat)",
-    )
-    p.add_argument(
-        "--fills-per-mask",
-        type=_fills,
-        default=3,
-        help="validated fills kept per masked template (default 3; ALiCT's final code kept 1), or 'all'",
-    )
-    p.add_argument(
-        "--beam-size", type=_pos, default=20, help="beam width for multi-mask fills (CheckList: 100)"
-    )
-    p.add_argument("--top-n", type=_pos, default=60, help="masked-LM suggestions considered per template")
-    p.add_argument(
-        "--fluency-threshold",
-        type=_threshold,
-        default=1.0,
-        help="keep an expansion whose masked-LM pseudo-log-likelihood around the insertion is at most this "
-        "far below its seed's (default 1.0); 'off' keeps all",
-    )
+    _add_config_options(p, EXPAND)
     p.add_argument(
         "--workers",
         type=_pos,
@@ -270,56 +230,17 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         "executor; same output",
     )
     p.add_argument("--ray-address", help="Ray cluster to join (default: start a local one)")
-    p.add_argument(
-        "--vocabulary",
-        default="tags",
-        choices=["tags", "all"],
-        help="fill each mask only from neutral words whose tags include the mask's (tags, default) or not",
-    )
     p.add_argument("--no-expand", action="store_true", help="seeds only (the no-expansion ablation)")
-    p.add_argument(
-        "--check",
-        action="append",
-        metavar="NAME",
-        help="a validation check of your own, registered by a plug-in (autocheck.checks); repeatable",
-    )
 
 
 def _config(args: argparse.Namespace, expand: bool):
-    from .config import GenerateConfig
+    """The run's ``GenerateConfig`` from the options (those a command does not take keep their default)."""
+    from .config import GenerateConfig, options
 
-    config = GenerateConfig(
-        dataset=args.dataset,
-        task=args.task or "sentiment",
-        capabilities=args.capability,
-        requirements=args.requirements,
-        max_seeds=args.max_seeds,
-        max_variants=args.max_variants,
-        seed=args.seed,
-        lexicon=args.lexicon,
-        compat=args.compat,
-        text_column=args.text_column,
-        input_columns=args.input_column,
-        label_column=args.label_column,
-        label_map=args.label_map,
-        split=args.split,
-        encoding=args.encoding,
-        max_rows=args.max_rows,
-        expand=expand,
-        chunk_size=args.chunk_size,
-        max_cases=args.max_cases,
-    )
-    config.mlm = args.mlm
-    if expand:
-        config.parser = args.parser
-        config.grammar = "ptb_sample" if args.treebank == "nltk" else args.treebank
-        config.top_k, config.top_k_per = args.top_k, args.top_k_per
-        config.fills_per_mask = args.fills_per_mask
-        config.beam_size, config.top_n = args.beam_size, args.top_n
-        config.fluency_threshold = args.fluency_threshold
-        config.vocabulary = args.vocabulary
-        config.checks = tuple(args.check or ())
-    return config
+    given = {f.name: getattr(args, f.name) for f in options(SEEDS, DATASET, EXPAND) if hasattr(args, f.name)}
+    if given.get("checks") is not None:
+        given["checks"] = tuple(given["checks"])
+    return GenerateConfig(**{k: v for k, v in given.items() if v is not None or k != "checks"}, expand=expand)
 
 
 def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
@@ -720,7 +641,7 @@ def cmd_perturb(args: argparse.Namespace) -> int:
         max_seeds=args.max_examples,
         seed=args.seed,
         text_column=args.text_column,
-        input_columns=args.input_column,
+        input_columns=args.input_columns,
         label_column=args.label_column,
         split=args.split,
         encoding=args.encoding,

@@ -1,9 +1,11 @@
-"""The settings of a generation run: one record, hashed to guard ``--resume`` and saved in the manifest,
-whose field defaults are the product's defaults."""
+"""The settings of a generation run: one frozen record, hashed to guard ``--resume`` and saved in the
+manifest. Each field's default is the product's one default, and a field that is a command-line option
+carries its flag and help text (``cli`` builds ``seeds``/``generate``/``perturb``'s options from them), so
+the command line, the Python API and the library cannot disagree."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from .store import content_hash, dumps
@@ -11,52 +13,162 @@ from .store import content_hash, dumps
 # the paper's masked LM (the authors' code used roberta-base): the one default every command takes
 DEFAULT_MLM = "bert-base-uncased"
 
+# option groups: which commands take the option
+DATASET, SEEDS, EXPAND = "dataset", "seeds", "expand"
 
-@dataclass
+
+def option(
+    default: Any,
+    flag: str,
+    help: str,
+    *,
+    group: str = SEEDS,
+    parse: str | None = None,
+    choices: tuple[str, ...] | None = None,
+    repeat: str | None = None,
+) -> Any:
+    """A field that is also a command-line option: ``parse`` names the value's parser in ``cli`` (a whole
+    number of at least 1, ...), ``repeat`` the metavar of an option given once per value."""
+    meta = {"flag": flag, "help": help, "group": group, "parse": parse, "choices": choices, "repeat": repeat}
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
 class GenerateConfig:
     """Everything that decides a run's output (it is hashed to guard --resume and saved in the manifest)."""
 
-    dataset: str | None  # None: only the capabilities written with templates
-    task: str = "sentiment"
-    capabilities: list[str] | None = None
-    requirements: str | None = None  # a spec file or shipped spec name; default: requirements/<task>.json
+    dataset: str | None = option(
+        None,
+        "--dataset",
+        "dataset: SST folder/table, CSV/TSV/JSONL file, HF hub id, or a plug-in reader's NAME:LOCATION "
+        "(template capabilities need none)",
+    )
+    task: str = option(
+        "sentiment", "--task", "task whose shipped spec to use (unless --requirements names a spec)"
+    )
+    capabilities: list[str] | None = option(
+        None, "--capability", "only these capabilities (repeatable)", repeat="LC"
+    )
+    requirements: str | None = option(
+        None,
+        "--requirements",
+        "spec file, or a shipped spec's name (e.g. sentiment_checklist, nli, qqp, squad)",
+    )
     spec: dict[str, Any] | None = None  # a spec given inline (``autocheck perturb`` makes one)
     labelled: bool = True  # False: dataset rows need no label (INV/DIR perturbations of raw text)
-    max_seeds: int | None = None
-    max_rows: int | None = None  # dataset rows read at most
-    max_variants: int | None = None  # template variants per seed (sampled); default: the spec's
-    seed: int = 0
-    lexicon: str = "sentiwordnet"
+    max_seeds: int | None = option(
+        None, "--max-seeds", "at most N seeds per capability, sampled with --seed", parse="positive"
+    )
+    max_rows: int | None = option(
+        None, "--max-rows", "read at most N dataset rows (kept or skipped)", group=DATASET, parse="positive"
+    )
+    max_variants: int | None = option(
+        None, "--max-variants", "at most N template variants per seed, sampled with --seed", parse="positive"
+    )
+    seed: int = option(0, "--seed", "random seed; same inputs + seed = identical output", parse="natural")
+    lexicon: str = option("sentiwordnet", "--lexicon", "sentiwordnet | opinion | vader | a plug-in's | PATH")
     # the original code's choices where they change results: SentiWordNet formula, shared fillers, LC10
-    compat: bool = False
-    text_column: str | None = None
-    input_columns: dict[str, str] | None = None  # input field -> dataset column (tasks with several)
-    label_column: str | None = None
-    label_map: dict[str, str] | None = None
-    split: str | None = None
-    encoding: str | None = None  # of local dataset files; None: detected (the manifest says which)
+    compat: bool = option(False, "--compat", "reproduce the original ALiCT code's quirks")
+    text_column: str | None = option(
+        None, "--text-column", "text column of a CSV/TSV/JSONL/HF dataset", group=DATASET
+    )
+    input_columns: dict[str, str] | None = option(
+        None,
+        "--input-column",
+        "input field → column for tasks with several fields, e.g. premise=sentence1,hypothesis=s2",
+        group=DATASET,
+        parse="pairs",
+    )
+    label_column: str | None = option(
+        None, "--label-column", "label column of a CSV/TSV/JSONL/HF dataset", group=DATASET
+    )
+    label_map: dict[str, str] | None = option(
+        None, "--label-map", "raw label → label, e.g. 0=negative,1=positive", parse="pairs"
+    )
+    split: str | None = option(
+        None, "--split", "dataset split (train/dev/test; HF split name)", group=DATASET
+    )
+    encoding: str | None = option(
+        None,
+        "--encoding",
+        "text encoding of local dataset files (default: detected; see the manifest)",
+        group=DATASET,
+    )
     expand: bool = True
-    parser: str = "benepar_en3"
-    mlm: str = DEFAULT_MLM
-    grammar: str = "ptb_sample"
-    top_k: int = 5  # candidate expansions kept per seed (Algorithm 1), or per seed production
-    top_k_per: str = "seed"  # "production": the original code's rule (always so with compat)
+    parser: str = option("benepar_en3", "--parser", "benepar model name or directory", group=EXPAND)
+    mlm: str = option(DEFAULT_MLM, "--mlm", "masked LM (fills and {mask} placeholders): HF id or directory")
+    grammar: str = option(
+        "ptb_sample",
+        "--treebank",
+        "reference grammar: 'nltk' (the shipped PTB-sample PCFG, the default), a grammar JSON, or a PTB .mrg "
+        "directory",
+        group=EXPAND,
+        parse="treebank",
+    )
+    top_k: int = option(
+        5,
+        "--top-k",
+        "candidate expansions kept per seed (Algorithm 1), or per seed production (see --top-k-per)",
+        group=EXPAND,
+        parse="positive",
+    )
+    top_k_per: str = option(
+        "seed",
+        "--top-k-per",
+        "rank a seed's candidate expansions together (the paper's Algorithm 1) or keep the top k of every "
+        "production of the seed (the original code; always so with --compat)",
+        group=EXPAND,
+        choices=("seed", "production"),
+    )
     # the best valid fills kept per template; None keeps every valid fill (the older ALiCT runs), 1 is ALiCT
     # HEAD. 3 keeps about as many expansions per seed as the original's per-production top-5 did, with the
     # paper's per-seed top-5 and no less diversity (the README's Performance section has the figures)
-    fills_per_mask: int | None = 3
-    beam_size: int = 20  # CheckList used 100; a multi-mask fill costs about beam_size single ones
-    top_n: int = 60
+    fills_per_mask: int | None = option(
+        3,
+        "--fills-per-mask",
+        "validated fills kept per masked template (ALiCT's final code kept 1), or 'all'",
+        group=EXPAND,
+        parse="fills",
+    )
+    beam_size: int = option(
+        20,
+        "--beam-size",
+        "beam width for multi-mask fills (CheckList: 100; one costs about beam-size single fills)",
+        group=EXPAND,
+        parse="positive",
+    )
+    top_n: int = option(
+        60, "--top-n", "masked-LM suggestions considered per template", group=EXPAND, parse="positive"
+    )
     # "tags": each mask filled only from words validation could keep there (expand/vocabulary.py); "all"
-    vocabulary: str = "tags"
+    vocabulary: str = option(
+        "tags",
+        "--vocabulary",
+        "fill each mask only from neutral words whose tags include the mask's (tags) or not (all)",
+        group=EXPAND,
+        choices=("tags", "all"),
+    )
     first_beam: int | None = 4  # multi-mask templates: this beam first, the full beam only if short of fills
-    # keep an expansion only if its PLL around the insertion is at least its seed's minus this; None: no
-    # fluency check
-    fluency_threshold: float | None = 1.0  # expand.fluency.DEFAULT_THRESHOLD
-    chunk_size: int = 64  # seed cases per resume checkpoint
+    fluency_threshold: float | None = option(
+        1.0,
+        "--fluency-threshold",
+        "keep an expansion whose masked-LM pseudo-log-likelihood around the insertion is at most this far "
+        "below its seed's; 'off' keeps all",
+        group=EXPAND,
+        parse="threshold",
+    )
+    chunk_size: int = option(64, "--chunk-size", "seed cases per batch/checkpoint", parse="positive")
     unit_size: int = 8  # seed cases expanded together (parse/fill batches): the unit workers share out
-    max_cases: int = 100_000  # per template: a larger Cartesian product is an error (use nsamples)
-    checks: tuple[str, ...] = ()  # a user's own validation checks, by name (``expand.validate.CHECKS``)
+    max_cases: int = option(
+        100_000, "--max-cases", "per template: the largest Cartesian product allowed", parse="positive"
+    )
+    checks: tuple[str, ...] = option(
+        (),
+        "--check",
+        "a validation check of your own, registered by a plug-in (autocheck.checks); repeatable",
+        group=EXPAND,
+        repeat="NAME",
+    )
 
     def settings(self) -> dict[str, Any]:
         """The settings as the manifest records them. An empty ``checks`` is left out, so suites and cached
@@ -68,3 +180,8 @@ class GenerateConfig:
 
     def fingerprint(self) -> str:
         return content_hash(dumps(self.settings()))
+
+
+def options(*groups: str) -> list[Any]:
+    """The fields of ``GenerateConfig`` that are command-line options of these groups, in field order."""
+    return [f for f in fields(GenerateConfig) if f.metadata.get("group") in groups]

@@ -159,8 +159,31 @@ def test_generate_options_reach_the_config():
         build_parser().parse_args(["generate", "--dataset", "d.csv", "--out", "o"]), expand=True
     )
     assert default.top_k_per == "seed"
-    # three fills per template: the original's 7.25 expansions per seed with the paper's per-seed top-5
-    assert default.fills_per_mask == 3 == GenerateConfig(dataset=None).fills_per_mask
+    # one default per setting: the command line's are GenerateConfig's, and so are fill()'s
+    assert default == GenerateConfig(dataset="d.csv")
+    import inspect
+
+    from autocheck.expand.fill import fill
+
+    defaults = {name: p.default for name, p in inspect.signature(fill).parameters.items()}
+    for name in ("fills_per_mask", "beam_size", "top_n", "first_beam"):
+        assert defaults[name] == getattr(GenerateConfig(), name), name
+
+
+def test_the_generation_options_are_gathered_from_the_config():
+    """seeds and generate take every option GenerateConfig declares, with its flag, default and help."""
+    from autocheck.cli import build_parser
+    from autocheck.config import DATASET, EXPAND, SEEDS, options
+
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # argparse keeps its subcommands there
+    for command, groups in (("seeds", (SEEDS, DATASET)), ("generate", (SEEDS, DATASET, EXPAND))):
+        actions = {a.dest: a for a in commands[command]._actions}
+        for f in options(*groups):
+            assert f.metadata["flag"] in actions[f.name].option_strings, (command, f.name)
+            assert f.metadata["help"] in actions[f.name].help
+    seeds = {a.dest for a in commands["seeds"]._actions}
+    assert not {f.name for f in options(EXPAND)} & seeds  # expansion options are generate's alone
 
 
 def test_a_bad_top_k_rule_in_python_is_a_clear_error(tmp_path):

@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 import torch
@@ -26,7 +27,8 @@ def _suite(out) -> tuple[bytes, bytes]:
 
 
 def test_two_workers_write_the_same_bytes_as_one(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
-    stand_in_config.unit_size = 1  # several units per chunk: both workers get some of each chunk
+    # several units per chunk: both workers get some of each chunk
+    stand_in_config = replace(stand_in_config, unit_size=1)
     one = generation.generate(stand_in_config, tmp_path / "one")
     assert sum(c.expansions for c in one.counts.values()) > 0
     monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "other-cache"))  # nothing reused
@@ -185,10 +187,10 @@ def test_the_program_leaves_what_is_alive_at_exit_to_the_system():
 
 
 def test_unit_size_does_not_change_the_suite(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
-    stand_in_config.unit_size = 1
+    stand_in_config = replace(stand_in_config, unit_size=1)
     generation.generate(stand_in_config, tmp_path / "small")
     monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "other-cache"))
-    stand_in_config.unit_size = 8
+    stand_in_config = replace(stand_in_config, unit_size=8)
     generation.generate(stand_in_config, tmp_path / "large")
     cases = lambda out: (out / "cases.jsonl").read_bytes()  # noqa: E731 (the manifest records the setting)
     assert cases(tmp_path / "small") == cases(tmp_path / "large")
@@ -238,7 +240,7 @@ def test_a_fully_cached_rerun_loads_no_model(stand_in_config, tmp_path, monkeypa
 
 def test_a_changed_setting_misses_the_chunk_cache(stand_in_config, tmp_path):  # noqa: F811
     generation.generate(stand_in_config, tmp_path / "a")
-    stand_in_config.fills_per_mask = 1
+    stand_in_config = replace(stand_in_config, fills_per_mask=1)
     summary = generation.generate(stand_in_config, tmp_path / "b")
     assert _suite(tmp_path / "a")[0] != _suite(tmp_path / "b")[0]
     assert sum(c.expansions for c in summary.counts.values()) > 0

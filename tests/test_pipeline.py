@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import gc
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -222,20 +223,20 @@ def test_expansions_are_rechecked_against_the_requirement(stand_in_config, tmp_p
     sees it before the masked LM is called (no template); under --compat, which has no placement check,
     the pipeline's re-check of every fill (``Expander.requirement`` -> ``search.satisfies``) must reject
     them all and count them. Replacing that check with ``return True`` fails this test."""
-    stand_in_config.requirements = str(_requirements(tmp_path, 5))
-    stand_in_config.capabilities = None
-    stand_in_config.fluency_threshold = None
+    stand_in_config = replace(stand_in_config, requirements=str(_requirements(tmp_path, 5)))
+    stand_in_config = replace(stand_in_config, capabilities=None)
+    stand_in_config = replace(stand_in_config, fluency_threshold=None)
     summary = generation.generate(stand_in_config, tmp_path / "suite")
     counts = summary.counts["SHORT"]
     assert counts.seed_cases == 3 and counts.masked_templates == counts.candidates == counts.expansions == 0
-    stand_in_config.compat = True
+    stand_in_config = replace(stand_in_config, compat=True)
     summary = generation.generate(stand_in_config, tmp_path / "compat")
     counts = summary.counts["SHORT"]
     assert counts.seed_cases == 3 and counts.candidates > 0  # max_seeds 3 of the 5-token sentences
     assert counts.expansions == 0 and summary.rejected["fill: requirement"] > 0
     # with room for one more word the same seeds do expand, and each expansion meets the requirement
-    stand_in_config.compat = False
-    stand_in_config.requirements = str(_requirements(tmp_path, 6))
+    stand_in_config = replace(stand_in_config, compat=False)
+    stand_in_config = replace(stand_in_config, requirements=str(_requirements(tmp_path, 6)))
     summary = generation.generate(stand_in_config, tmp_path / "roomy")
     assert summary.counts["SHORT"].expansions > 0
 
@@ -317,7 +318,7 @@ def test_negation_seeds_are_expanded_after_their_fixed_start(stand_in_config, tm
     """LC4's requirement is a text starting "This is" / "That is": the best-ranked placements of these
     seeds go before it, so without the placement check no template could ever be valid and the seeds got
     no expansion; with it the next-ranked placements are used and the requirement rejects nothing."""
-    stand_in_config.capabilities = ["LC4"]
+    stand_in_config = replace(stand_in_config, capabilities=["LC4"])
     summary = generation.generate(stand_in_config, tmp_path / "suite")
     expansions = [c for c in _cases(tmp_path / "suite") if c.kind == "expansion"]
     assert summary.counts["LC4"].expansions == len(expansions) > 0

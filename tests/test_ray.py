@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from dataclasses import replace
 
 import pytest
 import transformers
@@ -41,7 +42,7 @@ def test_ray_writes_the_same_bytes_and_survives_a_killed_worker(
     tmp_path,
     monkeypatch,
 ):
-    stand_in_config.unit_size = 1
+    stand_in_config = replace(stand_in_config, unit_size=1)
     generation.generate(stand_in_config, tmp_path / "local")
 
     monkeypatch.setenv("AUTOCHECK_CACHE", "off")  # every unit really computed by the actors

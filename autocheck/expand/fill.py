@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
+from ..config import GenerateConfig
 from ..records import EXPANSION, MaskedTemplate, TestCase
 from ..store import content_hash
 from .context import FunctionPairs
@@ -35,7 +36,6 @@ WORD_TAGS = frozenset(
     "VB VBD VBG VBN VBP VBZ WDT WP WP$ WRB".split()
 )
 _TEMPLATES_PER_CHUNK = 256
-FIRST_BEAM = 4  # beam of a multi-mask template's first search (``fill``)
 
 
 def fill(
@@ -45,15 +45,15 @@ def fill(
     lexicon: NeutralLexicon,
     requirement: Requirement,
     *,
-    fills_per_mask: int | None = 1,
-    beam_size: int = 100,
-    top_n: int = 60,
+    fills_per_mask: int | None = GenerateConfig.fills_per_mask,
+    beam_size: int = GenerateConfig.beam_size,
+    top_n: int = GenerateConfig.top_n,
     batch_size: int = 64,
     stats: FillStats | None = None,
     fluency: Fluency | None = None,
     context: FunctionPairs | None = None,
     vocabulary: VocabularyFilter | None = None,
-    first_beam: int | None = FIRST_BEAM,
+    first_beam: int | None = GenerateConfig.first_beam,
     checks: Sequence[Check] = (),
 ) -> Iterator[TestCase]:
     """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
