@@ -51,9 +51,9 @@ def test_ray_writes_the_same_bytes_and_survives_a_killed_worker(
     killed = []
     real_map = ray_executor.ExpandPool.map
 
-    def map_and_kill(self, chunks):
+    def map_and_kill(self, chunks, on_unit=None):
         pid = self.pids()[0]  # asked before any unit is queued (an actor answers in order)
-        for n, pair in enumerate(real_map(self, chunks)):
+        for n, pair in enumerate(real_map(self, chunks, on_unit)):
             if n == 0:  # after the first chunk: kill one actor while units are queued on it
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
@@ -73,8 +73,8 @@ def test_ray_run_resumes(cluster, stand_in_config, tmp_path, monkeypatch):  # no
 
     real_map, seen = ray_executor.ExpandPool.map, []
 
-    def interrupted(self, chunks):
-        for pair in real_map(self, chunks):
+    def interrupted(self, chunks, on_unit=None):
+        for pair in real_map(self, chunks, on_unit):
             seen.append(pair)
             if len(seen) == 2:
                 raise KeyboardInterrupt
