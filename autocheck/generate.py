@@ -115,7 +115,7 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
         )
         stats = DatasetStats()
         examples = []
-        if any(c.needs_dataset for c in capabilities):
+        if config.dataset and any(c.needs_dataset for c in capabilities):  # (always with a dataset, above)
             examples = list(
                 report(
                     load_examples(
