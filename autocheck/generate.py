@@ -115,7 +115,8 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
         )
         stats = DatasetStats()
         examples = []
-        if config.dataset and any(c.needs_dataset for c in capabilities):  # (always with a dataset, above)
+        # (without a dataset, the capabilities that search one were dropped above)
+        if config.dataset and any(c.needs_dataset for c in capabilities):
             examples = list(
                 report(
                     load_examples(

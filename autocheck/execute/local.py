@@ -19,7 +19,7 @@ import multiprocessing
 import os
 import sys
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..store import InputError
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from ..expand.job import ChunkResult, Expander
     from ..records import TestCase
     from ..requirements import Capability
-    from . import OnUnit
 
 log = logging.getLogger(__name__)
 _EXPANDER: Expander | None = None  # the worker process's expander (set by _start)
@@ -123,7 +122,10 @@ class _Done:
 
 
 def expand_in_processes(
-    chunks: Iterable[list[TestCase]], workers: int, expander: Expander, on_unit: OnUnit | None = None
+    chunks: Iterable[list[TestCase]],
+    workers: int,
+    expander: Expander,
+    on_unit: Callable[[int, int], None] | None = None,
 ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
     """``(chunk, ChunkResult)`` pairs in chunk order; each chunk's uncached units are expanded by
     ``workers`` processes and the unit results merged in unit order."""
@@ -186,7 +188,10 @@ class LocalExecutor:
         self.workers = workers
 
     def expand(
-        self, chunks: Iterable[list[TestCase]], expander: Expander, on_unit: OnUnit | None = None
+        self,
+        chunks: Iterable[list[TestCase]],
+        expander: Expander,
+        on_unit: Callable[[int, int], None] | None = None,
     ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
         from ..expand.job import ChunkResult
         from ..expand.job import units as cut

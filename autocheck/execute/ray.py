@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from ..expand.job import ChunkResult, Expander
     from ..records import TestCase
     from ..requirements import Capability
-    from . import OnUnit
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +189,7 @@ class ExpandPool(ActorPool):
         self.config = config
 
     def map(  # type: ignore[override]
-        self, chunks: Iterable[list[TestCase]], on_unit: OnUnit | None = None
+        self, chunks: Iterable[list[TestCase]], on_unit: Callable[[int, int], None] | None = None
     ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
         """``(chunk, ChunkResult)`` pairs in chunk order; ``on_unit`` is told as each unit's result comes."""
         from ..expand.job import ChunkResult
@@ -255,7 +254,10 @@ class RayExecutor:
         self._pools: list[ExpandPool | RayPredictor] = []
 
     def expand(
-        self, chunks: Iterable[list[TestCase]], expander: Expander, on_unit: OnUnit | None = None
+        self,
+        chunks: Iterable[list[TestCase]],
+        expander: Expander,
+        on_unit: Callable[[int, int], None] | None = None,
     ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
         pool = ExpandPool(
             expander.config,
