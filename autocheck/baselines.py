@@ -31,4 +31,5 @@ def word_overlap_nli(records: list[dict[str, str]]) -> list[list[float]]:
     return out
 
 
-word_overlap_nli.labels = ["entailment", "neutral", "contradiction"]
+# the labels the model loader reads from the function (mypy types no attribute set on a function)
+setattr(word_overlap_nli, "labels", ["entailment", "neutral", "contradiction"])  # noqa: B010

@@ -160,6 +160,7 @@ def export_suite(
     left_out: dict[str, Counter[str]] = defaultdict(Counter)
     from_sets: dict[str, Counter[str]] = defaultdict(Counter)
     for case in iter_cases(cases_path, task):  # validated: a damaged line names file, line and field
+        mapped: tuple[int, list[float]] | str
         if task.is_span:
             mapped = (-1, []) if case.test_type == "MFT" else "no single label (INV/DIR)"
         else:
@@ -245,11 +246,13 @@ def _write(
     elif format == "csv":
         for name, split_rows in by_split.items():
             with open(out / f"{name}.csv", "w", encoding="utf-8", newline="") as f:
-                writer = csv.DictWriter(f, fieldnames=columns)
-                writer.writeheader()
+                csv_writer = csv.DictWriter(f, fieldnames=columns)
+                csv_writer.writeheader()
                 for row in split_rows:
-                    encoded = {k: json.dumps(row[k]) for k in ("soft_label", "answers") if k in row}
-                    writer.writerow({k: escape_cell(v) for k, v in {**row, **encoded}.items()})
+                    encoded: dict[str, str] = {
+                        k: json.dumps(row[k]) for k in ("soft_label", "answers") if k in row
+                    }
+                    csv_writer.writerow({k: escape_cell(v) for k, v in {**row, **encoded}.items()})
     else:
         import datasets  # only this format needs it
 

@@ -113,11 +113,13 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
     with timer("search"):  # the dataset is streamed: read, searched and dropped window by window
         selected: dict[str, list] = {}
         pools = FillerPools({})
-        if any(c.needs_dataset for c in capabilities):
+        # (without a dataset, the capabilities that search one were dropped above)
+        if config.dataset and any(c.needs_dataset for c in capabilities):
+            source = config.dataset
 
             def read():
                 return load_examples(
-                    config.dataset,
+                    source,
                     text_column=config.text_column,
                     label_column=config.label_column,
                     label_map=config.label_map,

@@ -11,7 +11,7 @@ MMAP_THRESHOLD = 1 << 20  # bytes: allocations this large get pages of their own
 
 
 @lru_cache(maxsize=1)
-def libc():
+def libc() -> ctypes.CDLL | None:
     """glibc, or None (another C library, another system)."""
     if not sys.platform.startswith("linux"):
         return None

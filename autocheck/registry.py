@@ -58,7 +58,7 @@ class Registry(Generic[T]):
                 f"through the entry-point group {self.group!r})"
             )
         try:
-            part = point.load()
+            part: T = point.load()  # a plug-in's part is taken as registered (entry points are untyped)
         except Exception as error:  # a broken plug-in names itself, whatever it raised
             package = point.dist.name if point.dist else point.value
             raise InputError(

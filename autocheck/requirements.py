@@ -439,9 +439,9 @@ def _template(
 def _direction(context: _Context, where: str, spec: dict[str, Any]) -> dict[str, Any]:
     """DIR's expectation with the task's defaults filled in: a score P(plus) - P(minus) unless a label is
     named, tolerance 0."""
-    used = set()
+    used: set[str] = set()
     if "target" in spec:
-        used = _as_set(spec["target"])
+        used = set(_as_set(spec["target"]))
         spec = {"target": sorted(used) if len(used) > 1 else next(iter(used))}
     else:
         spec = {"tolerance": 0.0, **spec}
@@ -469,11 +469,11 @@ def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capabili
     if "transform" in spec:
         if len(task.inputs) != 1:
             raise InputError(f"{path}: {where}.transform: seed templates need a one-field task")
-        templates = tuple(
+        variants = tuple(
             _template(path, f"{where}.transform.templates[{i}]", t, expected_labels, labels)
             for i, t in enumerate(spec["transform"]["templates"])
         )
-        transform = Transform(templates, spec["transform"].get("max_variants"))
+        transform = Transform(variants, spec["transform"].get("max_variants"))
     templates: tuple[Any, ...] = ()
     if "templates" in spec:
         from .author.templates import compile_templates

@@ -113,7 +113,6 @@ class CapabilityTally:
                 inv["failures"] += FAIL in g.inv
                 inv["pairs"] += g.pairs
                 inv["pair_failures"] += g.pair_failures
-        inv["failure_rate"] = rate(inv["failures"], inv["groups"])
         everything = Tally()
         everything += self.seeds
         everything += self.expansions
@@ -130,7 +129,7 @@ class CapabilityTally:
             "all": everything.to_json(),
             "groups": group_tally.to_json(),
             "transitions": dict(self.transitions),
-            "inv": inv,
+            "inv": {**inv, "failure_rate": rate(inv["failures"], inv["groups"])},
         }
 
 
@@ -140,7 +139,8 @@ class CapabilityTally:
 
 def headline(c: dict[str, Any]) -> dict[str, Any]:
     """The tally behind a capability's failure rate: all cases (MFT) or seed groups (INV/DIR)."""
-    return c["all"] if c["test_type"] == "MFT" else c["groups"]
+    tally: dict[str, Any] = c["all"] if c["test_type"] == "MFT" else c["groups"]
+    return tally
 
 
 def overall_counts(model: dict[str, Any]) -> dict[str, Any]:

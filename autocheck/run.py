@@ -251,7 +251,7 @@ def run_suite(
         if timings is not None:
             timings[model.name] = time.perf_counter() - started
 
-    tallies = [defaultdict(CapabilityTally) for _ in models]
+    tallies: list[defaultdict[str, CapabilityTally]] = [defaultdict(CapabilityTally) for _ in models]
     groups: list[dict[str, Group]] = [{} for _ in models]
     out_dir.mkdir(parents=True, exist_ok=True)
     with JsonlWriter(out_dir / PREDICTIONS) as writer:
@@ -271,24 +271,36 @@ def run_suite(
                 elif case.kind == PERTURBATION:
                     tally.perturbations.add(outcome, reason)
                 else:
+                    assert s is not None  # set with seed
                     tally.expansions.add(outcome, reason)
+                    seed_label, label = p.labels[s], p.labels[t]
                     answered = not ({t, s} & (p.errors.keys() | p.invalid.keys()))
-                    if case.test_type in ("MFT", "INV") and answered:
-                        inv = inv_outcome(task, p.probs[s], p.labels[s], p.probs[t], p.labels[t])
+                    if (
+                        case.test_type in ("MFT", "INV")
+                        and answered
+                        and seed_label is not None
+                        and label is not None
+                    ):
+                        inv = inv_outcome(task, p.probs[s], seed_label, p.probs[t], label)
                         group.inv.add(inv)
                         group.pairs += 1
                         group.pair_failures += inv == FAIL
-                    if case.test_type == "MFT" and seed.test_type == "MFT" and outcome in (PASS, FAIL):
-                        before = FAIL if s in p.invalid else mft_outcome(task, seed.expected, p.labels[s])
-                        if s not in p.errors:
-                            tally.transitions[f"{before}_to_{outcome}"] += 1
+                    if (
+                        case.test_type == "MFT"
+                        and seed.test_type == "MFT"
+                        and outcome in (PASS, FAIL)
+                        and s not in p.errors
+                    ):
+                        answer = None if s in p.invalid else seed_label
+                        before = FAIL if answer is None else mft_outcome(task, seed.expected, answer)
+                        tally.transitions[f"{before}_to_{outcome}"] += 1
                 row = _row(task, case, models[m], p, t, outcome)
                 if reason:
                     row["reason"] = reason
                 row["inv"] = inv
                 writer.write(row)
 
-    results = {
+    results: dict[str, Any] = {
         "suite": {
             "dir": str(suite_dir.resolve()),
             "cases": len(index.case_input),

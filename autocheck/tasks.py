@@ -86,7 +86,12 @@ class Task:
                 sorted((int(n), tuple(order)) for n, order in data.get("label_order", {}).items())
             ),
             binary=(
-                BinaryReading(*binary["labels"], binary["neutral"], tuple(binary.get("band", (1 / 3, 2 / 3))))
+                BinaryReading(
+                    binary["labels"][0],  # validated: two labels
+                    binary["labels"][1],
+                    binary["neutral"],
+                    tuple(binary.get("band", (1 / 3, 2 / 3))),
+                )
                 if binary
                 else None
             ),

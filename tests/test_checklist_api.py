@@ -246,6 +246,14 @@ def test_saved_suite_reloads_and_gives_the_same_results(editor, softmax, tmp_pat
     )
     with pytest.raises(InputError, match="'own': its expectation is a Python function"):
         custom.save(tmp_path / "custom.json")
+    # skip_original over an expectation of one's own (wrapped or a plain function) is no saveable spec either
+    plain = Expect.skip_original(lambda self: [], 1)
+    assert plain.spec is None
+    skipping = TestSuite()
+    own = Expect.single(lambda x, p, c, label, meta: p == 2)
+    skipping.add(DIR([["a", "b"]], expect=Expect.skip_original(own, 1), name="skip", capability="c"))
+    with pytest.raises(InputError, match="'skip': its expectation is a Python function"):
+        skipping.save(tmp_path / "skipping.json")
 
 
 def test_run_from_file_and_to_raw_file(editor, softmax, tmp_path):

@@ -91,7 +91,7 @@ class Test:
         items = [templates] if isinstance(templates, str | Mapping) else list(templates)
         written = []
         for i, t in enumerate(items):
-            entry = {"text": t} if isinstance(t, str) else dict(t)
+            entry: dict[str, Any] = {"text": t} if isinstance(t, str) else dict(t)
             entry.setdefault("id", f"t{i + 1}")
             if test_type == "MFT" and label is not None:
                 entry.setdefault("label", list(label) if isinstance(label, list | tuple) else label)
@@ -397,8 +397,9 @@ class Suite:
         else:
             tmp = tempfile.TemporaryDirectory(prefix="autocheck-")
             run_dir = Path(tmp.name) / "results"
-            suite_dir = self.dir
-            if suite_dir is None:
+            if self.dir is not None:
+                suite_dir = self.dir
+            else:
                 suite_dir = self.save(Path(tmp.name) / "suite")
                 self.dir = None  # a temporary copy: the suite itself stays unsaved
         results = run_suite(suite_dir, models, run_dir, batch_size=batch_size, task=self.task)
@@ -414,7 +415,7 @@ class Suite:
         pipeline = _pipeline_function(model, self.task)
         if pipeline is not None or callable(model):
             fn = pipeline or model
-            wrapped = CallableModel(name or getattr(fn, "__name__", "model"), fn, self.task)
+            wrapped = CallableModel(name or str(getattr(fn, "__name__", "model")), fn, self.task)
             # A function without a source file (defined in a notebook) or a pipeline's in-memory weights
             # have no identity to cache predictions under: the same name may mean another model next time.
             wrapped.cacheable = pipeline is None and not wrapped.identity.endswith("#unknown-source")

@@ -120,8 +120,8 @@ class Editor:
         when ``meta``, ``.templates`` when ``save``)."""
         unsupported = {"product=False": not product, "mask_only=True": mask_only, "unroll=True": unroll}
         if any(unsupported.values()):
-            names = ", ".join(k for k, v in unsupported.items() if v)
-            raise InputError(f"Editor.template: {names} is not supported (every combination is filled)")
+            given = ", ".join(k for k, v in unsupported.items() if v)
+            raise InputError(f"Editor.template: {given} is not supported (every combination is filled)")
         if isinstance(templates, list):
             parts = [
                 self.template(
@@ -146,7 +146,7 @@ class Editor:
         fields = templates if isinstance(templates, tuple) else (templates,)
         names = tuple(f"field{i}" for i in range(len(fields)))
         lexicons = {**self._added, **{k: _words(k, v) for k, v in kwargs.items()}}
-        spec = {
+        spec: dict[str, Any] = {
             "id": "editor",
             "test_type": "INV",  # no label: labels are the caller's to attach
             "templates": [
@@ -192,9 +192,8 @@ class Editor:
         if not all(MASK in t for t in texts):
             raise InputError(f"Editor.suggest: every template needs {MASK}")
         token = self.mlm.tokenizer.mask_token
-        filled = self.template(
-            [t.replace(MASK, "{" + _MASK_SLOT + "}") for t in texts], **{_MASK_SLOT: [token]}, **kwargs
-        )
+        slot: dict[str, Any] = {_MASK_SLOT: [token]}  # (a keyword argument, not one of template's options)
+        filled = self.template([t.replace(MASK, "{" + _MASK_SLOT + "}") for t in texts], **slot, **kwargs)
         return list(dict.fromkeys(filled.data))
 
     def _ranked(self, texts: list[str], n: int, keep: set[str] | None = None) -> list[tuple[Any, float]]:

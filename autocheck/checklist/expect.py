@@ -288,7 +288,9 @@ class Expect:
         """``expect_fn`` on the test cases whose original is not predicted ``label`` (the released suite
         leaves out originals predicted neutral from its monotonic tests)."""
         sliced = Expect.slice_orig(expect_fn, lambda orig_pred, orig_conf: orig_pred != label)
-        return _with_spec(sliced, {"fn": "skip_original", "label": _plain(label), "expect": expect_fn.spec})
+        inner = getattr(expect_fn, "spec", None)  # a function of your own has none: nor, then, has this
+        spec = None if inner is None else {"fn": "skip_original", "label": _plain(label), "expect": inner}
+        return _with_spec(sliced, spec)
 
     @staticmethod
     def from_spec(spec: dict[str, Any]) -> Callable:
@@ -297,7 +299,7 @@ class Expect:
         args = {k: v for k, v in spec.items() if k != "fn"}
         if fn == "skip_original":
             return Expect.skip_original(Expect.from_spec(args["expect"]), args["label"])
-        makers = {
+        makers: dict[str, Callable[..., Callable[..., Any]]] = {
             "eq": Expect.eq,
             "inv": Expect.inv,
             "monotonic": Expect.monotonic,

@@ -17,7 +17,7 @@ import json
 from collections import OrderedDict
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -397,7 +397,7 @@ def _released_expectations(tests: list[dict[str, Any]], where: str) -> dict[str,
     task = load_spec(guess_task(tests)).task
     out: dict[str, Any] = {}
     for i, test in enumerate(tests):
-        name, kind = test.get("name"), test.get("type")
+        name, kind = test.get("name", ""), test.get("type")
         if kind == "MFT":
             if task.is_span:
                 out[name] = Expect.eq()
@@ -418,7 +418,7 @@ def _released_expectations(tests: list[dict[str, Any]], where: str) -> dict[str,
         elif kind == "DIR":
             if name not in DIR_EXPECTATIONS or task.binary is None:
                 raise InputError(f"{where}: test [{i}] {name!r}: no known expectation for this DIR test")
-            e = DIR_EXPECTATIONS[name]
+            e = cast(dict[str, Any], DIR_EXPECTATIONS[name])  # its table's values are JSON objects
             up = e["direction"] == "up"
             if e.get("score"):
                 plus, minus = (task.labels.index(e["score"][k]) for k in ("plus", "minus"))

@@ -131,9 +131,10 @@ class AbstractTest:
                 self.results.preds[i] = p
                 self.results.confs[i] = c
 
-    def _check_results(self) -> None:
+    def _check_results(self) -> Munch:
         if not self.results:
             raise RuntimeError("No results. Run run() first")
+        return self.results
 
     def _check_create_results(self, overwrite: bool, check_only: bool = False) -> None:
         if self.results and not overwrite:
@@ -222,12 +223,12 @@ class AbstractTest:
     # ------------------------------------------------------------------ reading results
 
     def fail_idxs(self) -> np.ndarray:
-        self._check_results()
-        return np.array([i for i, p in enumerate(self.results.passed) if p is not None and not p], dtype=int)
+        results = self._check_results()
+        return np.array([i for i, p in enumerate(results.passed) if p is not None and not p], dtype=int)
 
     def filtered_idxs(self) -> np.ndarray:
-        self._check_results()
-        return np.array([i for i, p in enumerate(self.results.passed) if p is None], dtype=int)
+        results = self._check_results()
+        return np.array([i for i, p in enumerate(results.passed) if p is None], dtype=int)
 
     def get_stats(self) -> Munch:
         """``testcases``; ``testcases_run`` for a sample; ``after_filtering`` (and its rate, %) when some
@@ -288,6 +289,7 @@ class AbstractTest:
         fails = self.fail_idxs()
         if not len(fails):
             return
+        results = self._check_results()
         print()
         print("Example fails:")
         for f in fails[:n]:
@@ -296,9 +298,9 @@ class AbstractTest:
                 label, meta = self.label_meta(i)
                 print_fn(
                     self.data[i],
-                    self.results.preds[i],
-                    self.results.confs[i],
-                    self.results.expect_results[f],
+                    results.preds[i],
+                    results.confs[i],
+                    results.expect_results[f],
                     label,
                     meta,
                     format_example_fn,

@@ -20,16 +20,30 @@ import os
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..store import InputError
 
+if TYPE_CHECKING:
+    from multiprocessing.pool import ApplyResult, Pool
+
+    from ..config import GenerateConfig
+    from ..expand.job import ChunkResult, Expander
+    from ..records import TestCase
+    from ..requirements import Capability
+
 log = logging.getLogger(__name__)
-_EXPANDER: Any = None  # the worker process's expander (set by _start)
+_EXPANDER: Expander | None = None  # the worker process's expander (set by _start)
 _START_ERROR: Exception | None = None  # why _start could not set it
 
 
-def _start(config: Any, lexicon: Any, capabilities: dict, threads: int, options: dict) -> None:
+def _start(
+    config: GenerateConfig,
+    lexicon: Any,
+    capabilities: dict[str, Capability],
+    threads: int,
+    options: dict[str, Any],
+) -> None:
     global _EXPANDER, _START_ERROR
     gc.enable()  # off in the parent while it forked (see _forked_pool)
     os.environ["OMP_NUM_THREADS"] = str(threads)
@@ -43,11 +57,12 @@ def _start(config: Any, lexicon: Any, capabilities: dict, threads: int, options:
         _START_ERROR = error
 
 
-def _expand(unit: list) -> Any:
+def _expand(unit: list[TestCase]) -> ChunkResult:
     from ..expand.job import model_calls
 
     if _START_ERROR is not None:
         raise _START_ERROR
+    assert _EXPANDER is not None  # _start sets one or the other
     result = _EXPANDER.expand_chunk(unit)
     # this worker's totals so far, by process (the parent keeps the latest of each worker)
     result.calls = {
@@ -79,7 +94,7 @@ def _preload() -> None:
         pass
 
 
-def _forked_pool(workers: int, args: tuple) -> Any:
+def _forked_pool(workers: int, args: tuple[Any, ...]) -> Pool:
     """The worker pool, forked after ``_preload``. Python's collector is off meanwhile: the imports make
     hundreds of thousands of long-lived objects, and collections among them cost 0.5 s and find nothing;
     what the workers inherit is frozen first, so their own collections never walk it (nor touch, and so
@@ -99,16 +114,19 @@ def _forked_pool(workers: int, args: tuple) -> Any:
 class _Done:
     """A unit's result already at hand (from the cache), shaped like an ``AsyncResult``."""
 
-    def __init__(self, result: Any):
+    def __init__(self, result: ChunkResult):
         self.result = result
 
-    def get(self) -> Any:
+    def get(self) -> ChunkResult:
         return self.result
 
 
 def expand_in_processes(
-    chunks: Iterable[list], workers: int, expander: Any, on_unit: Callable[[int, int], None] | None = None
-) -> Iterator[tuple[list, Any]]:
+    chunks: Iterable[list[TestCase]],
+    workers: int,
+    expander: Expander,
+    on_unit: Callable[[int, int], None] | None = None,
+) -> Iterator[tuple[list[TestCase], ChunkResult]]:
     """``(chunk, ChunkResult)`` pairs in chunk order; each chunk's uncached units are expanded by
     ``workers`` processes and the unit results merged in unit order."""
     from ..expand.job import ChunkResult
@@ -116,9 +134,9 @@ def expand_in_processes(
 
     config = expander.config
     threads = max(1, (os.cpu_count() or 1) // workers)
-    pool = None
+    pool: Pool | None = None
     try:
-        pending: deque = deque()  # (chunk, [unit results])
+        pending: deque[tuple[list[TestCase], list[_Done | ApplyResult[ChunkResult]]]] = deque()
         in_flight = 0
         iterator = iter(chunks)
         exhausted = False
@@ -128,7 +146,7 @@ def expand_in_processes(
                 if chunk is None:
                     exhausted = True
                     break
-                units = []
+                units: list[_Done | ApplyResult[ChunkResult]] = []
                 for unit in cut(chunk, config.unit_size):
                     found = expander.cached(unit)
                     if found is not None:
@@ -149,9 +167,9 @@ def expand_in_processes(
                 return
             chunk, units = pending.popleft()
             in_flight -= sum(not isinstance(unit, _Done) for unit in units)
-            results = []
-            for unit in units:  # in order, each reported as it is collected
-                results.append(unit.get())
+            results: list[ChunkResult] = []
+            for taken in units:  # in order, each reported as it is collected
+                results.append(taken.get())
                 if on_unit is not None:
                     on_unit(len(results), len(units))
             yield chunk, ChunkResult.merge(results)
@@ -170,8 +188,11 @@ class LocalExecutor:
         self.workers = workers
 
     def expand(
-        self, chunks: Iterable[list], expander: Any, on_unit: Callable[[int, int], None] | None = None
-    ) -> Iterator[tuple[list, Any]]:
+        self,
+        chunks: Iterable[list[TestCase]],
+        expander: Expander,
+        on_unit: Callable[[int, int], None] | None = None,
+    ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
         from ..expand.job import ChunkResult
         from ..expand.job import units as cut
 
@@ -180,7 +201,7 @@ class LocalExecutor:
             return
         for chunk in chunks:
             units = cut(chunk, expander.config.unit_size)
-            results = []
+            results: list[ChunkResult] = []
             for unit in units:
                 results.append(expander.expand_chunk(unit))
                 if on_unit is not None:

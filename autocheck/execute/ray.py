@@ -33,7 +33,12 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..expand.job import ChunkResult, Expander
+    from ..records import TestCase
+    from ..requirements import Capability
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +51,7 @@ class _Actor:
 class _Worker(_Actor):
     """A ``generate`` actor: one ``Expander`` per process."""
 
-    def __init__(self, setup: tuple, threads: int):
+    def __init__(self, setup: tuple[Any, ...], threads: int):
         import torch
 
         torch.set_num_threads(threads)
@@ -55,7 +60,7 @@ class _Worker(_Actor):
         config, lexicon, capabilities, options = setup
         self.expander = Expander(config, lexicon, capabilities, **options)
 
-    def expand(self, unit: list) -> Any:
+    def expand(self, unit: list[TestCase]) -> ChunkResult:
         from ..expand.job import model_calls
 
         result = self.expander.expand_chunk(unit)
@@ -71,7 +76,7 @@ class _Worker(_Actor):
 class _Predictor(_Actor):
     """A ``run`` actor: one model under test per process, loaded from its spec."""
 
-    def __init__(self, setup: tuple, threads: int):
+    def __init__(self, setup: tuple[Any, ...], threads: int):
         try:
             import torch
 
@@ -90,7 +95,7 @@ class _Predictor(_Actor):
         except (InputError, ResourceMissing) as e:  # (a module missing on this node) told on the first
             self.error = e  # batch, where the driver reads it as a one-line error, not a dead actor
 
-    def answers(self, batch: list) -> list:
+    def answers(self, batch: list[Any]) -> list[Any]:
         if self.error is not None:
             raise self.error
         return self.model._answers(batch)
@@ -104,7 +109,7 @@ class ActorPool:
     def __init__(
         self,
         worker: type,
-        setup: tuple,
+        setup: tuple[Any, ...],
         *,
         device: str = "auto",
         address: str | None = None,
@@ -121,13 +126,14 @@ class ActorPool:
         self.ray = ray
         if not ray.is_initialized():
             ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        gpus = int(ray.cluster_resources().get("GPU", 0))
+        cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]  # untyped in Ray
+        gpus = int(ray.cluster_resources().get("GPU", 0))  # type: ignore[no-untyped-call]  # untyped in Ray
         use_gpu = gpus > 0 and device in ("auto", "cuda")
         self.size = actors or (gpus if use_gpu else max(1, cpus))
-        remote = ray.remote(num_cpus=1, num_gpus=1 if use_gpu else 0, max_restarts=-1, max_task_retries=-1)(
-            worker
-        )
+        # Ray's overloads type neither the actor class's methods nor their .remote()
+        remote: Any = ray.remote(
+            num_cpus=1, num_gpus=1 if use_gpu else 0, max_restarts=-1, max_task_retries=-1
+        )(worker)
         # the constructor's arguments stay referenced here, so a restarted actor can read them again
         self._setup = ray.put(setup)
         self.actors = [remote.remote(self._setup, 1) for _ in range(self.size)]
@@ -138,7 +144,7 @@ class ActorPool:
     def map(self, method: str, items: Iterable[Any]) -> Iterator[Any]:
         """The actors' ``method`` over ``items``, round-robin, at most ``2 × actors`` in flight, results in
         item order. Items are drawn only as results are taken."""
-        pending: deque = deque()
+        pending: deque[Any] = deque()  # Ray object refs
         for turn, item in enumerate(items):
             pending.append(getattr(self.actors[turn % self.size], method).remote(item))
             if len(pending) >= 2 * self.size:
@@ -171,8 +177,8 @@ class ExpandPool(ActorPool):
         self,
         config: Any,
         lexicon: Any,
-        capabilities: dict,
-        options: dict | None = None,
+        capabilities: dict[str, Capability],
+        options: dict[str, Any] | None = None,
         *,
         address: str | None = None,
         actors: int | None = None,
@@ -183,15 +189,16 @@ class ExpandPool(ActorPool):
         self.config = config
 
     def map(  # type: ignore[override]
-        self, chunks: Iterable[list], on_unit: Callable[[int, int], None] | None = None
-    ) -> Iterator[tuple[list, Any]]:
+        self, chunks: Iterable[list[TestCase]], on_unit: Callable[[int, int], None] | None = None
+    ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
         """``(chunk, ChunkResult)`` pairs in chunk order; ``on_unit`` is told as each unit's result comes."""
         from ..expand.job import ChunkResult
         from ..expand.job import units as cut
 
-        sizes: deque = deque()  # (chunk, its number of units), filled as units are drawn
+        # (chunk, its number of units), filled as units are drawn
+        sizes: deque[tuple[list[TestCase], int]] = deque()
 
-        def units() -> Iterator[list]:
+        def units() -> Iterator[list[TestCase]]:
             for chunk in chunks:
                 parts = cut(chunk, self.config.unit_size)
                 sizes.append((chunk, len(parts)))
@@ -219,7 +226,7 @@ class RayPredictor:
         self.model, self.address, self.actors = model, address, actors
         self.pool: ActorPool | None = None
 
-    def __call__(self, batches: Iterable[list]) -> Iterator[list]:
+    def __call__(self, batches: Iterable[list[Any]]) -> Iterator[list[Any]]:
         if self.pool is None:
             spec, options = self.model.loader
             options = {**options, "batch_size": self.model.batch_size}
@@ -247,8 +254,11 @@ class RayExecutor:
         self._pools: list[ExpandPool | RayPredictor] = []
 
     def expand(
-        self, chunks: Iterable[list], expander: Any, on_unit: Callable[[int, int], None] | None = None
-    ) -> Iterator[tuple[list, Any]]:
+        self,
+        chunks: Iterable[list[TestCase]],
+        expander: Expander,
+        on_unit: Callable[[int, int], None] | None = None,
+    ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
         pool = ExpandPool(
             expander.config,
             expander.lexicon,

@@ -20,7 +20,7 @@ from itertools import islice
 from typing import Any
 
 from ..config import GenerateConfig
-from ..records import EXPANSION, MaskedTemplate, TestCase
+from ..records import EXPANSION, MaskedTemplate, TestCase, as_inputs
 from ..store import content_hash
 from .context import FunctionPairs
 from .fluency import Fluency
@@ -199,7 +199,7 @@ def _expansion(c: Candidate, extra: dict[str, Any] | None = None) -> TestCase:
         id=f"{seed.id}-x{content_hash(c.text)[:10]}",
         capability=seed.capability,
         kind=EXPANSION,
-        inputs=c.text,
+        inputs=as_inputs(c.text),
         expected=seed.expected,
         test_type=seed.test_type,
         label=seed.label,

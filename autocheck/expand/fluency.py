@@ -102,7 +102,7 @@ class FluencyScorer:
         lowered = [[w.lower() for w in tokenizer.convert_ids_to_tokens(ids)] for ids in encoded]
 
         # (candidate positions scored, seed positions compared, {position: PLL the fill search gave}) per pair
-        plans = []
+        plans: list[tuple[list[int], list[int], dict[int, float]]] = []
         for (text, seed), fill in zip_longest(pairs, known):
             t, s = index[text], index[seed]
             inserted, kept = _align(positions[t], positions[s], lowered[t], lowered[s])

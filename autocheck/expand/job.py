@@ -9,11 +9,20 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..config import GenerateConfig
-from ..records import SEED, TestCase
+from ..records import SEED, Label, TestCase
 from ..store import InputError, content_hash, dumps
+
+if TYPE_CHECKING:
+    from ..records import MaskedTemplate
+    from ..requirements import Capability
+    from .context import FunctionPairs
+    from .expansion import Differentiator
+    from .fluency import Fluency
+    from .mlm import MaskedLM
+    from .vocabulary import VocabularyFilter
 
 log = logging.getLogger(__name__)
 
@@ -51,10 +60,10 @@ class ChunkResult:
     """What expanding one chunk of seed cases adds: expansions by seed id (JSON lines, in order), counts
     by capability, rejections, and (for benchmarks, never in the outputs) model-call counters."""
 
-    expansions: dict[str, list[str]]
+    expansions: dict[str, list[dict[str, Any]]]  # each a case's JSON record
     counts: dict[str, dict[str, int]]
     rejected: dict[str, int]
-    calls: dict[str, float] = field(default_factory=dict)
+    calls: dict[str, dict[str, Any]] = field(default_factory=dict)  # by worker process
     cached: bool = False
 
     def to_json(self) -> dict[str, Any]:
@@ -63,7 +72,7 @@ class ChunkResult:
     @staticmethod
     def merge(results: list[ChunkResult]) -> ChunkResult:
         """The results of consecutive units of a chunk as one."""
-        expansions: dict[str, list[str]] = {}
+        expansions: dict[str, list[dict[str, Any]]] = {}
         counts: dict[str, Counter[str]] = defaultdict(Counter)
         rejected: Counter[str] = Counter()
         for result in results:
@@ -71,12 +80,14 @@ class ChunkResult:
             for capability, added in result.counts.items():
                 counts[capability].update(added)
             rejected.update(result.rejected)
-        calls: dict[str, Any] = {}
+        calls: dict[str, dict[str, Any]] = {}
         for result in results:  # per worker process: its latest totals
             calls.update(result.calls)
         return ChunkResult(expansions, {k: dict(v) for k, v in counts.items()}, dict(rejected), calls)
 
-    def apply(self, counts: dict[str, CapabilityCounts], rejected: Counter[str]) -> dict[str, list[str]]:
+    def apply(
+        self, counts: dict[str, CapabilityCounts], rejected: Counter[str]
+    ) -> dict[str, list[dict[str, Any]]]:
         for capability, added in self.counts.items():
             for name, n in added.items():
                 setattr(counts[capability], name, getattr(counts[capability], name) + n)
@@ -93,7 +104,7 @@ class Expander:
         self,
         config: GenerateConfig,
         lexicon: Any,
-        capabilities: dict,
+        capabilities: dict[str, Capability],
         timer: Timer | None = None,
         *,
         device: str = "auto",
@@ -110,7 +121,9 @@ class Expander:
         self.config, self.lexicon, self.capabilities = config, lexicon, capabilities
         self.timer = timer = timer if timer is not None else Timer()
         self.device, self.batch_size = device, batch_size  # where the masked LM runs, its rows per pass
-        self._satisfies, self._seed_text = satisfies, seed_text
+        # satisfies takes a tuple of answers too (``Example.label``), though annotated with one label
+        self._satisfies = cast(Callable[["Capability", str, "Label | tuple[str, ...]", Any], bool], satisfies)
+        self._seed_text = seed_text
         self.checks = [CHECKS.get(name)() for name in config.checks]  # a user's own, after ours
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
@@ -118,14 +131,14 @@ class Expander:
             self.grammar = build_grammar(config.grammar) if is_treebank else load_grammar(config.grammar)
             self.context = _function_pairs(config.grammar, is_treebank)
             self.parser = Parser(config.parser)  # benepar itself loads on the first uncached parse
-        self._differentiator = None
-        self._mlm = None
-        self.vocabulary = None
-        self.fluency = None
+        self._differentiator: Differentiator | None = None
+        self._mlm: MaskedLM | None = None
+        self.vocabulary: VocabularyFilter | None = None
+        self.fluency: Fluency | None = None
         self._identity: str | None = None
 
     @property
-    def differentiator(self):
+    def differentiator(self) -> Differentiator:
         if self._differentiator is None:
             from .expansion import Differentiator
 
@@ -133,23 +146,23 @@ class Expander:
         return self._differentiator
 
     @property
-    def loaded_mlm(self):
+    def loaded_mlm(self) -> MaskedLM | None:
         """The masked LM if a unit has loaded it, else None (loading nothing)."""
         return self._mlm
 
     @property
-    def mlm(self):
+    def mlm(self) -> MaskedLM:
         """The masked LM, loaded on first use (with the vocabulary filter and the fluency scorer)."""
         if self._mlm is None:
             from .mlm import MaskedLM
 
             with self.timer("load"):
-                self._mlm = MaskedLM.from_pretrained(self.config.mlm, device=self.device)
-                self.vocabulary = _vocabulary_filter(self.config, self.grammar, self._mlm, self.lexicon)
+                mlm = self._mlm = MaskedLM.from_pretrained(self.config.mlm, device=self.device)
+                self.vocabulary = _vocabulary_filter(self.config, self.grammar, mlm, self.lexicon)
             if self.config.fluency_threshold is not None:
                 from .fluency import Fluency, FluencyScorer
 
-                self.fluency = Fluency(FluencyScorer(self._mlm), self.config.fluency_threshold)
+                self.fluency = Fluency(FluencyScorer(mlm), self.config.fluency_threshold)
         return self._mlm
 
     def options(self) -> dict[str, Any]:
@@ -181,7 +194,7 @@ class Expander:
         capability = self.capabilities[case.capability]
         return self._satisfies(capability, self._seed_text(case, new_text), case.label, self.lexicon)
 
-    def _placement_check(self, case: TestCase, parse: Any) -> Callable[[tuple], bool]:
+    def _placement_check(self, case: TestCase, parse: Any) -> Callable[[tuple[tuple[int, str], ...]], bool]:
         """Whether a placement of masks can meet the case's requirement at all, told by filling each mask
         with a neutral word of its tag (every real fill is checked again in validation)."""
         from ..records import MaskedTemplate
@@ -264,17 +277,23 @@ class Expander:
         }
         return ChunkResult(by_seed, counted, dict(rejected))
 
-    def _fill(self, chunk, templates, counts, rejected) -> dict[str, list[str]]:
+    def _fill(
+        self,
+        chunk: list[TestCase],
+        templates: list[MaskedTemplate],
+        counts: dict[str, CapabilityCounts],
+        rejected: Counter[str],
+    ) -> dict[str, list[dict[str, Any]]]:
         if not templates:
             return {}
         from .fill import fill
         from .validate import FillStats
 
         cases_by_id = {case.id: case for case in chunk}
-        by_capability: dict[str, list] = defaultdict(list)
+        by_capability: dict[str, list[MaskedTemplate]] = defaultdict(list)
         for template in templates:
             by_capability[cases_by_id[template.case_id].capability].append(template)
-        by_seed: dict[str, list[str]] = defaultdict(list)
+        by_seed: dict[str, list[dict[str, Any]]] = defaultdict(list)
         mlm = self.mlm
         for capability, group in by_capability.items():  # a chunk rarely spans two capabilities
             stats = FillStats()
@@ -297,6 +316,7 @@ class Expander:
                     checks=self.checks,
                 )
                 for expansion in expansions:
+                    assert expansion.seed_id is not None  # fill sets it on every expansion
                     by_seed[expansion.seed_id].append(expansion.to_json())
             counts[capability].candidates += stats.proposed
             counts[capability].expansions += stats.kept
@@ -341,7 +361,7 @@ def units(chunk: list[TestCase], size: int) -> list[list[TestCase]]:
     return [chunk[i : i + size] for i in range(0, len(chunk), size)] or [[]]
 
 
-def model_calls(expander: Expander | None, workers: dict[str, dict]) -> dict[str, int]:
+def model_calls(expander: Expander | None, workers: dict[str, dict[str, Any]]) -> dict[str, int]:
     """Masked-LM forward passes and rows (fills and fluency), over this process and the workers."""
     sources = list(workers.values())
     if expander is not None and expander.loaded_mlm is not None:
@@ -396,7 +416,9 @@ def _has_special_token(mlm_name: str, text: str, expander: Expander) -> bool:
     return expander.mlm.has_special_token(text)
 
 
-def _vocabulary_filter(config: GenerateConfig, grammar: Any, mlm: Any, lexicon: Any):
+def _vocabulary_filter(
+    config: GenerateConfig, grammar: Any, mlm: MaskedLM, lexicon: Any
+) -> VocabularyFilter | None:
     """The fill vocabulary filter of ``config.vocabulary`` ("tags": by the grammar's lexicon and the
     tagger's dictionary, neutral words only; "all": none)."""
     if config.vocabulary == "all":
@@ -416,7 +438,7 @@ def _vocabulary_filter(config: GenerateConfig, grammar: Any, mlm: Any, lexicon: 
     )
 
 
-def _function_pairs(grammar: str, is_treebank: bool):
+def _function_pairs(grammar: str, is_treebank: bool) -> FunctionPairs | None:
     """The context check's word pairs: built from a treebank directory, shipped with a named grammar
     (``grammars/<name>.function_pairs.json``), or None (no check) for a grammar file without them."""
     from .context import build_function_pairs, load_function_pairs

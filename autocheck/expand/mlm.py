@@ -219,7 +219,8 @@ class MaskedLM:
                     beam_size,
                     top_n,
                     batch_size,
-                    None if vocabulary is None else [t for _, t in missing],
+                    # every query has its tags when a vocabulary is given (checked above)
+                    None if vocabulary is None else [t for _, t in missing if t is not None],
                     vocabulary,
                 )
                 new = {
@@ -412,7 +413,9 @@ class MaskedLM:
         rows = torch.arange(len(ids), device=self.device)
         with self.autocast():
             if self._head is not None:  # the LM head only at the given positions, not at every token
-                hidden = self.model.base_model(input_ids=ids, attention_mask=attention).last_hidden_state
+                # torch types a submodule read as an attribute as Tensor | Module
+                base = self.model.base_model(input_ids=ids, attention_mask=attention)  # type: ignore[operator]
+                hidden = base.last_hidden_state
                 logits = self._head(hidden[rows, positions])
             else:
                 logits = self.model(input_ids=ids, attention_mask=attention).logits[rows, positions]

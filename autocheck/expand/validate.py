@@ -486,7 +486,7 @@ def _inserted_tags(candidates: Sequence[Candidate]) -> list[tuple[str | None, ..
         for index in c.lower:
             if a <= index < b:
                 words[index - a] = words[index - a][:1].lower() + words[index - a][1:]
-        positions = []
+        positions: list[int] = []
         for (index, _), word in zip(template.masks, c.words):
             positions.append(index - a + len(positions))
             words.insert(positions[-1], word)

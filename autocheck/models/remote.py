@@ -434,7 +434,7 @@ class HTTPModel(Model):
 
     # ``Model.predict`` hands ``batch_size`` inputs at a time to ``_predict``: enough for ``concurrency``
     # requests of ``request_size`` (the user's --batch-size) each.
-    @property  # type: ignore[override]
+    @property
     def batch_size(self) -> int:
         return self.request_size * self.options.concurrency
 
