@@ -26,6 +26,7 @@ def _suite(out) -> tuple[bytes, bytes]:
     return (out / "cases.jsonl").read_bytes(), (out / "manifest.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_two_workers_write_the_same_bytes_as_one(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
     # several units per chunk: both workers get some of each chunk
     stand_in_config = replace(stand_in_config, unit_size=1)
@@ -38,6 +39,7 @@ def test_two_workers_write_the_same_bytes_as_one(stand_in_config, tmp_path, monk
     assert '"workers": 2' in timings and '"mlm_rows"' in timings  # the workers did the model work
 
 
+@pytest.mark.slow
 def test_forked_workers_of_the_cli_write_the_same_cases_as_one_process(stand_in_config, tmp_path):  # noqa: F811
     """The CLI has not imported torch when its pool starts, so its workers are forked after the preload
     (the path users take; the tests' own process has torch and spawns)."""
@@ -204,6 +206,7 @@ def test_a_chunk_is_cut_into_the_same_units_whatever_shares_it():
     assert sum(units(chunk, 5), []) == chunk
 
 
+@pytest.mark.slow
 def test_two_workers_write_the_same_bytes_as_one_on_the_alict60_seeds(shared_data, tmp_path, monkeypatch):
     """On real seeds, where a unit's batches decide the last bits of the masked LM's scores: the alict60
     LC9 seeds once got another rounded score with two workers, whose units were cut finer."""
