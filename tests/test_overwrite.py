@@ -112,10 +112,10 @@ def _dataset(tmp_path: Path) -> Path:
 def test_seeds_overwrite_replaces_its_suite_only(tmp_path, capsys):
     out = tmp_path / "suite"
     seeds = ["seeds", "--dataset", str(_dataset(tmp_path)), "--lexicon", str(LEXICON), "--out", str(out)]
-    assert main([*seeds, "--capability", "LC1"]) == 0
+    assert main([*seeds, "--capability", "LC4"]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["files"] == {"cases": "cases.jsonl", "timings": "timings.json"}
-    assert main([*seeds, "--capability", "LC1", "--overwrite"]) == 0
+    assert main([*seeds, "--capability", "LC4", "--overwrite"]) == 0
     _user_files(out)
     assert main([*seeds, "--overwrite"]) == 2
     _refused(capsys, out)
