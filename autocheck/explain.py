@@ -206,11 +206,11 @@ def aligned_rows(predictions: Path, cases: Path) -> Iterator[tuple[dict[str, Any
     rows (another writer's order) are held until their rows come."""
     case_iter = iter(read_jsonl(cases))
     case: dict[str, Any] = {}
-    ahead: dict[str, dict[str, Any]] = {}
+    ahead: dict[Any, dict[str, Any]] = {}  # by case id as the file has it (a row may lack one: None)
     for row in read_jsonl(predictions):
         wanted = row.get("case")
         if case.get("id") != wanted:
-            case = ahead.pop(wanted, None) or {}
+            case = ahead.pop(wanted, {})
         while case.get("id") != wanted:
             following = next(case_iter, None)
             if following is None:
@@ -266,7 +266,7 @@ def explain_counts(counts: _Counts, top: int | None = TOP) -> dict[str, Any]:
         d = n - k - c
         rows.append((f, k, a, fisher_greater(a, b, c, d)))
     qs = benjamini_hochberg([r[3] for r in rows])
-    ranked = []
+    ranked: list[dict[str, Any]] = []
     for (f, k, a, p), q in zip(rows, qs):
         with_, without = (a, k), (failures - a, n - k)
         gap = newcombe(without, with_)
@@ -332,10 +332,10 @@ def add_explanations(summary: dict[str, Any], run_dir: str | Path, results: dict
         log.warning("no explanations: %s", e)
         return summary
     for model, caps in explained.items():
-        for cap, e in caps.items():
+        for cap, explanation in caps.items():
             row = summary["models"].get(model, {}).get("capabilities", {}).get(cap)
             if row is not None:
-                row["explain"] = e
+                row["explain"] = explanation
     return summary
 
 
@@ -410,7 +410,7 @@ def feature_changes(
                 (na, xa), (nb, xb) = fa[f], fb[f]
                 rows.append((f, (xa, na), (xb, nb), fisher_two_sided(xa, na - xa, xb, nb - xb)))
             qs = benjamini_hochberg([r[3] for r in rows])
-            changes = []
+            changes: list[dict[str, Any]] = []
             for (f, ta, tb, p), q in zip(rows, qs):
                 change = tb[0] / tb[1] - ta[0] / ta[1]
                 gap = newcombe(ta, tb)

@@ -142,10 +142,10 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
             if not stats.kept:
                 raise InputError(f"{config.dataset}: no usable examples ({stats.skipped or 'empty'})")
             if not any(selected.values()) and not any(c.templates for c in capabilities):
-                skipped = ", ".join(f"{n} {reason}" for reason, n in stats.skipped.items()) or "none"
+                reasons = ", ".join(f"{n} {reason}" for reason, n in stats.skipped.items()) or "none"
                 raise InputError(
                     f"{config.dataset}: no seeds, so the suite would test nothing: read {stats.read} rows, "
-                    f"kept {stats.kept} (skipped: {skipped}), and no kept row satisfies the search of "
+                    f"kept {stats.kept} (skipped: {reasons}), and no kept row satisfies the search of "
                     f"{', '.join(c.id for c in capabilities if c.needs_dataset)}"
                 )
     with timer("templates"):  # template errors (a condition no value meets, ...) surface before any model

@@ -93,8 +93,9 @@ class Filler:
     count: int = 1
     quote: bool = False
 
-    def label_for(self, seed_label: Label) -> Label | None:
-        return dict(self.labels).get(seed_label)
+    def label_for(self, seed_label: Label | tuple[str, ...]) -> Label | None:
+        """The filler label for a seed's; None for a question-answering seed's answers (no class label)."""
+        return None if isinstance(seed_label, tuple) else dict(self.labels).get(seed_label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,9 +143,10 @@ class Capability:
         """The original implementation's id: md5 of the description, first 7 hex digits."""
         return hashlib.md5(self.description.encode("utf-8")).hexdigest()[:7]
 
-    def expected_for(self, label: Label, compat: bool = False) -> Expected | None:
+    def expected_for(self, label: Label | tuple[str, ...], compat: bool = False) -> Expected | None:
         """The expectation for a seed of ``label``; with ``compat``, the original code's where the spec
-        records one (LC10: a negative seed answered "no" had to be strictly positive)."""
+        records one (LC10: a negative seed answered "no" had to be strictly positive). A question-answering
+        seed's ``label`` is its answers, which no per-label expectation names."""
         if compat and label in (original := self.spec.get("compat", {}).get("expected", {})):
             value = original[label]
             return tuple(value) if isinstance(value, list) else value
@@ -152,7 +154,7 @@ class Capability:
             return None
         if self.test_type == "DIR":
             return self.direction
-        return dict(self.expected).get(label)
+        return None if isinstance(label, tuple) else dict(self.expected).get(label)
 
     @property
     def needs_dataset(self) -> bool:

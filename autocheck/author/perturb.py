@@ -170,7 +170,8 @@ def typos(
     def make() -> Perturbed | None:
         edits = []
         for field in selected:
-            text, chosen = inputs[field], []
+            text = inputs[field]
+            chosen: list[int] = []
             pool = list(candidates[field])
             while len(chosen) < n_typos and pool:
                 i = pool[int(rng.integers(len(pool)))]

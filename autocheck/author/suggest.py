@@ -11,6 +11,7 @@ filling's list counts as that list's lowest score), so no placeholder reaches th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,7 +58,7 @@ def suggest(
     related = _related(synonyms_of, antonyms_of)
     top = WIDE if related is not None else n
     fillings = _fill_placeholders(template, SAMPLES if samples is None else samples, seed)
-    fills: list[tuple[Any, float | None]]
+    fills: Sequence[tuple[tuple[str, ...], float | None]]
     if mlm is None:
         if related is None or masks != 1:
             raise InputError.hint(

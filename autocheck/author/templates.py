@@ -109,7 +109,7 @@ def compile_templates(
                 f"{list(task.inputs)}"
             )
         formats = tuple((name, _pieces(fields[name], f"{here}.{name}")) for name in task.inputs)
-        answers = ()
+        answers: tuple[tuple[Piece, ...], ...] = ()
         if task.is_span:
             if spec["test_type"] == "MFT" and "answer" not in t:
                 raise InputError(f"{here}: a question-answering MFT template needs 'answer'")

@@ -9,10 +9,10 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..config import GenerateConfig
-from ..records import SEED, Label, TestCase
+from ..records import SEED, TestCase
 from ..store import InputError, content_hash, dumps
 
 if TYPE_CHECKING:
@@ -121,8 +121,7 @@ class Expander:
         self.config, self.lexicon, self.capabilities = config, lexicon, capabilities
         self.timer = timer = timer if timer is not None else Timer()
         self.device, self.batch_size = device, batch_size  # where the masked LM runs, its rows per pass
-        # satisfies takes a tuple of answers too (``Example.label``), though annotated with one label
-        self._satisfies = cast(Callable[["Capability", str, "Label | tuple[str, ...]", Any], bool], satisfies)
+        self._satisfies = satisfies
         self._seed_text = seed_text
         self.checks = [CHECKS.get(name)() for name in config.checks]  # a user's own, after ours
         with timer("load"):

@@ -716,7 +716,7 @@ def _grouped_examples(
             body.append(
                 f"<tr class=seed><td class=ex>{case_html(rest[0].get('seed_record') or {}, fields)}</td>"
                 f"<td>{prediction_html(seed_row, seed_row.get('outcome') == FAIL)}</td>"
-                f"<td class=muted>{_e(what.get(seed_row.get('outcome'), 'seed'))}</td>"
+                f"<td class=muted>{_e(what.get(seed_row.get('outcome', ''), 'seed'))}</td>"
                 f"<td class=muted>{_e(key)}</td></tr>"
             )
         if len(rest) == 1:

@@ -102,7 +102,7 @@ def _svg(fig) -> str:
     from matplotlib import rc_context
 
     buffer = io.StringIO()
-    with rc_context(RC):
+    with rc_context(RC):  # type: ignore[arg-type]  # its stubs want the Literal key type of its newest rc keys
         fig.savefig(
             buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None}
         )
@@ -122,7 +122,7 @@ def render(results: dict[str, Any], png_stem: Path | None, keys: list[str] | Non
     for key in keys or list(FIGURES):
         fig = FIGURES[key](results)
         if png_stem is not None:
-            with rc_context(RC):
+            with rc_context(RC):  # type: ignore[arg-type]  # as in _svg
                 fig.savefig(png_path(png_stem, key), format="png", dpi=110, metadata={"Software": None})
         out[key] = _svg(fig)
     return out

@@ -73,7 +73,7 @@ LC_MAP = {
 NOT_NEGATIVE = ("neutral", "positive")
 DIR_TOLERANCE = 0.1
 SENTIMENT_SCORE = {"plus": "positive", "minus": "negative"}
-DIR_EXPECTATIONS = {
+DIR_EXPECTATIONS: dict[str, dict[str, Any]] = {
     "intensifiers": {"label": None, "direction": "up", "tolerance": DIR_TOLERANCE},
     "reducers": {"label": None, "direction": "down", "tolerance": DIR_TOLERANCE},
     '"used to" should reduce': {"label": None, "direction": "down", "tolerance": DIR_TOLERANCE},
@@ -176,7 +176,7 @@ def test_cases(
         raise InputError(
             f"{where}: no known expectation for DIR test {name!r} (known: {list(DIR_EXPECTATIONS)})"
         )
-    expected = DIR_EXPECTATIONS[name] if kind == "DIR" else None
+    expectation = DIR_EXPECTATIONS[name] if kind == "DIR" else None
     for i, item in enumerate(data):
         if not (isinstance(item, list) and len(item) >= 2):
             raise InputError(f"{where}: {kind} data[{i}] must be a list [original, perturbation, ...]")
@@ -188,7 +188,7 @@ def test_cases(
                     capability=capability,
                     kind=SEED if j == 0 else PERTURBATION,
                     inputs=_inputs(text, task, f"{where} {kind} data[{i}][{j}]"),
-                    expected=expected,
+                    expected=expectation,
                     test_type=kind,
                     label="",
                     seed_id=None if j == 0 else seed_id,

@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..records import Example
 from ..registry import Registry
@@ -352,7 +352,7 @@ def _rows(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, row) of a CSV/TSV file; a missing required column is an InputError."""
     with _open_text(path, stats) as f:
-        quoting = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
+        quoting: Literal[0, 3] = csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL
         reader = csv.DictReader(f, delimiter=delimiter, quoting=quoting)
         columns = reader.fieldnames or []
         for column in required:

@@ -93,7 +93,9 @@ _WORDNET_POS = {"adj": "a", "noun": "n", "verb": "v", "adv": "r"}
 
 
 class Lexicon(Protocol):
-    name: str
+    # Read-only: the lexicons are frozen dataclasses.
+    @property
+    def name(self) -> str: ...
 
     def polarity(self, word: str, pos: str | None) -> str | None: ...
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..records import Example, Label
+from ..records import Example, Label, as_inputs
 from ..requirements import Capability, Length, Predicates
 from ..store import rng_for
 from ..tagging import coarse_pos, pos_tag_sents, tokenize
@@ -144,12 +144,15 @@ def search(
     tag(a for a, _ in pending)
     memo: dict[tuple[str, str], str | None] = {}
     for a, group in pending:
+        assert lexicon is not None  # every pending group uses the lexicon, checked by _check_lexicon
         if a.example.id not in found and _words_hold(group, a.words, _classes(a, lexicon, memo)):
             found[a.example.id] = a.example
     return sorted(found.values(), key=natural_key)
 
 
-def satisfies(capability: Capability, text: str, label: Label, lexicon: Lexicon | None = None) -> bool:
+def satisfies(
+    capability: Capability, text: str, label: Label | tuple[str, ...], lexicon: Lexicon | None = None
+) -> bool:
     """Whether ``text`` with source ``label`` passes the capability's search predicates.
 
     The expansion stage calls this on the seed's own text after insertion (``transform.seed_text``), so
@@ -157,7 +160,7 @@ def satisfies(capability: Capability, text: str, label: Label, lexicon: Lexicon 
     negation in LC4) is rejected. A fix: the original re-checked only the label, which
     cannot fail. Dataset-column predicates (``meta``) describe the seed's row, which an insertion keeps.
     """
-    example = Example(id="", inputs=text, label=label, source="")
+    example = Example(id="", inputs=as_inputs(text), label=label, source="")
     if not any(_raw_holds(group, example) for group in capability.search):  # no need to tokenise
         return False
     return bool(search(analyze([example]), capability, lexicon, check_meta=False))

@@ -264,9 +264,9 @@ def select_seeds(
             if target.ordered:
                 filler_pools.items[key] = target.found
             else:  # disorder: sort them all, as transform.filler_candidates does
-                unique = sorted({e.id: e for e in target.found.values()}.values(), key=natural_key)
-                filler_pools.sizes[key] = len(unique)
-                filler_pools.items[key] = dict(enumerate(unique))
+                ranked = sorted({e.id: e for e in target.found.values()}.values(), key=natural_key)
+                filler_pools.sizes[key] = len(ranked)
+                filler_pools.items[key] = dict(enumerate(ranked))
     for name, value in first_counts.items():
         setattr(stats, name, value)
     return chosen, filler_pools, rows

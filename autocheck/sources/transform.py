@@ -28,7 +28,7 @@ import string
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, runtime_checkable
 
 from ..records import SEED, Example, TestCase
 from ..requirements import FILLER_FIELD, SEED_FIELD, Capability, Filler, Negation, Template
@@ -87,7 +87,7 @@ def _fixed_piece(text: str, start: int, end: int) -> str:
 
 def filler_candidates(filler: Filler, label: str, pool: Sequence[Example]) -> list[Example]:
     """The examples of ``pool`` a filler of ``label`` is drawn from: that label and the filler's length,
-    once per id, in id order (``search.FillerPools`` holds the same sequence without the whole dataset)."""
+    once per id, in id order (``seeds.FillerPools`` holds the same sequence without the whole dataset)."""
     unique = {e.id: e for e in pool if e.label == label}
     return [e for e in sorted(unique.values(), key=natural_key) if length_ok(e.text, filler.length)]
 
@@ -129,11 +129,19 @@ def _filler_choice(filler: Filler, example: Example) -> _Choice:
     return _Choice(example.text, [(piece, False) for piece, _ in pieces], example.id)
 
 
+@runtime_checkable
+class DrawnFillers(Protocol):
+    """A pool that holds only the fillers drawn, listed as ``filler_candidates`` would list the whole
+    dataset's (``seeds.FillerPools``; named by shape here, as seeds imports this module)."""
+
+    def candidates(self, filler: Filler, label: str) -> Sequence[Example]: ...
+
+
 class _Transformer:
     """Per-call state of ``transform``: the filler candidates per (template, label), built once."""
 
     def __init__(
-        self, capability: Capability, pool: Sequence[Example] | Any, seed: int, compat: bool = False
+        self, capability: Capability, pool: DrawnFillers | Sequence[Example], seed: int, compat: bool = False
     ):
         self.capability, self.pool, self.seed, self.compat = capability, pool, seed, compat
         self.candidates: dict[tuple[str, str], Sequence[Example]] = {}
@@ -145,9 +153,10 @@ class _Transformer:
         if label is None:
             return []
         if (template.id, label) not in self.candidates:
-            pools = getattr(self.pool, "candidates", None)  # search.FillerPools: only the drawn examples
             self.candidates[template.id, label] = (
-                pools(filler, label) if pools else filler_candidates(filler, label, self.pool)
+                self.pool.candidates(filler, label)  # only the drawn examples
+                if isinstance(self.pool, DrawnFillers)
+                else filler_candidates(filler, label, self.pool)
             )
         candidates = self.candidates[template.id, label]
         drawn = filler_draw(self.capability.id, template, example.id, len(candidates), self.seed, self.compat)
@@ -181,7 +190,7 @@ def _identity(capability: Capability) -> Template:
 def transform(
     capability: Capability,
     seeds: Sequence[Example],
-    pool: Sequence[Example],
+    pool: DrawnFillers | Sequence[Example],
     seed: int,
     *,
     max_variants: int | None = None,
