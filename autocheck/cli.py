@@ -381,10 +381,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .report import format_table, load_results, summary_json, write_html
     from .report.html import plot_files
 
-    plots = plot_files(args.html) if args.html and not args.no_plots else []
-    for target in (args.html, args.markdown, *plots):  # refuse before any work, the PNGs included
+    for target in (args.html, args.markdown):  # refuse before any work
         if target:
             check_output_file(target, overwrite=args.overwrite)
+    for plot in plot_files(args.html) if args.html and not args.no_plots else []:  # the PNGs beside the page
+        check_output_file(plot, overwrite=args.overwrite)
     # the Markdown and the page's verdict are judged as 'run --junit' judges: by default any failure fails
     gate = Gate.from_options(args.fail_above, args.max_errors, junit=True)
     thresholds = gate.fail_above

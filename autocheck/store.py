@@ -158,7 +158,7 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 def check_output_file(path: str | Path, *, overwrite: bool = False) -> Path:
     """Refuse to replace an existing file (or to write over a directory) unless ``overwrite``."""
     out = Path(path)
-    if out.is_dir():
+    if out.is_dir() or out.name in ("", ".", ".."):
         raise InputError(f"{out}: is a directory; give a file name")
     if out.exists() and not overwrite:
         raise InputError.hint(

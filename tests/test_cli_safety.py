@@ -249,3 +249,14 @@ def test_swapped_parser_and_mlm_are_named_before_anything_loads(tmp_path, capsys
         main(["seeds", "--dataset", "missing.csv", "--out", str(tmp_path / "s"), "--mlm", str(parser)]) == 2
     )
     assert "holds a benepar parser" in _error(capsys)
+
+
+def test_a_folder_given_as_an_output_file_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    # found by the options property test: "report --html ." raised ValueError from pathlib
+    from autocheck.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for target in (".", str(tmp_path)):
+        assert main(["report", "results", "--html", target]) == 2
+        err = capsys.readouterr().err
+        assert "is a directory; give a file name" in err and "Traceback" not in err
