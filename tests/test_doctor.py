@@ -70,8 +70,8 @@ def test_stand_ins_are_named_and_pass_the_preflight(shared_data, monkeypatch, ca
     assert main([*args, "--mlm", str(mlm)]) == 0
     assert main(["--offline", "doctor", "--for", "generate", "--lexicon", "opinion"]) == 1  # benepar_en3
     rows = rows_by_name(check(command="generate", lexicon="opinion"))
-    assert f"stand-in here: {parser}" in rows["parser: benepar_en3"].detail
-    assert f"stand-in here: {mlm}" in rows["masked LM: bert-base-uncased"].detail
+    assert f"stand-in here: {parser.resolve()}" in rows["parser: benepar_en3"].detail
+    assert f"stand-in here: {mlm.resolve()}" in rows["masked LM: bert-base-uncased"].detail
 
 
 def test_every_shipped_task_is_checked_for_what_it_uses(bare):
