@@ -8,12 +8,11 @@ import json
 import logging
 import re
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 import xmlschema
+from json_endpoint import JsonEndpoint
 
 from autocheck.cli import main
 from autocheck.models import load_model
@@ -136,43 +135,17 @@ def test_a_healthy_run_has_zero_errors_and_no_reasons(suite, tmp_path):
 # ------------------------------------------------------------------------------------ real servers
 
 
-class Endpoint:
+class Endpoint(JsonEndpoint):
     """autocheck's HTTP protocol on 127.0.0.1; inputs containing a word of ``fail_on`` get HTTP 500."""
 
     def __init__(self, fail_on: tuple[str, ...] = ()):
-        self.requests = 0
+        def reply(body: dict) -> tuple[int, dict]:
+            texts = [x["text"] for x in body["inputs"]]
+            if any(word in t for t in texts for word in fail_on):
+                return 500, json.loads(FLAKY)
+            return 200, {"predictions": [{"probs": dict(zip(LABELS, answer(t)))} for t in texts]}
 
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                endpoint.requests += 1
-                texts = [x["text"] for x in body["inputs"]]
-                if any(word in t for t in texts for word in fail_on):
-                    status, reply = 500, json.loads(FLAKY)
-                else:
-                    status = 200
-                    reply = {"predictions": [{"probs": dict(zip(LABELS, answer(t)))} for t in texts]}
-                data = json.dumps(reply).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/predict"
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(5)
+        super().__init__(reply)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import tiny_bert
+from json_endpoint import JsonEndpoint
 
 from autocheck.cache import file_checksum
 from autocheck.cli import main
@@ -71,39 +72,20 @@ def manifest(out: Path) -> dict:
 # ------------------------------------------------------------------------------------ endpoints
 
 
-class Endpoint:
+class Endpoint(JsonEndpoint):
     """An HTTP endpoint of autocheck's protocol on 127.0.0.1; ``answer`` and ``version`` may be swapped
     between runs (a redeployment at the same URL)."""
 
     def __init__(self, answer, version=None):
-        self.answer, self.version, self.requests = answer, version, 0
-        endpoint = self
+        self.answer, self.version = answer, version
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                endpoint.requests += 1
-                reply = {"predictions": [endpoint.answer(x["text"]) for x in body["inputs"]]}
-                if endpoint.version is not None:
-                    reply["model_version"] = endpoint.version
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+        def reply(body: dict) -> tuple[int, dict]:
+            out: dict = {"predictions": [self.answer(x["text"]) for x in body["inputs"]]}
+            if self.version is not None:
+                out["model_version"] = self.version
+            return 200, out
 
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/predict"
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(reply)
 
 
 @pytest.fixture
