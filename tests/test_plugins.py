@@ -39,6 +39,17 @@ def _python(site: Path, code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], env=_env(site), capture_output=True, text=True)
 
 
+def _autocheck(site: Path, *argv: str) -> subprocess.CompletedProcess:
+    """The command line, in a process that has the plug-in installed."""
+    return subprocess.run(
+        [sys.executable, "-m", "autocheck", *argv], env=_env(site), capture_output=True, text=True
+    )
+
+
+def _cases(suite: Path) -> list[dict]:
+    return [json.loads(line) for line in (suite / "cases.jsonl").read_text().splitlines()]
+
+
 def test_plugin_parts_are_listed_without_importing_the_plugin(plugin_site):
     done = _python(
         plugin_site,
@@ -68,12 +79,8 @@ def test_run_uses_a_plugins_model_form(plugin_site, tmp_path):
         for i, label in enumerate(["positive", "positive", "negative"])
     ]  # fmt: skip
     (suite / "cases.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    done = subprocess.run(
-        [sys.executable, "-m", "autocheck", "run", str(suite), "--model", "constant:positive"]
-        + ["--out", str(tmp_path / "run")],
-        env=_env(plugin_site),
-        capture_output=True,
-        text=True,
+    done = _autocheck(
+        plugin_site, "run", str(suite), "--model", "constant:positive", "--out", str(tmp_path / "run")
     )
     assert done.returncode == 0, done.stderr
     results = json.loads((tmp_path / "run" / "results.json").read_text())
@@ -84,32 +91,23 @@ def test_run_uses_a_plugins_model_form(plugin_site, tmp_path):
 def test_perturb_uses_a_plugins_perturbation(plugin_site, tmp_path):
     dataset = tmp_path / "texts.csv"
     dataset.write_text("text\nThe film was fine.\nA slow start.\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "autocheck", "perturb", str(dataset), "--perturbation", "shout"]
-        + ["--out", str(tmp_path / "suite")],
-        env=_env(plugin_site),
-        capture_output=True,
-        text=True,
+    done = _autocheck(
+        plugin_site, "perturb", str(dataset), "--perturbation", "shout", "--out", str(tmp_path / "suite")
     )
     assert done.returncode == 0, done.stderr
-    rows = [json.loads(line) for line in (tmp_path / "suite" / "cases.jsonl").read_text().splitlines()]
-    shouted = [row["text"] for row in rows if row["kind"] == "perturbation"]
+    shouted = [row["text"] for row in _cases(tmp_path / "suite") if row["kind"] == "perturbation"]
     assert shouted == ["THE FILM WAS FINE.", "A SLOW START."]
 
 
 def test_perturb_reads_a_plugins_dataset_and_a_lexicon_loads_by_name(plugin_site, tmp_path):
     texts = tmp_path / "texts.txt"
     texts.write_text("The film was fine.\n\nA slow start.\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "autocheck", "perturb", f"lines:{texts}", "--perturbation", "shout"]
-        + ["--out", str(tmp_path / "suite")],
-        env=_env(plugin_site),
-        capture_output=True,
-        text=True,
+    done = _autocheck(
+        plugin_site, "perturb", f"lines:{texts}", "--perturbation", "shout", "--out", str(tmp_path / "suite")
     )
     assert done.returncode == 0, done.stderr
-    rows = [json.loads(line) for line in (tmp_path / "suite" / "cases.jsonl").read_text().splitlines()]
-    assert [row["text"] for row in rows if row["kind"] == "seed"] == ["The film was fine.", "A slow start."]
+    seeds = [row["text"] for row in _cases(tmp_path / "suite") if row["kind"] == "seed"]
+    assert seeds == ["The film was fine.", "A slow start."]
     done = _python(
         plugin_site,
         "from autocheck.sources.lexicon import load_lexicon\n"
@@ -131,12 +129,8 @@ def test_a_broken_plugin_part_is_an_error_naming_the_package(plugin_site):
 
 
 def test_an_unknown_part_lists_the_known_ones(plugin_site, tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "autocheck", "generate", "--dataset", "x.csv", "--check", "nope"]
-        + ["--out", str(tmp_path / "out")],
-        env=_env(plugin_site),
-        capture_output=True,
-        text=True,
+    done = _autocheck(
+        plugin_site, "generate", "--dataset", "x.csv", "--check", "nope", "--out", str(tmp_path / "out")
     )
     assert done.returncode == 2
     assert "no validation check named 'nope' (known: broken, no_ly_adverbs;" in done.stderr
