@@ -350,8 +350,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         for spec, version in zip(args.model, versions or [None] * len(args.model))
     ]
     timings: dict[str, float] = {}
-    for model in models if args.no_cache else ():
-        model.cacheable = False
     results = run_suite(
         args.suite,
         models,
@@ -361,6 +359,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         executor=args.executor,
         ray_address=args.ray_address,
         timings=timings,
+        use_cache=not args.no_cache,
     )
     print(format_table(results))
     for name, record in load_json(out / MANIFEST, "run manifest")["models"].items():

@@ -109,7 +109,13 @@ class _Predictions:
     label_only: bool = False  # answers without probabilities: DIR does not apply
 
 
-def _predict_all(model: Model, index: _SuiteIndex, compute: Any = None) -> _Predictions:
+def _predict_all(
+    model: Model,
+    index: _SuiteIndex,
+    compute: Any = None,
+    batch_size: int | None = None,
+    use_cache: bool = True,
+) -> _Predictions:
     if isinstance(model, FilePredictions):
         model.align(index.inputs, index.case_input)
     parts = []
@@ -117,7 +123,7 @@ def _predict_all(model: Model, index: _SuiteIndex, compute: Any = None) -> _Pred
         for start in range(0, len(index.inputs), PREDICT_CHUNK):
             chunk = index.inputs[start : start + PREDICT_CHUNK]
             counted = progress.Counted(reporter, len(chunk), compute or (lambda b: map(model._answers, b)))
-            parts.append((start, model.predict(chunk, counted)))
+            parts.append((start, model.predict(chunk, counted, batch_size=batch_size, use_cache=use_cache)))
             counted.finish()  # every input answered from the cache: no batch was computed
     width = 1 if index.task.is_span else len(index.task.labels)
     result = _Predictions(np.zeros((0, width)), [], {}, {})
@@ -198,6 +204,7 @@ def run_suite(
     ray_address: str | None = None,
     ray_actors: int | None = None,
     timings: dict[str, float] | None = None,
+    use_cache: bool = True,
 ) -> dict[str, Any]:
     """Run every case of ``suite_dir/cases.jsonl`` against each model; write ``predictions.jsonl`` and
     ``results.json`` into ``out_dir`` and return the results. A model is any form ``models.as_model``
@@ -208,8 +215,9 @@ def run_suite(
     (``Model.loader``: HF models, callables; ``ray_address`` as for ``ray.init``, ``ray_actors`` default
     one per CPU or GPU), with the same results; files and remote endpoints are read by this process
     whatever the executor.
-    ``timings``, when given, gets the seconds each model took to answer (kept out of ``results.json``, whose
-    bytes depend only on the inputs).
+    ``use_cache=False`` neither reads nor writes the prediction cache (``--no-cache``). ``timings``, when
+    given, gets the seconds each model took to answer (kept out of ``results.json``, whose bytes depend only
+    on the inputs).
 
     Cases are streamed twice (index, then outcomes); only distinct inputs, their predictions and the seed
     cases are held in memory. Each distinct input is predicted once per model (and not at all when cached).
@@ -242,10 +250,8 @@ def run_suite(
     predictions = []
     for model in models:
         started = time.perf_counter()
-        if batch_size:
-            model.batch_size = batch_size
         try:
-            predictions.append(_predict_all(model, index, scheduler.predictor(model)))
+            predictions.append(_predict_all(model, index, scheduler.predictor(model), batch_size, use_cache))
         finally:
             scheduler.close()
         if timings is not None:
@@ -344,15 +350,16 @@ def run_suite(
     # Where the answers came from varies between equal runs, so it is kept out of results.json (whose bytes
     # depend only on the suite and the models' answers).
     atomic_write_json(
-        out_dir / MANIFEST, {"models": {m.name: _cache_record(m, p) for m, p in zip(models, predictions)}}
+        out_dir / MANIFEST,
+        {"models": {m.name: _cache_record(m, p, use_cache) for m, p in zip(models, predictions)}},
     )
     return results
 
 
-def _cache_record(model: Model, p: _Predictions) -> dict[str, Any]:
+def _cache_record(model: Model, p: _Predictions, use_cache: bool) -> dict[str, Any]:
     return {
         "identity": model.identity,
         "inputs": len(p.labels),
         "from_cache": p.cached,
-        "reused_across_runs": model.cacheable and model.pinned,
+        "reused_across_runs": use_cache and model.cacheable and model.pinned,
     }

@@ -415,11 +415,8 @@ class Suite:
         pipeline = _pipeline_function(model, self.task)
         if pipeline is not None or callable(model):
             fn = pipeline or model
-            wrapped = CallableModel(name or str(getattr(fn, "__name__", "model")), fn, self.task)
-            # A function without a source file (defined in a notebook) or a pipeline's in-memory weights
-            # have no identity to cache predictions under: the same name may mean another model next time.
-            wrapped.cacheable = pipeline is None and not wrapped.identity.endswith("#unknown-source")
-            return wrapped
+            # a function is reused across runs only under a version it declares (models.callables)
+            return CallableModel(name or str(getattr(fn, "__name__", "model")), fn, self.task)
         raise InputError(
             f"Suite.run: a model is a spec string, a models.Model, a transformers pipeline or a callable, "
             f"not {type(model).__name__}"

@@ -73,6 +73,9 @@ class Model:
         self,
         inputs: Sequence[Input],
         compute: Callable[[list[list[Input]]], Iterable[list[Any]]] | None = None,
+        *,
+        batch_size: int | None = None,
+        use_cache: bool = True,
     ) -> Outputs:
         """The model's outputs for ``inputs``: cached answers, then each distinct uncached input once, in
         batches of ``batch_size`` (sorted by length, so batches waste less padding). ``compute`` answers
@@ -81,16 +84,19 @@ class Model:
         Answers are read from and written to the persistent cache only when the identity pins them
         (``pinned``); otherwise they live for this call. A model that learns its version from its first
         answers (``learns_version``: an endpoint returning ``model_version``) answers one batch, then
-        looks up the rest under the version it named."""
+        looks up the rest under the version it named. ``batch_size`` overrides the model's own for this
+        call; ``use_cache=False`` neither reads nor writes the cache (``run --no-cache``)."""
         inputs = list(inputs)
         todo = sorted(dict.fromkeys(inputs), key=lambda item: sum(map(len, item)))
         found: dict[Input, Any] = {}
         errors: dict[Input, str] = {}
         early: dict[Input, Any] = {}
-        if self.cacheable and not self.pinned and self.learns_version and todo:
-            first, todo = todo[: self.batch_size], todo[self.batch_size :]
+        size = batch_size or self.batch_size
+        cacheable = self.cacheable and use_cache
+        if cacheable and not self.pinned and self.learns_version and todo:
+            first, todo = todo[:size], todo[size:]
             early = self._record(first, self._answers(first), found, errors)
-        cache = Cache("predictions") if self.cacheable and self.pinned else None
+        cache = Cache("predictions") if cacheable and self.pinned else None
         hits: set[Input] = set()
         if cache:
             cache.put_many({self._key(item): answer for item, answer in early.items()})
@@ -101,7 +107,7 @@ class Model:
             todo = [item for item in todo if item not in hits]
         if todo:
             log.info("%s: predicting %d inputs (%d cached)", self.name, len(todo), len(hits))
-        batches = [todo[start : start + self.batch_size] for start in range(0, len(todo), self.batch_size)]
+        batches = [todo[start : start + size] for start in range(0, len(todo), size)]
         answered = compute(batches) if compute and batches else map(self._answers, batches)
         for batch, answers in zip(batches, answered):
             fresh = self._record(batch, answers, found, errors)
