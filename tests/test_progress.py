@@ -176,20 +176,12 @@ def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, mon
 def test_run_reports_each_batch_at_the_interval(tmp_path, monkeypatch, caplog):
     """A slow model (0.05 s a batch of 2) over 20 inputs, lines every 0.12 s: several lines, each with
     done/total, rate and ETA, and never closer together than the interval except the last."""
-    import json
     import time
 
     from autocheck.models import CallableModel
     from autocheck.run import run_suite
 
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    rows = [
-        {"id": f"c{i}", "capability": "LC1", "kind": "seed", "text": f"film {i}", "expected": "positive",
-         "test_type": "MFT", "label": "positive"}
-        for i in range(20)
-    ]  # fmt: skip
-    (suite / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    suite = _positive_suite(tmp_path, 20)
 
     def slow(texts):
         time.sleep(0.05)
@@ -243,19 +235,11 @@ def test_worker_processes_report_each_unit_as_it_is_collected():
 
 
 def test_run_on_a_terminal_shows_a_bar_of_inputs(tmp_path, monkeypatch, caplog):
-    import json
 
     from autocheck.models import CallableModel
     from autocheck.run import run_suite
 
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    rows = [
-        {"id": f"c{i}", "capability": "LC1", "kind": "seed", "text": f"film {i}", "expected": "positive",
-         "test_type": "MFT", "label": "positive"}
-        for i in range(6)
-    ]  # fmt: skip
-    (suite / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    suite = _positive_suite(tmp_path, 6)
     terminal = Terminal()
     monkeypatch.setattr("sys.stderr", terminal)
     with caplog.at_level(logging.INFO, logger="autocheck.progress"):
@@ -284,3 +268,18 @@ def test_a_jupyter_kernel_gets_the_notebook_bar_not_log_lines(monkeypatch):
     reporter = progress.bar(10, "run", stream=log_stream)
     assert isinstance(reporter, std_tqdm)
     reporter.close()
+
+
+def _positive_suite(tmp_path, n: int):
+    """A suite of ``n`` one-word-different MFT cases that expect "positive"."""
+    import json
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    rows = [
+        {"id": f"c{i}", "capability": "LC1", "kind": "seed", "text": f"film {i}", "expected": "positive",
+         "test_type": "MFT", "label": "positive"}
+        for i in range(n)
+    ]  # fmt: skip
+    (suite / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return suite
