@@ -241,6 +241,11 @@ def count_run(run_dir: Path, results: dict[str, Any]) -> dict[tuple[str, str], _
     return counts
 
 
+def _tested(p: float, q: float) -> dict[str, Any]:
+    """A feature's test as explanations and comparisons report it: p, the corrected q, significance."""
+    return {"p": float(f"{p:.4g}"), "q": float(f"{q:.4g}"), "significant": q < ALPHA}
+
+
 def _rate(failures: int, n: int) -> dict[str, Any]:
     from .report.summary import wilson
 
@@ -281,9 +286,7 @@ def explain_counts(counts: _Counts, top: int | None = TOP) -> dict[str, Any]:
                 "without": _rate(*without),
                 "difference": round(difference, 6),
                 "difference_interval": [round(gap[0], 6), round(gap[1], 6)],
-                "p": float(f"{p:.4g}"),
-                "q": float(f"{q:.4g}"),
-                "significant": q < ALPHA,
+                **_tested(p, q),
             }
         )
     ranked.sort(
@@ -424,9 +427,7 @@ def feature_changes(
                         "b": _rate(*tb),
                         "change": round(change, 6),
                         "interval": [round(gap[0], 6), round(gap[1], 6)],
-                        "p": float(f"{p:.4g}"),
-                        "q": float(f"{q:.4g}"),
-                        "significant": q < ALPHA,
+                        **_tested(p, q),
                     }
                 )
             changes.sort(key=lambda c: (not c["significant"], -abs(c["change"]), c["q"], c["feature"]))
