@@ -77,6 +77,11 @@ def editor(mlm_dir):
 def cli_results(suite, tmp_path, model_file):
     """Run ``suite`` with autocheck's CLI (``to_suite_dir`` then ``autocheck run``): results and rows."""
     suite.to_suite_dir(tmp_path / "suite")
+    return cli_run(tmp_path, model_file)
+
+
+def cli_run(tmp_path, model_file):
+    """``autocheck run`` of the suite directory ``tmp_path/suite``: the capabilities' results and rows."""
     assert (
         main(
             [
@@ -285,22 +290,7 @@ def test_released_checklist_suite_loads_and_agrees_with_the_cli(shared_data, sof
     assert len(suite.tests) == 38
     suite.run(PredictorWrapper.wrap_softmax(softmax), verbose=False)
     assert main(["checklist", str(tmp_path / "released.json"), "--out", str(tmp_path / "suite")]) == 0
-    assert (
-        main(
-            [
-                "run",
-                str(tmp_path / "suite"),
-                "--model",
-                f"{model_file}:predict",
-                "--out",
-                str(tmp_path / "run"),
-            ]
-        )
-        == 0
-    )
-    results = json.loads((tmp_path / "run" / "results.json").read_text())
-    (model,) = results["models"].values()
-    assert_same_as_cli(suite, model["capabilities"], list(read_jsonl(tmp_path / "run" / "predictions.jsonl")))
+    assert_same_as_cli(suite, *cli_run(tmp_path, model_file))
     assert sum(t.get_stats().get("fails", 0) for t in suite.tests.values()) > 0
 
 
