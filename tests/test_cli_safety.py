@@ -260,3 +260,13 @@ def test_a_folder_given_as_an_output_file_is_a_clear_error(tmp_path, capsys, mon
         assert main(["report", "results", "--html", target]) == 2
         err = capsys.readouterr().err
         assert "is a directory; give a file name" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", ["", " ", "\x1f", "a\x01b"])
+def test_a_parser_name_that_is_no_name_is_a_clear_error(name):
+    # found by the options property test: "metrics --parser ' '" raised benepar's "Unsafe resource path"
+    from autocheck.expand.parsing import locate_model
+    from autocheck.resources import ResourceMissing
+
+    with pytest.raises(ResourceMissing, match="benepar model"):
+        locate_model(name)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -61,11 +62,13 @@ def _quiet_torch_struct() -> Iterator[None]:
 def locate_model(name_or_dir: str) -> Path:
     """A benepar model directory: a path as given, or a model name under NLTK_DATA ``models/`` (downloaded
     with ``benepar.download`` on first use unless offline)."""
+    if not name_or_dir.strip():  # Path("") is the working directory, which holds no parser
+        raise ResourceMissing("benepar model: an empty name (give benepar_en3 or a model directory)")
     path = Path(name_or_dir)
     if path.is_dir():
         return path
     how = f"python -c \"import benepar; benepar.download('{name_or_dir}')\" (or pass a model directory)"
-    if "/" in name_or_dir or "." in name_or_dir:
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", name_or_dir):  # a path, or no name benepar or NLTK can look up
         raise ResourceMissing(f"benepar model directory '{name_or_dir}' not found")
     import nltk
 
