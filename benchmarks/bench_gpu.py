@@ -53,6 +53,8 @@ def main() -> None:
     device = torch.device(args.device)
     name = torch.cuda.get_device_name() if device.type == "cuda" else "CPU"
     print(f"device {name}, --precision {args.precision} ({resolve_precision(args.precision, device)} here)")
+    if device.type == "cuda":  # CUDA's context and cuBLAS start once per process: not the first model's cost
+        (torch.ones(64, 64, device=device) @ torch.ones(64, 64, device=device)).sum().item()
     models = {"stand-in": SHARED / "models/mini-bert-mlm"}
     if "bert-base" in args.models:
         models["bert-base"] = save_bert_base(args.out / "random-bert-base", models["stand-in"])
@@ -80,7 +82,13 @@ def main() -> None:
         print(f"  seed cases {seeds}, masked templates {templates}, expansions {expansions}, {wall:.1f} s")
         rates = f"{templates / fill:.1f} templates/s, {expansions / fill:.2f} expansions/s"
         print(f"  fill ({fill:.1f} s): {rates}")
-        print(f"  masked-LM rows (fills + fluency) {rows:,} in {forward:.1f} s: {rows / forward:,.0f} rows/s")
+        passes = calls.get("mlm_passes", 0) + calls.get("fluency_passes", 0)
+        print(
+            f"  masked-LM rows (fills + fluency) {rows:,} in {passes:,} forward passes ({rows / passes:.1f} rows"
+            f" each), {forward:.2f} s: {rows / forward:,.0f} rows/s"
+        )
+        stages = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items() if isinstance(v, float) and ":" not in k)
+        print(f"  stages: {stages}")
         print(f"  whole run: {seeds / wall:.2f} seed cases/s, {expansions / wall:.2f} expansions/s")
         if device.type == "cuda":
             print(f"  peak GPU memory {torch.cuda.max_memory_allocated() / 2**20:.0f} MiB (this process)")

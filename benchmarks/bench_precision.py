@@ -1,13 +1,15 @@
 """fp32 against bf16 for the masked LM on this machine: forward-pass speed, how far scores move, and the
 fluency filter's precision and recall on the hand labels at each precision.
 
-    python benchmarks/bench_precision.py [--device cpu] [--rows 64] [--length 32] [--repeats 5]
+    python benchmarks/bench_precision.py [--device cpu] [--rows 16,64,256] [--length 32] [--repeats 5]
         [--labels benchmarks/fluency_labels.jsonl] [--window 1]
 
 1. Speed: rows per second of one forward pass (masked-LM log-probabilities at one position per row, the
    call fills and fluency make) for the stand-in masked LM and a randomly initialised model of
-   bert-base's architecture (``BertConfig()``, nothing downloaded), ``--rows`` rows of ``--length``
-   tokens, one intra-op thread (a worker's setting), the fastest of ``--repeats``.
+   bert-base's architecture (``BertConfig()``, nothing downloaded), batches of each of ``--rows`` rows of
+   ``--length`` tokens (generation's passes hold tens of rows), one intra-op thread (a worker's setting),
+   the fastest of ``--repeats``; bf16 with the weights cast once (what ``--precision bf16`` does) and,
+   for comparison, the fp32 model under bf16 autocast (which re-casts every weight on every call).
 2. Scores: the fluency deltas of the labelled expansions at both precisions (largest difference, and how
    many keep/reject decisions at each threshold differ).
 3. The filter as a detector of grammatical (natural or odd) expansions at each precision and threshold
@@ -35,21 +37,27 @@ THRESHOLDS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 GOOD = ("natural", "odd")  # grammatical: what the filter should keep
 
 
-def rows_per_second(mlm, rows: int, length: int, repeats: int) -> float:
+def rows_per_second(mlm, rows: int, length: int, repeats: int, autocast: bool = False) -> float:
+    """Masked-LM rows per second of one pass; ``autocast``: an fp32 model run under bf16 autocast (how
+    ``--precision bf16`` ran before its weights were cast once), for comparison."""
+    import contextlib
+
     import torch
 
+    context = torch.autocast(mlm.device.type, dtype=torch.bfloat16) if autocast else contextlib.nullcontext()
     generator = torch.Generator().manual_seed(0)
     ids = torch.randint(1000, 2000, (rows, length), generator=generator)
     ids[:, 0], ids[:, -1] = mlm.tokenizer.cls_token_id, mlm.tokenizer.sep_token_id
     positions = torch.full((rows,), length // 2)
     ids[:, length // 2] = mlm.tokenizer.mask_token_id
     attention = torch.ones_like(ids)
-    mlm.log_probs_at(ids, attention, positions)  # warm-up (kernels chosen, memory allocated)
     times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        mlm.log_probs_at(ids, attention, positions)
-        times.append(time.perf_counter() - started)
+    with context:
+        mlm.log_probs_at(ids, attention, positions)  # warm-up (kernels chosen, memory allocated)
+        for _ in range(repeats):
+            started = time.perf_counter()
+            mlm.log_probs_at(ids, attention, positions)  # waits for the GPU: its time is counted
+            times.append(time.perf_counter() - started)
     return rows / min(times)  # the least disturbed of the repeats: other work only slows a pass
 
 
@@ -80,7 +88,9 @@ def save_bert_base(directory: Path, tokenizer_dir: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--rows", type=int, default=64)
+    parser.add_argument(
+        "--rows", type=lambda text: [int(x) for x in text.split(",")], default=[16, 64, 256], help="e.g. 16,64,256"
+    )
     parser.add_argument("--length", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--labels", type=Path, default=LABELS)
@@ -100,15 +110,18 @@ def main() -> None:
         f"device {device}; native bf16: {cpu_runs_bf16() if device.type == 'cpu' else 'cuda'}; "
         f"--precision auto here: {resolve_precision('auto', device)}; one thread"
     )
-    print(f"\nforward pass, {args.rows} rows x {args.length} tokens, fastest of {args.repeats}:")
-    print(f"  {'model':<20}{'fp32 rows/s':>12}{'bf16 rows/s':>12}{'bf16/fp32':>10}")
+    print(f"\nforward pass, rows x {args.length} tokens, fastest of {args.repeats} (rows/s):")
+    print(f"  {'model':<20}{'rows':>6}{'fp32':>12}{'bf16':>12}{'bf16/fp32':>10}{'autocast':>12}{'/fp32':>7}")
     for name, make in (
         ("stand-in mini BERT", lambda p: MaskedLM.from_pretrained(stand_in, device=args.device, precision=p)),
         ("bert-base (random)", lambda p: bert_base(stand_in, args.device, p)),
     ):
-        speed = {p: rows_per_second(make(p), args.rows, args.length, args.repeats) for p in ("fp32", "bf16")}
-        ratio = speed["bf16"] / speed["fp32"]
-        print(f"  {name:<20}{speed['fp32']:>12.1f}{speed['bf16']:>12.1f}{ratio:>9.2f}x")
+        fp32, bf16 = make("fp32"), make("bf16")
+        for rows in args.rows:
+            speed = [rows_per_second(mlm, rows, args.length, args.repeats) for mlm in (fp32, bf16)]
+            speed.append(rows_per_second(fp32, rows, args.length, args.repeats, autocast=True))
+            ratios = [f"{x / speed[0]:>{width}.2f}x" for x, width in ((speed[1], 9), (speed[2], 6))]
+            print(f"  {name:<20}{rows:>6}{speed[0]:>12.1f}{speed[1]:>12.1f}{ratios[0]}{speed[2]:>12.1f}{ratios[1]}")
 
     rows = [json.loads(line) for line in args.labels.read_text().splitlines() if line.strip()]
     good = [r["label"] in GOOD for r in rows]

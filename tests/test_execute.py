@@ -275,12 +275,16 @@ def test_token_sized_batches_give_the_same_suggestions(shared_data):
     assert all(abs(x[1] - y[1]) < 1e-3 for fa, fb in zip(a, b) for x, y in zip(fa, fb))
 
 
-def test_autocast_is_off_on_the_cpu(shared_data):
+def test_the_weights_are_cast_once_to_the_precision(shared_data):
     from conftest import require
 
     mlm = MaskedLM.from_pretrained(require(shared_data / "models/mini-bert-mlm"), device="cpu")
-    with mlm.autocast():
-        assert not torch.is_autocast_enabled("cuda")
+    assert {p.dtype for p in mlm.model.parameters()} == {torch.float32}
+    bf16 = MaskedLM(mlm.tokenizer, mlm.model, mlm.identity, "cpu", precision="bf16")
+    assert {p.dtype for p in bf16.model.parameters()} == {torch.bfloat16}  # no autocast re-casting per call
+    ids = mlm.tokenizer(["a [MASK] film ."], return_tensors="pt")["input_ids"]
+    scores = bf16.log_probs_at(ids, torch.ones_like(ids), torch.tensor([2]))
+    assert scores.dtype == torch.float32  # the softmax over the vocabulary in fp32
     with pytest.raises(ValueError, match="precision"):
         MaskedLM(mlm.tokenizer, mlm.model, mlm.identity, "cpu", precision="fp8")
 

@@ -121,3 +121,17 @@ def test_bf16_suites_are_byte_identical_across_workers_and_record_the_precision(
     # the same run in fp32 keeps other fills: bf16 is a choice, not the default
     generation.generate(stand_in_config, tmp_path / "fp32")
     assert (tmp_path / "fp32/cases.jsonl").read_bytes() != (tmp_path / "one/cases.jsonl").read_bytes()
+
+
+def test_attention_on_cuda_leaves_out_cudnn_and_restores_the_setting():
+    """cuDNN's attention builds a graph per new shape (bf16 passes several times slower than fp32 on an
+    H100): the masked LM's passes on CUDA use the other kernels; the process-wide setting is restored."""
+    from autocheck.expand.mlm import _attention_without_cudnn
+
+    before = torch.backends.cuda.cudnn_sdp_enabled()
+    with _attention_without_cudnn(torch.device("cuda")):  # sets torch's flags: no GPU needed to check
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+        assert torch.backends.cuda.flash_sdp_enabled() and torch.backends.cuda.mem_efficient_sdp_enabled()
+    assert torch.backends.cuda.cudnn_sdp_enabled() == before
+    with _attention_without_cudnn(torch.device("cpu")):
+        assert torch.backends.cuda.cudnn_sdp_enabled() == before

@@ -64,6 +64,9 @@ def whole_word_ids(tokens: Sequence[str], special_ids: Iterable[int]) -> dict[in
     return words
 
 
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}  # --precision: weights
+
+
 def cpu_runs_bf16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
     """Whether this CPU does bf16 arithmetic in hardware (AMX or AVX-512 BF16, read from the flags of
     ``/proc/cpuinfo``). torch's own ``mkldnn`` bf16 check also says yes where bf16 is only emulated
@@ -126,8 +129,12 @@ class MaskedLM:
         # the precision actually used (``auto`` resolved): scores differ between precisions, so it is
         # part of every cache key of this model's outputs (``cache_identity``)
         self.precision = resolve_precision(precision, self.device)
-        self.cache_identity = identity if self.precision == "fp32" else f"{identity}@{self.precision}"
-        self.model = model.to(self.device).eval()
+        # "-weights": the weights are cast (an earlier release autocast them, with other scores)
+        self.cache_identity = identity if self.precision == "fp32" else f"{identity}@{self.precision}-weights"
+        # Cast once, not autocast: autocast re-casts every weight on every call, which at the batch sizes
+        # generation makes (tens of rows) cost more than the bf16 matrix products saved (benchmarks/
+        # bench_precision.py); the softmax over the vocabulary stays in fp32 (``_forward``).
+        self.model = model.to(self.device, dtype=DTYPES[self.precision]).eval()
         if tokenizer.mask_token_id is None:
             raise ValueError(f"{identity}: tokenizer has no mask token; not a masked language model")
         config = getattr(self.model, "config", None)
@@ -396,14 +403,6 @@ class MaskedLM:
             row_fill, row_score = next_fill, torch.tensor(next_score)
         return results
 
-    def autocast(self):
-        """Autocast to the resolved ``precision`` on this device (matrix products in bf16 or fp16, softmax
-        and layer norms kept in fp32); nothing for fp32."""
-        if self.precision == "fp32":
-            return nullcontext()
-        dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[self.precision]
-        return torch.autocast(device_type=self.device.type, dtype=dtype)
-
     @torch.inference_mode()
     def _mask_log_probs(
         self,
@@ -443,15 +442,29 @@ class MaskedLM:
     def _forward(self, ids: torch.Tensor, attention: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         ids, attention, positions = ids.to(self.device), attention.to(self.device), positions.to(self.device)
         rows = torch.arange(len(ids), device=self.device)
-        with self.autocast():
+        with _attention_without_cudnn(self.device):
             if self._head is not None:  # the LM head only at the given positions, not at every token
                 # torch types a submodule read as an attribute as Tensor | Module
                 base = self.model.base_model(input_ids=ids, attention_mask=attention)  # type: ignore[operator]
-                hidden = base.last_hidden_state
-                logits = self._head(hidden[rows, positions])
+                logits = self._head(base.last_hidden_state[rows, positions])
             else:
                 logits = self.model(input_ids=ids, attention_mask=attention).logits[rows, positions]
-        return logits.float().log_softmax(-1)
+        scores = logits.float().log_softmax(-1)
+        if self.device.type == "cuda":  # the caller reads them at once; waiting here makes forward_seconds GPU time
+            torch.cuda.synchronize(self.device)
+        return scores
+
+
+def _attention_without_cudnn(device: torch.device):
+    """On CUDA, attention by any kernel but cuDNN's, which torch prefers for bf16 on some GPUs (H100) but
+    which builds a new graph for every new (rows, length) shape: generation's passes come in many shapes,
+    and the builds made bf16 passes several times slower than fp32 ones (benchmarks/bench_gpu.py)."""
+    attention = getattr(torch.nn, "attention", None)
+    if device.type != "cuda" or not hasattr(attention, "sdpa_kernel"):  # torch 2.2: no cuDNN attention
+        return nullcontext()
+    backends = attention.SDPBackend  # type: ignore[union-attr]
+    kernels = [backends.FLASH_ATTENTION, backends.EFFICIENT_ATTENTION, backends.MATH]
+    return attention.sdpa_kernel(kernels)  # type: ignore[union-attr]
 
 
 def _out_of_memory(error: BaseException) -> bool:
