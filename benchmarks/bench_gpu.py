@@ -84,11 +84,11 @@ def main() -> None:
         print(f"  fill ({fill:.1f} s): {rates}")
         passes = calls.get("mlm_passes", 0) + calls.get("fluency_passes", 0)
         print(
-            f"  masked-LM rows (fills + fluency) {rows:,} in {passes:,} forward passes ({rows / passes:.1f} rows"
-            f" each), {forward:.2f} s: {rows / forward:,.0f} rows/s"
+            f"  masked-LM rows (fills + fluency) {rows:,} in {passes:,} forward passes"
+            f" ({rows / passes:.1f} rows each), {forward:.2f} s: {rows / forward:,.0f} rows/s"
         )
-        stages = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items() if isinstance(v, float) and ":" not in k)
-        print(f"  stages: {stages}")
+        stages = [f"{k} {v:.1f} s" for k, v in timings.items() if isinstance(v, float) and ":" not in k]
+        print(f"  stages: {', '.join(stages)}")
         print(f"  whole run: {seeds / wall:.2f} seed cases/s, {expansions / wall:.2f} expansions/s")
         if device.type == "cuda":
             print(f"  peak GPU memory {torch.cuda.max_memory_allocated() / 2**20:.0f} MiB (this process)")

@@ -88,9 +88,8 @@ def save_bert_base(directory: Path, tokenizer_dir: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default="cpu")
-    parser.add_argument(
-        "--rows", type=lambda text: [int(x) for x in text.split(",")], default=[16, 64, 256], help="e.g. 16,64,256"
-    )
+    sizes = lambda text: [int(x) for x in text.split(",")]  # noqa: E731
+    parser.add_argument("--rows", type=sizes, default=[16, 64, 256], help="batch sizes, e.g. 16,64,256")
     parser.add_argument("--length", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--labels", type=Path, default=LABELS)
@@ -121,7 +120,8 @@ def main() -> None:
             speed = [rows_per_second(mlm, rows, args.length, args.repeats) for mlm in (fp32, bf16)]
             speed.append(rows_per_second(fp32, rows, args.length, args.repeats, autocast=True))
             ratios = [f"{x / speed[0]:>{width}.2f}x" for x, width in ((speed[1], 9), (speed[2], 6))]
-            print(f"  {name:<20}{rows:>6}{speed[0]:>12.1f}{speed[1]:>12.1f}{ratios[0]}{speed[2]:>12.1f}{ratios[1]}")
+            cells = f"{speed[0]:>12.1f}{speed[1]:>12.1f}{ratios[0]}{speed[2]:>12.1f}{ratios[1]}"
+            print(f"  {name:<20}{rows:>6}{cells}")
 
     rows = [json.loads(line) for line in args.labels.read_text().splitlines() if line.strip()]
     good = [r["label"] in GOOD for r in rows]

@@ -450,7 +450,7 @@ class MaskedLM:
             else:
                 logits = self.model(input_ids=ids, attention_mask=attention).logits[rows, positions]
         scores = logits.float().log_softmax(-1)
-        if self.device.type == "cuda":  # the caller reads them at once; waiting here makes forward_seconds GPU time
+        if self.device.type == "cuda":  # read at once by the caller: waiting here counts GPU time as forward
             torch.cuda.synchronize(self.device)
         return scores
 
