@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import replace
 
 import pytest
 import torch
 from conftest import require
 from test_fill import Lexicon, always, seed, template
+from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 
+from autocheck import generate as generation
 from autocheck.cli import build_parser
 from autocheck.config import GenerateConfig
 from autocheck.expand.fill import fill
@@ -166,3 +170,14 @@ def test_the_stand_in_keeps_an_adverb_before_an_adjective_and_gives_up_a_name_af
     name = template("this is not it .", [(4, "NNP")], tid="t2")
     found = mlm.suggest([adverb, name], 4, 4, vocabulary=vocab, slot=SlotRule(DEFAULT_THRESHOLD))
     assert found[0] and found[1] is None
+
+
+def test_a_run_counts_the_given_up_templates_in_its_manifest(stand_in_config, tmp_path):  # noqa: F811
+    on = generation.generate(stand_in_config, tmp_path / "on")
+    manifest = json.loads((tmp_path / "on" / "manifest.json").read_text())
+    assert on.rejected["fill: slot"] > 0
+    assert manifest["rejected"]["fill: slot"] == on.rejected["fill: slot"]
+    assert manifest["settings"]["slot_threshold"] == DEFAULT_THRESHOLD
+    off = generation.generate(replace(stand_in_config, slot_threshold=None), tmp_path / "off")
+    assert "fill: slot" not in off.rejected
+    assert sum(c.candidates for c in off.counts.values()) > sum(c.candidates for c in on.counts.values())
