@@ -261,8 +261,10 @@ class MaskedLM:
         if slot is not None and vocabulary is None:
             raise ValueError("the slot rule needs a vocabulary filter (the words of each mask's tag)")
         queries = list(zip(texts, tags)) if tags is not None else [(text, None) for text in texts]
-        constraint = () if vocabulary is None else (vocabulary.fingerprint,)
-        constraint += () if slot is None else (slot.fingerprint,)
+        constraint = (
+            *(() if vocabulary is None else (vocabulary.fingerprint,)),
+            *(() if slot is None else (slot.fingerprint,)),
+        )
         keys = {
             query: content_hash(
                 self.cache_identity, query[0], str(beam_size), str(top_n), *constraint, *(query[1] or ())
