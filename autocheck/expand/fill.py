@@ -72,7 +72,8 @@ def fill(
     its fills after validating those is searched again with ``beam_size``, its candidates already
     examined skipped: the search stops once the fills it needs are found. ``first_beam=None`` searches
     with ``beam_size`` at once. ``checks``: a user's own validation checks (``validate.Check``). ``slot``
-    (with ``vocabulary``): the slot rule; a template it leaves without fills is not searched again.
+    (with ``vocabulary``): the slot rule; a template it leaves without any fill in its last search is
+    counted in ``stats.slot``.
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
