@@ -86,6 +86,19 @@ def _threshold(value: str) -> float | None:
         raise argparse.ArgumentTypeError(f"expected a non-negative number or 'off', not {value!r}") from None
 
 
+def _probability(value: str) -> float | None:
+    """A probability in (0, 1], or 'off' (None)."""
+    if value.lower() == "off":
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not 0 < number <= 1:
+        raise argparse.ArgumentTypeError(f"expected a probability in (0, 1] or 'off', not {value!r}")
+    return number
+
+
 def _sizes(value: str) -> tuple[int, ...]:
     """``200,400,600`` → (200, 400, 600)."""
     try:
@@ -168,6 +181,7 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
     "natural": _nat,
     "fills": _fills,
     "threshold": _threshold,
+    "probability": _probability,
     "pairs": _label_map,
     "treebank": lambda value: "ptb_sample" if value == "nltk" else value,
 }

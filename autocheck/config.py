@@ -154,6 +154,16 @@ class GenerateConfig:
         choices=("tags", "all"),
     )
     first_beam: int | None = 4  # multi-mask templates: this beam first, the full beam only if short of fills
+    # expand/slot.py: on the held-out part of benchmarks/validity_labels.jsonl the only check with an AUC
+    # above 0.65 for grammatical expansions; the threshold was chosen on the tuning part (bench_validity.py)
+    slot_threshold: float | None = option(
+        0.08,
+        "--slot-threshold",
+        "give up a mask where the masked LM puts less than this probability on the words of its tag "
+        "(needs --vocabulary tags); 'off' gives up none",
+        group=EXPAND,
+        parse="probability",
+    )
     # off by default: on the held-out part of benchmarks/validity_labels.jsonl its score tells grammatical
     # expansions from the others no better than chance (AUC below 0.65, bench_validity.py)
     fluency_threshold: float | None = option(

@@ -40,7 +40,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -325,6 +327,7 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     from autocheck.expand.names import Protected
     from autocheck.expand.parsing import Parser
     from autocheck.expand.reparse import reparse_keeps
+    from autocheck.expand.slot import DEFAULT_THRESHOLD as SLOT_THRESHOLD
     from autocheck.records import MaskedTemplate, Parse
     from autocheck.tagging import tokenize
 
@@ -339,6 +342,7 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
             MaskedTemplate("", "", parse, masks, r["lhs"], tuple(r["from"]), tuple(r["to"]), 0.0)
         )
     # uncached, as in a run: each check's cost is timed on texts it has not seen
+    out.mkdir(parents=True, exist_ok=True)
     os.environ["AUTOCHECK_CACHE"] = tempfile.mkdtemp(prefix="validity-", dir=out)
     parser = Parser(parser_model)
     parser.parse(["A warm-up sentence ."])  # the model loads outside the timing
@@ -359,6 +363,7 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     agreement = [agrees(t, r["words"]) for t, r in zip(templates, held)]
     agreement_cpu = time.process_time() - cpu
     mlm = MaskedLM.from_pretrained(mlm_model, device="cpu")
+    slot_mass, slot_cpu = score_slot(rows, mlm)
     scorer = FluencyScorer(mlm)
     scorer.deltas([("A warm-up sentence .", "A sentence .")])
     cpu = time.process_time()
@@ -374,15 +379,19 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     natural = [r["fluency"] == "natural" for r in held]
     fluent = [d >= -DEFAULT_THRESHOLD for d in deltas]
     on = GenerateConfig()
+    held_mass = [m for m, r in zip(slot_mass, rows) if r["part"] == "held-out"]
+    slot = [m >= math.log(SLOT_THRESHOLD) for m in held_mass]
     whole = [
         n
+        and (s or on.slot_threshold is None)
         and (a or on.agreement == "off")
         and (k or on.reparse == "off")
         and (f or on.fluency_threshold is None)
-        for n, a, k, f in zip(names, agreement, reparse, fluent)
+        for n, s, a, k, f in zip(names, slot, agreement, reparse, fluent)
     ]
     checks = {
         "names (placement)": (names, [float(k) for k in names], names_cpu),
+        f"slot (threshold {SLOT_THRESHOLD:g})": (slot, held_mass, slot_cpu),
         "agreement": (agreement, [float(k) for k in agreement], agreement_cpu),
         "reparse": (reparse, [float(k) for k in reparse], reparse_cpu),
         f"fluency (threshold {DEFAULT_THRESHOLD:g})": (fluent, deltas, fluency_cpu),
@@ -404,10 +413,11 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
         cost = "" if seconds is None else f"{1000 * seconds / len(held):>11.1f}"
         print(f"  {name:<28}{sum(keep) / len(held):>6.0%}{''.join(figures)}{cost}")
     causes: Counter[str] = Counter()
-    for r, n, a, k in zip(held, names, agreement, reparse):
+    for r, n, s, a, k in zip(held, names, slot, agreement, reparse):
         if r["fluency"] != "natural":
             causes[
-                "a name edited" if not n else "agreement" if not a
+                "a name edited" if not n else "a slot the masked LM gives its tag little" if not s
+                else "agreement" if not a
                 else "a production the parser does not read" if not k
                 else "none of the checks (the masked LM's word, the parser's tree)"
             ] += 1  # fmt: skip
@@ -423,6 +433,119 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
         f"{shares['natural'] / max(1, len(kept)):.0%} natural, "
         f"{sum(r['keeps_label'] for r in kept) / max(1, len(kept)):.0%} keep their label"
     )
+
+
+SLOT_GRID = (0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3)  # probabilities the threshold is chosen from
+
+
+def slot_features(rows: list[dict], mlm) -> tuple[list[dict[str, float]], list[float]]:
+    """For each row, the slot rule's score and its cheap siblings, computed as the fill search does: the
+    masked LM's log-probabilities at each mask of the masked template (the earlier masks holding the row's
+    words, as along its beam), restricted to the words the generator's vocabulary filter admits for the
+    mask's tag. Each feature is the worst over the masks: ``mass`` (log of the probability of the tag's
+    words: the slot rule), ``mass vs top tag`` (minus the largest such mass over all word tags), ``word``
+    (the chosen word's log-probability), ``word rank`` (minus its rank among the admitted words), ``word
+    vs best`` (minus the log-probability of the best whole word of any tag). Also the CPU seconds the
+    slot mass adds to each row's forward passes (a log-sum-exp per mask: the rule's whole cost in a run)."""
+    import time
+
+    import torch
+
+    from autocheck.expand.fill import WORD_TAGS
+    from autocheck.expand.grammar import load_grammar
+    from autocheck.expand.job import _vocabulary_filter
+    from autocheck.expand.slot import SlotRule
+    from autocheck.records import MaskedTemplate, Parse
+    from autocheck.sources.lexicon import load_lexicon
+    from autocheck.tagging import tokenize
+
+    config = stand_in_config()  # the grammar and lexicon the sample was drawn with
+    vocabulary = _vocabulary_filter(config, load_grammar(config.grammar), mlm, load_lexicon(config.lexicon))
+    size = getattr(mlm.model.config, "vocab_size", None) or len(mlm.tokenizer)  # the logits' width
+    allowed = {}  # tag -> 0 where admitted, -inf elsewhere (as the fill search adds them)
+    for tag in sorted(WORD_TAGS):
+        ids = [i for i in vocabulary.allowed(tag) if i in mlm.words]
+        if ids:
+            allowed[tag] = torch.full((size,), float("-inf"))
+            allowed[tag][ids] = 0.0
+    words = torch.tensor(sorted(mlm.words))
+    ids_of = {word: i for i, word in mlm.words.items()}
+    features, seconds = [], []
+    for r in rows:
+        tokens = tokenize(r["seed"])
+        parse = Parse(r["seed"], tokens.words, tokens.offsets, tuple(r["seed_trees"]))
+        masks = tuple((index, tag) for index, tag in r["masks"])
+        template = MaskedTemplate("", "", parse, masks, r["lhs"], tuple(r["from"]), tuple(r["to"]), 0.0)
+        ids = torch.tensor([mlm.tokenizer(mlm.masked_text(template))["input_ids"]])
+        positions = (ids[0] == mlm.tokenizer.mask_token_id).nonzero().flatten().tolist()
+        steps, extra = [], 0.0
+        for position, tag, word in zip(positions, template.tags, r["words"]):
+            log_probs = mlm.log_probs_at(ids, torch.ones_like(ids), torch.tensor([position]))[0]
+            cpu = time.process_time()
+            mass = SlotRule.log_mass(log_probs + allowed[tag]).item()
+            extra += time.process_time() - cpu
+            word_id = ids_of[word.lower()]
+            chosen = log_probs[word_id].item()
+            admitted = log_probs + allowed[tag]
+            top_tag = max(SlotRule.log_mass(log_probs + row).item() for row in allowed.values())
+            steps.append({
+                "mass": mass,
+                "mass vs top tag": mass - top_tag,
+                "word": chosen,
+                "word rank": -float((admitted > chosen).sum().item() + 1),
+                "word vs best": chosen - log_probs[words].max().item(),
+            })  # fmt: skip
+            ids[0, position] = word_id  # the next mask sees this word, as along the fill's beam
+        features.append({name: min(step[name] for step in steps) for name in steps[0]})
+        seconds.append(extra)
+    return features, seconds
+
+
+def score_slot(rows: list[dict], mlm) -> tuple[list[float], float]:
+    """The slot features on every row: their AUC on both halves, the threshold the tuning half chooses
+    (best F1 for keeping grammatical expansions over ``SLOT_GRID``), and its precision and recall on the
+    held-out half. Returns the slot mass of every row and the rule's CPU seconds on the held-out rows."""
+    from autocheck.expand.slot import DEFAULT_THRESHOLD as SLOT_THRESHOLD
+
+    features, seconds = slot_features(rows, mlm)
+    parts = {part: [i for i, r in enumerate(rows) if r["part"] == part] for part in ("tune", "held-out")}
+    print(f"\nslot features ({mlm.identity}; the worst mask of each fill): AUC, grammatical / natural")
+    print(f"  {'feature':<18}" + "".join(f"{part + ' gram.':>16}{'nat.':>6}" for part in parts))
+    for name in features[0]:
+        line = f"  {name:<18}"
+        for index in parts.values():
+            score = [features[i][name] for i in index]
+            grammatical = [rows[i]["fluency"] != "ungrammatical" for i in index]
+            natural = [rows[i]["fluency"] == "natural" for i in index]
+            line += f"{auc(score, grammatical):>16.2f}{auc(score, natural):>6.2f}"
+        print(line)
+    mass = [f["mass"] for f in features]
+    held = parts["held-out"]
+    rng = random.Random(0)  # a bootstrap over the held-out rows: how far 110 rows pin the AUC down
+    resampled = sorted(
+        auc([mass[i] for i in draw], [rows[i]["fluency"] != "ungrammatical" for i in draw])
+        for draw in ([rng.choice(held) for _ in held] for _ in range(1000))
+    )
+    print(f"  slot mass, held-out AUC for grammatical: 95 % of 1,000 bootstrap resamples in "
+          f"{resampled[25]:.2f}–{resampled[974]:.2f}")  # fmt: skip
+    for part, index in parts.items():
+        grammatical = [rows[i]["fluency"] != "ungrammatical" for i in index]
+        figures = []
+        for p in SLOT_GRID:
+            keep = [mass[i] >= math.log(p) for i in index]
+            tp = sum(k and g for k, g in zip(keep, grammatical))
+            precision, recall = tp / max(1, sum(keep)), tp / max(1, sum(grammatical))
+            figures.append((2 * precision * recall / max(1e-9, precision + recall), p, precision, recall))
+        if part == "tune":
+            best = max(figures)
+            mark = "" if best[1] == SLOT_THRESHOLD else f" (the default is {SLOT_THRESHOLD:g})"
+            print(f"  threshold chosen on the tuning half: {best[1]:g}{mark}")
+        f1, p, precision, recall = next(f for f in figures if f[1] == SLOT_THRESHOLD)
+        print(
+            f"  {part} at {p:g}: grammatical precision {precision:.0%}, recall {recall:.0%}, F1 {f1:.2f} "
+            "(" + ", ".join(f"{g[1]:g}: {g[0]:.2f}" for g in figures) + ")"
+        )
+    return mass, sum(seconds[i] for i in parts["held-out"])
 
 
 def auc(scores: list[float], good: list[bool]) -> float:

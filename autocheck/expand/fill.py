@@ -8,6 +8,9 @@ Seeds whose text holds one of the masked LM's special tokens (``[MASK]``, ``<mas
 ``</s>``, ...) are never sent to it: their templates are counted as ``special_token`` and skipped, since
 a literal mask token would be filled as a mask.
 
+With a slot rule (``slot.py``) the fill search gives up partial fills whose next mask cannot take its tag;
+a template left without any fill is counted as ``slot`` (``FillStats.slot``) and never validated.
+
 Candidates are examined in score order and the first ``fills_per_mask`` valid ones per template are kept
 (ALiCT's HEAD kept one; its older runs kept all, ``fills_per_mask=None``).
 """
@@ -25,6 +28,7 @@ from ..store import content_hash
 from .context import FunctionPairs
 from .fluency import Fluency
 from .mlm import MaskedLM, Suggestion
+from .slot import SlotRule
 from .validate import Candidate, Check, FillStats, NeutralLexicon, Requirement, select, standard_checks
 from .vocabulary import VocabularyFilter
 
@@ -55,6 +59,7 @@ def fill(
     vocabulary: VocabularyFilter | None = None,
     first_beam: int | None = GenerateConfig.first_beam,
     checks: Sequence[Check] = (),
+    slot: SlotRule | None = None,
 ) -> Iterator[TestCase]:
     """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
 
@@ -66,7 +71,9 @@ def fill(
     (a pass per beam row per mask is what a multi-mask fill costs) and only a template still short of
     its fills after validating those is searched again with ``beam_size``, its candidates already
     examined skipped: the search stops once the fills it needs are found. ``first_beam=None`` searches
-    with ``beam_size`` at once. ``checks``: a user's own validation checks (``validate.Check``).
+    with ``beam_size`` at once. ``checks``: a user's own validation checks (``validate.Check``). ``slot``
+    (with ``vocabulary``): the slot rule; a template it leaves without any fill in its last search is
+    counted in ``stats.slot``.
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
@@ -91,14 +98,19 @@ def fill(
         kept: list[list[TestCase]] = [[] for _ in usable]
         seen: list[set[tuple[str, ...]]] = [set() for _ in usable]
         todo = list(range(len(usable)))
+        given_up: set[int] = set()
         for round_, width in enumerate(widths):
             if round_ > 0:  # a wider beam changes nothing for a single mask
                 todo = [i for i in todo if len(kept[i]) < wanted and len(usable[i].masks) > 1]
             if not todo:
                 break
             group = [usable[i] for i in todo]
-            found = mlm.suggest(group, width, top_n, batch_size=batch_size, vocabulary=vocabulary)
-            fresh = [[s for s in fills if s[0] not in seen[i]] for i, fills in zip(todo, found)]
+            found = mlm.suggest(group, width, top_n, batch_size=batch_size, vocabulary=vocabulary, slot=slot)
+            # given up by the slot rule: counted once, after the last search of the template (a wider beam
+            # may get past a later mask; a given-up first mask costs it one row)
+            given_up.update(i for i, fills in zip(todo, found) if fills is None)
+            given_up.difference_update(i for i, fills in zip(todo, found) if fills is not None)
+            fresh = [[s for s in fills or () if s[0] not in seen[i]] for i, fills in zip(todo, found)]
             for i, fills in zip(todo, fresh):
                 seen[i].update(words for words, _ in fills)
             more = _validate_grouped(
@@ -107,6 +119,7 @@ def fill(
             )  # fmt: skip
             for i, cases in zip(todo, more):
                 kept[i].extend(cases)
+        stats.slot += len(given_up)
         yield from (case for cases in kept for case in cases)
 
 

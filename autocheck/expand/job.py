@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .expansion import Differentiator
     from .fluency import Fluency
     from .mlm import MaskedLM
+    from .slot import SlotRule
     from .vocabulary import VocabularyFilter
 
 log = logging.getLogger(__name__)
@@ -158,6 +159,7 @@ class Expander:
         self._mlm: MaskedLM | None = None
         self.vocabulary: VocabularyFilter | None = None
         self.fluency: Fluency | None = None
+        self.slot: SlotRule | None = None  # the slot rule, with the vocabulary filter it needs
         self._identity: str | None = None
 
     @property
@@ -184,6 +186,13 @@ class Expander:
                     self.config.mlm, device=self.device, precision=self.precision
                 )
                 self.vocabulary = _vocabulary_filter(self.config, self.grammar, mlm, self.lexicon)
+                if self.config.slot_threshold is not None and self.vocabulary is not None:
+                    from .slot import SlotRule
+
+                    try:
+                        self.slot = SlotRule(self.config.slot_threshold)
+                    except ValueError as e:
+                        raise InputError(f"--slot-threshold: {e}") from None
             if self.config.fluency_threshold is not None:
                 from .fluency import Fluency, FluencyScorer
 
@@ -347,6 +356,7 @@ class Expander:
                     fluency=self.fluency,
                     context=self.context,
                     vocabulary=self.vocabulary,
+                    slot=self.slot,
                     first_beam=self.config.first_beam,
                     checks=[
                         *self.checks,
@@ -360,6 +370,8 @@ class Expander:
             counts[capability].candidates += stats.proposed
             counts[capability].expansions += stats.kept
             rejected.update({f"fill: {reason}": n for reason, n in stats.rejected.items() if n})
+            if stats.slot:  # templates, not candidates: none of their fills was proposed
+                rejected["fill: slot"] += stats.slot
         return dict(by_seed)
 
     def describe(self) -> dict[str, Any]:

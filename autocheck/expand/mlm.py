@@ -35,6 +35,7 @@ from ..records import MaskedTemplate
 from ..resources import ResourceMissing, offline
 from ..store import content_hash
 from .identity import model_identity
+from .slot import SlotRule
 from .vocabulary import VocabularyFilter
 
 log = logging.getLogger(__name__)
@@ -211,20 +212,25 @@ class MaskedLM:
         *,
         batch_size: int = 64,
         vocabulary: VocabularyFilter | None = None,
-    ) -> list[list[Suggestion]]:
+        slot: SlotRule | None = None,
+    ) -> list[list[Suggestion] | None]:
         """For each template, up to ``top_n`` fills (one word per mask), best first, with their scores.
 
-        With a ``vocabulary`` filter each mask is filled only from the words it admits for the mask's tag.
+        With a ``vocabulary`` filter each mask is filled only from the words it admits for the mask's tag,
+        and with a ``slot`` rule (``slot.py``, needs the filter) partial fills whose next mask cannot take
+        its tag are given up; a template left without any fill that way comes back as None.
         Suggestions are cached on disk by (model identity and precision, masked text, beam size, top_n, and
-        the filter with the tags when there is one); each distinct masked text is computed once.
+        the filter with the tags and the slot rule when there are); each distinct masked text is computed
+        once.
         """
-        return self.suggest_texts(
+        return self._suggest(
             [self.masked_text(t) for t in templates],
             beam_size,
             top_n,
             batch_size=batch_size,
             tags=[tuple(t.tags) for t in templates] if vocabulary is not None else None,
             vocabulary=vocabulary,
+            slot=slot,
         )
 
     def suggest_texts(
@@ -239,12 +245,33 @@ class MaskedLM:
     ) -> list[list[Suggestion]]:
         """``suggest`` for texts holding the tokenizer's mask token (``mask_token``) where words go
         (``tags``: each text's mask tags, for the ``vocabulary`` filter)."""
+        found = self._suggest(
+            texts, beam_size, top_n, batch_size=batch_size, tags=tags, vocabulary=vocabulary
+        )
+        return [fills or [] for fills in found]  # without a slot rule nothing is given up
+
+    def _suggest(
+        self,
+        texts: Sequence[str],
+        beam_size: int,
+        top_n: int,
+        *,
+        batch_size: int,
+        tags: Sequence[tuple[str, ...]] | None,
+        vocabulary: VocabularyFilter | None,
+        slot: SlotRule | None = None,
+    ) -> list[list[Suggestion] | None]:
         if beam_size < 1 or top_n < 1:
             raise ValueError("beam_size and top_n must be positive")
         if (tags is None) != (vocabulary is None):
             raise ValueError("tags and vocabulary go together")
+        if slot is not None and vocabulary is None:
+            raise ValueError("the slot rule needs a vocabulary filter (the words of each mask's tag)")
         queries = list(zip(texts, tags)) if tags is not None else [(text, None) for text in texts]
-        constraint = () if vocabulary is None else (vocabulary.fingerprint,)
+        constraint = (
+            *(() if vocabulary is None else (vocabulary.fingerprint,)),
+            *(() if slot is None else (slot.fingerprint,)),
+        )
         keys = {
             query: content_hash(
                 self.cache_identity, query[0], str(beam_size), str(top_n), *constraint, *(query[1] or ())
@@ -264,16 +291,18 @@ class MaskedLM:
                     # every query has its tags when a vocabulary is given (checked above)
                     None if vocabulary is None else [t for _, t in missing if t is not None],
                     vocabulary,
+                    slot,
                 )
                 new = {
-                    keys[query]: [[list(words), score] for words, score in fills]
+                    keys[query]: None if fills is None else [[list(words), score] for words, score in fills]
                     for query, fills in zip(missing, computed)
                 }
                 cache.put_many(new)
                 found.update(new)
         finally:
             cache.close()
-        return [[(tuple(words), score) for words, score in found[keys[query]]] for query in queries]
+        fills = [found[keys[query]] for query in queries]
+        return [None if f is None else [(tuple(words), score) for words, score in f] for f in fills]
 
     def _beam_search(
         self,
@@ -283,11 +312,12 @@ class MaskedLM:
         batch_size: int,
         tags: list[tuple[str, ...]] | None = None,
         vocabulary: VocabularyFilter | None = None,
-    ) -> list[list[Suggestion]]:
+        slot: SlotRule | None = None,
+    ) -> list[list[Suggestion] | None]:
         encoded = self.tokenizer(texts, truncation=True, max_length=self.max_length)["input_ids"]
         mask_id = self.tokenizer.mask_token_id
         expected = [text.count(self.tokenizer.mask_token) for text in texts]
-        results: list[list[Suggestion]] = [[] for _ in texts]
+        results: list[list[Suggestion] | None] = [[] for _ in texts]
         fillable = []
         for i, ids in enumerate(encoded):
             if ids.count(mask_id) == expected[i] > 0 and (tags is None or len(tags[i]) == expected[i]):
@@ -306,6 +336,7 @@ class MaskedLM:
                 batch_size,
                 None if tags is None else [tags[i] for i in chunk],
                 vocabulary,
+                slot,
             )
             for i, chunk_fills in zip(chunk, fills):
                 results[i] = chunk_fills
@@ -328,13 +359,15 @@ class MaskedLM:
         batch_size: int,
         tags: list[tuple[str, ...]] | None = None,
         vocabulary: VocabularyFilter | None = None,
-    ) -> list[list[Suggestion]]:
+        slot: SlotRule | None = None,
+    ) -> list[list[Suggestion] | None]:
         """Joint left-to-right beam search over a chunk of masked texts.
 
         Rows are (text, partial fill) pairs, kept grouped by text; each step scores every row at its
         text's next mask, in forward passes of at most ``batch_size`` rows and ``batch_tokens`` tokens.
         The rows' token ids stay on the model's device across steps; only each step's best few scores
-        and tokens come back to the host.
+        and tokens come back to the host. A row the ``slot`` rule gives up scores -inf for every word, so
+        it has no extension; a text whose rows all went that way comes back as None.
         """
         pad = self.tokenizer.pad_token_id or 0
         ids = torch.full((len(encoded), max(map(len, encoded))), pad, dtype=torch.long)
@@ -353,6 +386,7 @@ class MaskedLM:
         row_fill: list[tuple[int, ...]] = [() for _ in encoded]
         row_score = torch.zeros(len(encoded))
         results: list[list[Suggestion]] = [[] for _ in encoded]
+        given_up = [False] * len(encoded)  # a row of the text was given up by the slot rule
         per_pass = max(1, min(batch_size, self.batch_tokens // max(1, ids.shape[1])))
         for step in range(max(map(len, masks))):
             positions = torch.tensor([masks[t][step] for t in row_text], device=self.device)
@@ -360,15 +394,20 @@ class MaskedLM:
                 extra = allowed[torch.tensor([tag_index[t][step] for t in row_text], device=self.device)]
             else:
                 extra = None
-            top = [
-                self._mask_log_probs(
+            top = []
+            for b in range(0, len(row_text), per_pass):
+                log_probs = self._mask_log_probs(
                     ids[b : b + per_pass],
                     attention[b : b + per_pass],
                     positions[b : b + per_pass],
                     None if extra is None else extra[b : b + per_pass],
-                ).topk(k)
-                for b in range(0, len(row_text), per_pass)
-            ]
+                )
+                if slot is not None:
+                    keeps = slot.keeps(log_probs)
+                    log_probs = log_probs.masked_fill(~keeps.unsqueeze(1), float("-inf"))
+                    for row in (~keeps).nonzero().flatten().tolist():
+                        given_up[row_text[b + row]] = True
+                top.append(log_probs.topk(k))
             scores = row_score.unsqueeze(1) + torch.cat([t.values for t in top]).cpu()
             tokens = torch.cat([t.indices for t in top]).cpu()
             parents: list[int] = []
@@ -401,7 +440,7 @@ class MaskedLM:
             )
             row_text = [row_text[p] for p in parents]
             row_fill, row_score = next_fill, torch.tensor(next_score)
-        return results
+        return [None if given_up[t] and not fills else fills for t, fills in enumerate(results)]
 
     @torch.inference_mode()
     def _mask_log_probs(

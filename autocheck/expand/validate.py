@@ -90,6 +90,7 @@ class FillStats:
     templates: int = 0
     unfillable: int = 0  # templates never sent to the MLM: phrase-level mask, no masks, or unknown seed
     special_token: int = 0  # templates of seeds holding a special token of the MLM (also unfillable)
+    slot: int = 0  # templates the slot rule left without any fill (slot.py): none of theirs was proposed
     proposed: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     unused: int = 0
@@ -102,6 +103,7 @@ class FillStats:
             "templates": self.templates,
             "unfillable": self.unfillable,
             "special_token": self.special_token,
+            "slot": self.slot,
             "proposed": self.proposed,
             **rejected,
             "unused": self.unused,

@@ -1,0 +1,183 @@
+"""The slot rule: a mask whose tag gets little of the masked LM's probability is given up while filling."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import pytest
+import torch
+from conftest import require
+from test_fill import Lexicon, always, seed, template
+from test_pipeline import small_dataset, stand_in_config  # noqa: F401
+
+from autocheck import generate as generation
+from autocheck.cli import build_parser
+from autocheck.config import GenerateConfig
+from autocheck.expand.fill import fill
+from autocheck.expand.mlm import MaskedLM
+from autocheck.expand.slot import DEFAULT_THRESHOLD, SlotRule
+from autocheck.expand.validate import FillStats
+from autocheck.expand.vocabulary import TagDictionary, VocabularyFilter
+from autocheck.tagging import is_single_token
+
+torch.set_num_threads(1)
+
+WORDS = "this is a movie . the old new".split()
+
+
+@pytest.fixture(scope="module")
+def lm(tmp_path_factory) -> MaskedLM:
+    """A tiny random BERT whose output bias puts nearly all probability on "the" at every position."""
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    directory = tmp_path_factory.mktemp("slot-bert")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
+    BertTokenizer(vocab={word: i for i, word in enumerate(vocab)}).save_pretrained(directory)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=64,
+    )  # fmt: skip
+    model = BertForMaskedLM(config)
+    with torch.no_grad():
+        model.cls.predictions.bias[vocab.index("the")] = 10.0
+    model.save_pretrained(directory)
+    return MaskedLM.from_pretrained(directory, device="cpu")
+
+
+def vocabulary(mlm: MaskedLM) -> VocabularyFilter:
+    """Exactly "the" for DT and "old", "new" for JJ (``known_only``: no word of unknown tags anywhere)."""
+    lexical = {"DT": {"the": 5}, "JJ": {"old": 3, "new": 2}, "NN": {"movie": 1}}
+    return VocabularyFilter(
+        mlm.words, TagDictionary(lexical, {}), Lexicon(), proper_noun=lambda w: False,
+        single_token=is_single_token, known_only=True, identity=mlm.identity,
+    )  # fmt: skip
+
+
+TEXT = "this is a movie ."
+
+
+def test_a_slot_the_model_gives_its_tag_is_kept_and_one_it_does_not_is_given_up(lm, tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path))
+    keep, drop = template(TEXT, [(3, "DT")]), template(TEXT, [(3, "JJ")], tid="t2")
+    rule = SlotRule(DEFAULT_THRESHOLD)
+    kept, given_up = lm.suggest([keep, drop], beam_size=3, top_n=3, vocabulary=vocabulary(lm), slot=rule)
+    assert kept is not None and kept[0][0] == ("the",)
+    assert given_up is None
+    # without the rule the adjective slot is filled as before
+    plain = lm.suggest([drop], beam_size=3, top_n=3, vocabulary=vocabulary(lm))[0]
+    assert plain is not None and {words for words, _ in plain} == {("old",), ("new",)}
+    # the threshold is a probability: a rule that demands more than the DT slot holds gives it up too
+    ids = lm.tokenizer([lm.masked_text(keep)], return_tensors="pt")["input_ids"]
+    at = (ids[0] == lm.tokenizer.mask_token_id).nonzero().flatten()
+    log_probs = lm.log_probs_at(ids, torch.ones_like(ids), at)
+    mass = math.exp(SlotRule.log_mass(log_probs[:, vocabulary(lm).allowed("DT")]).item())
+    assert DEFAULT_THRESHOLD < mass < 1.0
+    strict = SlotRule(min(1.0, mass * 1.01))
+    assert lm.suggest([keep], beam_size=3, top_n=3, vocabulary=vocabulary(lm), slot=strict) == [None]
+
+
+def test_a_slot_given_up_at_the_first_mask_saves_the_later_steps_rows(lm, tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path))
+    first_bad = template(TEXT, [(3, "JJ"), (3, "DT")])  # "a [JJ] [DT] movie": the JJ slot goes first
+    rule, vocab = SlotRule(DEFAULT_THRESHOLD), vocabulary(lm)
+    rows = lm.forward_rows
+    assert lm.suggest([first_bad], beam_size=2, top_n=2, vocabulary=vocab, slot=rule) == [None]
+    assert lm.forward_rows - rows == 1  # one row at the first mask, none at the second
+    rows = lm.forward_rows
+    assert lm.suggest([first_bad], beam_size=2, top_n=2, vocabulary=vocab, slot=None)[0]
+    assert lm.forward_rows - rows == 3  # without the rule: one row, then a beam of two
+    # a later slot: "the" first, then an adjective the model gives nothing
+    later_bad = template(TEXT, [(3, "DT"), (3, "JJ")], tid="t3")
+    assert lm.suggest([later_bad], beam_size=2, top_n=2, vocabulary=vocab, slot=rule) == [None]
+
+
+def test_fill_counts_given_up_templates_and_proposes_none_of_their_fills(lm, tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path))
+    templates = [
+        template(TEXT, [(3, "DT")], tid="keep"),
+        template(TEXT, [(3, "JJ")], tid="drop"),
+        template(TEXT, [(3, "JJ"), (3, "DT")], tid="drop2"),
+    ]
+    runs = []
+    for batch_size in (64, 1, 64):  # the third run reads the suggestion cache
+        stats = FillStats()
+        found = fill(
+            templates, {"c1": seed(TEXT)}, lm, Lexicon(), always, fills_per_mask=1, beam_size=4, top_n=4,
+            stats=stats, vocabulary=vocabulary(lm), slot=SlotRule(DEFAULT_THRESHOLD), batch_size=batch_size,
+            first_beam=2,
+        )  # fmt: skip
+        out = list(found)
+        runs.append(([c.to_json() for c in out], stats.as_dict()))
+        assert [c.provenance["template_id"] for c in out] == ["keep"]
+        assert stats.slot == 2  # counted once each, though "drop2" is searched with both beams
+        assert stats.proposed == stats.kept + sum(stats.rejected.values()) + stats.unused
+    assert runs[0] == runs[1] == runs[2]
+    off = FillStats()
+    found = list(
+        fill(
+            templates,
+            {"c1": seed(TEXT)},
+            lm,
+            Lexicon(),
+            always,
+            fills_per_mask=1,
+            beam_size=4,
+            top_n=4,
+            stats=off,
+            vocabulary=vocabulary(lm),
+        )  # fmt: skip
+    )
+    assert off.slot == 0 and len(found) > 1
+
+
+def test_the_rule_needs_the_vocabulary_filter_and_a_probability(lm):
+    with pytest.raises(ValueError, match="vocabulary filter"):
+        lm.suggest([template(TEXT, [(3, "JJ")])], slot=SlotRule(0.5))
+    for bad in (0.0, 1.5, -0.1):
+        with pytest.raises(ValueError, match="probability"):
+            SlotRule(bad)
+
+
+def test_the_option_takes_a_probability_or_off(capsys):
+    parser = build_parser()
+    assert GenerateConfig().slot_threshold == DEFAULT_THRESHOLD
+    assert parser.parse_args(["generate", "--out", "x", "--slot-threshold", "off"]).slot_threshold is None
+    assert parser.parse_args(["generate", "--out", "x", "--slot-threshold", "0.2"]).slot_threshold == 0.2
+    for bad in ("1.5", "0", "nan", "x"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["generate", "--out", "x", "--slot-threshold", bad])
+        assert "--slot-threshold: expected a probability in (0, 1] or 'off'" in capsys.readouterr().err
+
+
+def test_the_stand_in_keeps_an_adverb_before_an_adjective_and_gives_up_a_name_after_it(
+    shared_data, tmp_path, monkeypatch
+):
+    """The stand-in masked LM with the generator's own vocabulary filter: "the film is [RB] funny" has
+    most of its mass on adverbs, "this is not it [NNP]" almost none on names."""
+    from autocheck.expand.grammar import load_grammar
+    from autocheck.expand.job import _vocabulary_filter
+    from autocheck.sources.lexicon import load_lexicon
+
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path))
+    monkeypatch.setenv("NLTK_DATA", str(require(shared_data / "nltk_data")))
+    mlm = MaskedLM.from_pretrained(require(shared_data / "models/mini-bert-mlm"), device="cpu")
+    config = GenerateConfig()
+    vocab = _vocabulary_filter(config, load_grammar(config.grammar), mlm, load_lexicon("opinion"))
+    adverb = template("the film is funny .", [(3, "RB")])
+    name = template("this is not it .", [(4, "NNP")], tid="t2")
+    found = mlm.suggest([adverb, name], 4, 4, vocabulary=vocab, slot=SlotRule(DEFAULT_THRESHOLD))
+    assert found[0] and found[1] is None
+
+
+def test_a_run_counts_the_given_up_templates_in_its_manifest(stand_in_config, tmp_path):  # noqa: F811
+    on = generation.generate(stand_in_config, tmp_path / "on")
+    manifest = json.loads((tmp_path / "on" / "manifest.json").read_text())
+    assert on.rejected["fill: slot"] > 0
+    assert manifest["rejected"]["fill: slot"] == on.rejected["fill: slot"]
+    assert manifest["settings"]["slot_threshold"] == DEFAULT_THRESHOLD
+    off = generation.generate(replace(stand_in_config, slot_threshold=None), tmp_path / "off")
+    assert "fill: slot" not in off.rejected
+    assert sum(c.candidates for c in off.counts.values()) > sum(c.candidates for c in on.counts.values())
