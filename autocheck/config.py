@@ -154,6 +154,17 @@ class GenerateConfig:
         choices=("tags", "all"),
     )
     first_beam: int | None = 4  # multi-mask templates: this beam first, the full beam only if short of fills
+    # Function words (prepositions, determiners, conjunctions, pronouns, modals, numbers) bring syntax of
+    # their own that the production alone does not license, and a proper noun edits or invents a name: on
+    # the tuning part of benchmarks/validity_labels.jsonl none of 10 inserted prepositions was grammatical
+    insertions: str = option(
+        "content",
+        "--insertions",
+        "the words an expansion may insert: content words (common nouns, adjectives, adverbs, verbs) or any "
+        "tag the grammar proposes (the paper, and always so with --compat)",
+        group=EXPAND,
+        choices=("content", "any"),
+    )
     # expand/slot.py: on the held-out part of benchmarks/validity_labels.jsonl the only check with an AUC
     # above 0.65 for grammatical expansions; the threshold was chosen on the tuning part (bench_validity.py)
     slot_threshold: float | None = option(

@@ -323,6 +323,7 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     from autocheck.config import GenerateConfig
     from autocheck.expand.agreement import agrees
     from autocheck.expand.fluency import DEFAULT_THRESHOLD, FluencyScorer
+    from autocheck.expand.job import CONTENT_TAGS
     from autocheck.expand.mlm import MaskedLM
     from autocheck.expand.names import Protected
     from autocheck.expand.parsing import Parser
@@ -358,6 +359,9 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     cpu = time.process_time()
     names = [all(Protected(t.parse).allows(i, tag) for i, tag in t.masks) for t in templates]
     names_cpu = time.process_time() - cpu
+    cpu = time.process_time()
+    content = [all(tag in CONTENT_TAGS for _, tag in t.masks) for t in templates]
+    content_cpu = time.process_time() - cpu
     article("hour")  # inflect's engine is built outside the timing
     cpu = time.process_time()
     agreement = [agrees(t, r["words"]) for t, r in zip(templates, held)]
@@ -383,14 +387,16 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     slot = [m >= math.log(SLOT_THRESHOLD) for m in held_mass]
     whole = [
         n
+        and (c or on.insertions == "any")
         and (s or on.slot_threshold is None)
         and (a or on.agreement == "off")
         and (k or on.reparse == "off")
         and (f or on.fluency_threshold is None)
-        for n, s, a, k, f in zip(names, slot, agreement, reparse, fluent)
+        for n, c, s, a, k, f in zip(names, content, slot, agreement, reparse, fluent)
     ]
     checks = {
         "names (placement)": (names, [float(k) for k in names], names_cpu),
+        "content words (placement)": (content, [float(k) for k in content], content_cpu),
         f"slot (threshold {SLOT_THRESHOLD:g})": (slot, held_mass, slot_cpu),
         "agreement": (agreement, [float(k) for k in agreement], agreement_cpu),
         "reparse": (reparse, [float(k) for k in reparse], reparse_cpu),
@@ -413,10 +419,11 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
         cost = "" if seconds is None else f"{1000 * seconds / len(held):>11.1f}"
         print(f"  {name:<28}{sum(keep) / len(held):>6.0%}{''.join(figures)}{cost}")
     causes: Counter[str] = Counter()
-    for r, n, s, a, k in zip(held, names, slot, agreement, reparse):
+    for r, n, c, s, a, k in zip(held, names, content, slot, agreement, reparse):
         if r["fluency"] != "natural":
             causes[
-                "a name edited" if not n else "a slot the masked LM gives its tag little" if not s
+                "a name edited" if not n else "a function word or name inserted" if not c
+                else "a slot the masked LM gives its tag little" if not s
                 else "agreement" if not a
                 else "a production the parser does not read" if not k
                 else "none of the checks (the masked LM's word, the parser's tree)"

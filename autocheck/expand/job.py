@@ -232,10 +232,15 @@ class Expander:
 
     def _placement_check(self, case: TestCase, parse: Any) -> Callable[[tuple[tuple[int, str], ...]], bool]:
         """Whether a placement of masks can meet the case's requirement at all, told by filling each mask
-        with a neutral word of its tag (every real fill is checked again in validation)."""
+        with a neutral word of its tag (every real fill is checked again in validation), and inserts only
+        content words unless ``--insertions any``."""
         from ..records import MaskedTemplate
 
+        content_only = self.config.insertions == "content"
+
         def usable(masks: tuple[tuple[int, str], ...]) -> bool:
+            if content_only and not all(tag in CONTENT_TAGS for _, tag in masks):
+                return False
             words = [_PLACEHOLDERS.get(tag, "thing") for _, tag in masks]
             text, _ = MaskedTemplate("", case.id, parse, masks, "", (), (), 0.0).render(words)
             return self.requirement(case, text)
@@ -386,6 +391,10 @@ class Expander:
 
 
 # A word of each word-level tag that no lexicon calls polar and that is no negation (placement checks).
+# --insertions content: the open-class words but proper nouns (PTB tags)
+CONTENT_TAGS = frozenset(
+    {"NN", "NNS", "JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ"}
+)
 _PLACEHOLDERS = {
     "CC": "and", "CD": "two", "DT": "the", "EX": "there", "FW": "etc", "IN": "of", "JJ": "other",
     "JJR": "older", "JJS": "oldest", "LS": "a", "MD": "can", "NN": "thing", "NNS": "things",
