@@ -18,10 +18,11 @@ expansions with each defect a program can detect (all must be 0):
 - negation: an inserted word is a negation.
 
 Then the fluency score (the masked-LM pseudo-log-likelihood around the insertion minus its seed's, as the
-filter computes it; the filter is off by default now, 1.0 being the threshold it ran with before)
-before and after the filter, the expansions kept per seed case, and, against the hand-labelled file
-(natural / odd = grammatical but odd / ungrammatical), the filter's precision and recall at several
-thresholds. ``--write-sample N`` writes N unlabelled expansions of the unfiltered run for labelling.
+filter computes it at the default window; the filter is off by default, ``DEFAULT_THRESHOLD`` being the
+threshold chosen for that window on the tuning half of the validity sample) before and after the
+filter, the expansions kept per seed case, and, against the hand-labelled file (natural / odd =
+grammatical but odd / ungrammatical), the filter's precision and recall at several thresholds.
+``--write-sample N`` writes N unlabelled expansions of the unfiltered run for labelling.
 
 Last (alone with ``--sample-only``), every optional check scored on ``validity_labels.jsonl``: 220
 expansions of a run on the stand-ins (8 seeds per LC, one variant, seed 1) with every optional check off
@@ -32,8 +33,10 @@ ungrammatical; ``keeps_label``: the seed's label still holds), and split once at
 row holds what re-running a check needs: the seed, its trees, the masks, the production and the words.
 Each check runs on its own on every held-out row (not in cascade): its precision, recall and AUC for
 keeping grammatical and natural expansions, its CPU per row (uncached), then the whole validator as the
-defaults run it. ``--parser``/``--mlm`` score the re-parse and fluency checks with other models (the
-seeds are then parsed by that parser too).
+defaults run it; then the fluency study (``fluency_study``): each window's score and a frequency-normalised
+one, with its AUC on both halves and its masked-LM rows per candidate, and the one the tuning half picks.
+``--parser``/``--mlm`` score the re-parse and fluency checks with other models (the seeds are then parsed
+by that parser too).
 """
 
 from __future__ import annotations
@@ -137,7 +140,8 @@ def main() -> None:
     print(f"\nthreshold {DEFAULT_THRESHOLD}; cache and suites in {args.out}")
 
 
-THRESHOLDS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
+# window 1's scores are differences near 0; window 0's (the default) the inserted tokens' PLL, near -5
+THRESHOLDS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 7.0, 10.0)
 
 
 def quantiles(values: list[float]) -> str:
@@ -273,12 +277,12 @@ def report_labels(scorer, path: Path, default: float) -> None:
         base = sum(good) / len(good)
         header = f"    {'threshold':>10}{'kept':>8}{'precision':>11}{'recall':>8}"
         print(f"{header}   (no filter: precision {base:.0%})")
-        for t in (*THRESHOLDS, None):
+        for t in (*sorted({*THRESHOLDS, default}), None):
             keep = [True] * len(rows) if t is None else [d >= -t for d in deltas]
             tp = sum(k and g for k, g in zip(keep, good))
             precision = tp / max(1, sum(keep))
             recall = tp / max(1, sum(good))
-            mark = "  <- the former default" if t == default else ""
+            mark = f"  <- the default window's ({scorer.window})" if t == default else ""
             shown = "off" if t is None else f"{t:g}"
             print(f"    {shown:>10}{sum(keep) / len(keep):>8.0%}{precision:>11.0%}{recall:>8.0%}{mark}")
 
@@ -339,6 +343,7 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
             MaskedTemplate("", "", parse, masks, r["lhs"], tuple(r["from"]), tuple(r["to"]), 0.0)
         )
     # uncached, as in a run: each check's cost is timed on texts it has not seen
+    out.mkdir(parents=True, exist_ok=True)
     os.environ["AUTOCHECK_CACHE"] = tempfile.mkdtemp(prefix="validity-", dir=out)
     parser = Parser(parser_model)
     parser.parse(["A warm-up sentence ."])  # the model loads outside the timing
@@ -423,6 +428,126 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
         f"{shares['natural'] / max(1, len(kept)):.0%} natural, "
         f"{sum(r['keeps_label'] for r in kept) / max(1, len(kept)):.0%} keep their label"
     )
+    fluency_study(rows, mlm)
+
+
+# the fluency scores compared by fluency_study: a window of tokens each side of every insertion (None: the
+# whole sentence, this filter's first version), and the inserted tokens normalised by their frequency
+WINDOWS = (0, 1, 2, 3, None)
+AUC_NOISE = 0.02  # the cheapest score within this of the best tuning AUC is chosen
+
+
+def fluency_study(rows: list[dict], mlm) -> None:
+    """Each fluency score, chosen on the ``tune`` half and reported on the held-out one: its AUC for
+    grammatical and natural expansions on both halves, the masked-LM rows it computes per candidate
+    (uncached, seeds' rows included; in a run a one-word fill's own row comes free from the fill search),
+    the cut with the best Youden's J (recall of grammatical minus that of ungrammatical) on the tuning
+    half and the held-out precision and recall at that cut. The default is the cheapest score whose
+    tuning AUC for grammatical expansions is within ``AUC_NOISE`` of the best."""
+    from autocheck.expand.fluency import DEFAULT_WINDOW, FluencyScorer
+
+    os.environ["AUTOCHECK_CACHE"] = "off"  # every score's rows counted, none taken from another's
+    parts = {part: [r for r in rows if r["part"] == part] for part in ("tune", "held-out")}
+    results = {}  # name -> (rows per candidate, {part: scores})
+    for window in WINDOWS:
+        name = "whole sentence" if window is None else f"window {window}"
+        scores, computed = {}, 0
+        for part, chosen in parts.items():
+            scorer = FluencyScorer(mlm, window=window)  # no seed scores kept from the other half
+            scores[part] = scorer.deltas([(r["text"], r["seed"]) for r in chosen])
+            computed += scorer.forward_rows
+        results[name] = (computed / len(rows), scores)
+    scores, computed = {}, 0
+    for part, chosen in parts.items():
+        pll, rows_ = frequency_normalised(mlm, [(r["text"], r["seed"]) for r in chosen])
+        scores[part], computed = pll, computed + rows_
+    results["inserted PLL - unconditional"] = (computed / len(rows), scores)
+
+    good = {
+        part: {
+            "grammatical": [r["fluency"] != "ungrammatical" for r in chosen],
+            "natural": [r["fluency"] == "natural" for r in chosen],
+        }
+        for part, chosen in parts.items()
+    }
+    tune_auc = {name: auc(s["tune"], good["tune"]["grammatical"]) for name, (_, s) in results.items()}
+    best = max(tune_auc.values())
+    chosen_name = min(
+        (name for name in results if tune_auc[name] >= best - AUC_NOISE), key=lambda n: results[n][0]
+    )
+    print(
+        f"\nfluency scores (chosen on the tuning half, {len(parts['tune'])} rows; reported on the held-out"
+        f" half, {len(parts['held-out'])}): AUC for grammatical (gram.) and natural (nat.) expansions,"
+        " masked-LM rows per candidate, the cut with the best Youden's J on the tuning half and the held-out"
+        " precision/recall of keeping grammatical expansions at it"
+    )
+    print(
+        f"  {'score':<30}{'rows/cand.':>11}{'tune gram.':>11}{'nat.':>6}{'held gram.':>11}{'nat.':>6}"
+        f"{'cut':>8}{'held P':>8}{'R':>6}"
+    )
+    for name, (cost, s) in results.items():
+        cut = youden_cut(s["tune"], good["tune"]["grammatical"])
+        keep = [v >= cut for v in s["held-out"]]
+        held = good["held-out"]["grammatical"]
+        tp = sum(k and g for k, g in zip(keep, held))
+        mark = "  <- chosen" if name == chosen_name else ""
+        mark += "  (the default window)" if name == f"window {DEFAULT_WINDOW}" else ""
+        print(
+            f"  {name:<30}{cost:>11.2f}{tune_auc[name]:>11.2f}{auc(s['tune'], good['tune']['natural']):>6.2f}"
+            f"{auc(s['held-out'], held):>11.2f}{auc(s['held-out'], good['held-out']['natural']):>6.2f}"
+            f"{cut:>8.2f}{tp / max(1, sum(keep)):>8.0%}{tp / max(1, sum(held)):>6.0%}{mark}"
+        )
+    print(
+        f"  rule: the fewest rows per candidate among the scores within {AUC_NOISE} of the best tuning AUC"
+        " for grammatical expansions; a delta's cut c is --fluency-threshold -c"
+    )
+
+
+def frequency_normalised(mlm, pairs: list[tuple[str, str]]) -> tuple[list[float], int]:
+    """Per ``(text, seed)``: the mean over the inserted tokens of their PLL minus their log-probability
+    with every other token masked too (how likely the word is in the sentence, beyond how likely it is at
+    all: a frequent word is not fluent for being frequent); and the masked-LM rows computed."""
+    import torch
+
+    from autocheck.expand.fluency import FluencyScorer, _align
+
+    scorer = FluencyScorer(mlm, window=0)  # the mean PLL of the inserted tokens, nothing subtracted
+    pll = scorer.deltas(pairs)
+    tokenizer = mlm.tokenizer
+    special = set(tokenizer.all_special_ids) - {tokenizer.unk_token_id}
+    out, computed = [], scorer.forward_rows
+    for (text, seed), value in zip(pairs, pll):
+        ids, seed_ids = (
+            tokenizer(t, truncation=True, max_length=mlm.max_length)["input_ids"] for t in (text, seed)
+        )
+        own = [p for p, tok in enumerate(ids) if tok not in special]
+        lowered = [w.lower() for w in tokenizer.convert_ids_to_tokens(ids)]
+        seed_lowered = [w.lower() for w in tokenizer.convert_ids_to_tokens(seed_ids)]
+        seed_own = [p for p, tok in enumerate(seed_ids) if tok not in special]
+        inserted, _ = _align(own, seed_own, lowered, seed_lowered)
+        inserted = inserted if inserted else own
+        masked = torch.tensor([[tokenizer.mask_token_id if p in own else tok for p, tok in enumerate(ids)]])
+        masked = masked.repeat(len(inserted), 1)
+        log_probs = mlm.log_probs_at(masked, torch.ones_like(masked), torch.tensor(inserted))
+        targets = torch.tensor([ids[p] for p in inserted]).unsqueeze(1)
+        computed += len(inserted)
+        out.append(value - log_probs.cpu().gather(1, targets).mean().item())
+    return out, computed
+
+
+def youden_cut(scores: list[float], good: list[bool]) -> float:
+    """The cut (keep a score at least it) with the largest recall of good rows minus recall of bad ones;
+    the highest such cut on a tie."""
+    pos, neg = max(1, sum(good)), max(1, len(good) - sum(good))
+
+    def j(cut: float) -> float:
+        kept = [s >= cut for s in scores]
+        return (
+            sum(k and g for k, g in zip(kept, good)) / pos
+            - sum(k and not g for k, g in zip(kept, good)) / neg
+        )
+
+    return max(sorted(set(scores), reverse=True), key=j)
 
 
 def auc(scores: list[float], good: list[bool]) -> float:
