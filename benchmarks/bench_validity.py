@@ -428,40 +428,56 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
         f"{shares['natural'] / max(1, len(kept)):.0%} natural, "
         f"{sum(r['keeps_label'] for r in kept) / max(1, len(kept)):.0%} keep their label"
     )
-    fluency_study(rows, mlm)
+    fluency_study(rows, mlm, parser_model)
 
 
 # the fluency scores compared by fluency_study: a window of tokens each side of every insertion (None: the
-# whole sentence, this filter's first version), and the inserted tokens normalised by their frequency
+# whole sentence, this filter's first version), the inserted tokens normalised by their frequency, and the
+# parser's chart score
 WINDOWS = (0, 1, 2, 3, None)
 AUC_NOISE = 0.02  # the cheapest score within this of the best tuning AUC is chosen
 
 
-def fluency_study(rows: list[dict], mlm) -> None:
+def fluency_study(rows: list[dict], mlm, parser_model: str | None = None) -> None:
     """Each fluency score, chosen on the ``tune`` half and reported on the held-out one: its AUC for
     grammatical and natural expansions on both halves, the masked-LM rows it computes per candidate
-    (uncached, seeds' rows included; in a run a one-word fill's own row comes free from the fill search),
-    the cut with the best Youden's J (recall of grammatical minus that of ungrammatical) on the tuning
-    half and the held-out precision and recall at that cut. The default is the cheapest score whose
-    tuning AUC for grammatical expansions is within ``AUC_NOISE`` of the best."""
+    (uncached, seeds' rows included; in a run a one-word fill's own row comes free from the fill search)
+    and its CPU per candidate (uncached, seeds included), the cut with the best Youden's J (recall of
+    grammatical minus that of ungrammatical) on the tuning half and the held-out precision and recall at
+    that cut. The default is the cheapest masked-LM score whose tuning AUC for grammatical expansions is
+    within ``AUC_NOISE`` of the best of them; the parser's chart score (another model: it would be another
+    check) is shown beside them."""
+    import time
+
     from autocheck.expand.fluency import DEFAULT_WINDOW, FluencyScorer
 
     os.environ["AUTOCHECK_CACHE"] = "off"  # every score's rows counted, none taken from another's
     parts = {part: [r for r in rows if r["part"] == part] for part in ("tune", "held-out")}
-    results = {}  # name -> (rows per candidate, {part: scores})
-    for window in WINDOWS:
-        name = "whole sentence" if window is None else f"window {window}"
-        scores, computed = {}, 0
-        for part, chosen in parts.items():
-            scorer = FluencyScorer(mlm, window=window)  # no seed scores kept from the other half
-            scores[part] = scorer.deltas([(r["text"], r["seed"]) for r in chosen])
-            computed += scorer.forward_rows
-        results[name] = (computed / len(rows), scores)
-    scores, computed = {}, 0
-    for part, chosen in parts.items():
-        pll, rows_ = frequency_normalised(mlm, [(r["text"], r["seed"]) for r in chosen])
-        scores[part], computed = pll, computed + rows_
-    results["inserted PLL - unconditional"] = (computed / len(rows), scores)
+    pairs = {part: [(r["text"], r["seed"]) for r in chosen] for part, chosen in parts.items()}
+
+    def windowed(window: int | None, chosen: list[tuple[str, str]]) -> tuple[list[float], int]:
+        scorer = FluencyScorer(mlm, window=window)  # a new one per half: no seed rows kept from the other
+        return scorer.deltas(chosen), scorer.forward_rows
+
+    def chart(chosen: list[tuple[str, str]], per_word: bool) -> tuple[list[float], int]:
+        found = chart_scores(parser_model, chosen)
+        return [t / n - s / m if per_word else t - s for t, s, n, m in found], 0
+
+    scorers = {
+        ("whole sentence" if w is None else f"window {w}"): (lambda c, w=w: windowed(w, c)) for w in WINDOWS
+    }
+    scorers["inserted PLL - unconditional"] = lambda c: frequency_normalised(mlm, c)
+    if parser_model is not None:  # no masked-LM row: a parse of each text and seed (cached seeds in a run)
+        scorers["parser's chart score"] = lambda c: chart(c, per_word=False)
+        scorers["parser's chart score per word"] = lambda c: chart(c, per_word=True)
+    results = {}  # name -> (masked-LM rows per candidate, CPU ms per candidate, {part: scores})
+    for name, score in scorers.items():
+        values, computed, cpu = {}, 0, time.process_time()
+        for part, chosen in pairs.items():
+            values[part], n = score(chosen)
+            computed += n
+        cpu = time.process_time() - cpu
+        results[name] = (computed / len(rows), 1000 * cpu / len(rows), values)
 
     good = {
         part: {
@@ -470,10 +486,12 @@ def fluency_study(rows: list[dict], mlm) -> None:
         }
         for part, chosen in parts.items()
     }
-    tune_auc = {name: auc(s["tune"], good["tune"]["grammatical"]) for name, (_, s) in results.items()}
-    best = max(tune_auc.values())
+    tune_auc = {name: auc(s["tune"], good["tune"]["grammatical"]) for name, (_, _, s) in results.items()}
+    # the filter's own score (the masked LM's): the parser's is another check, shown for comparison
+    filters = [name for name in results if not name.startswith("parser")]
+    best = max(tune_auc[name] for name in filters)
     chosen_name = min(
-        (name for name in results if tune_auc[name] >= best - AUC_NOISE), key=lambda n: results[n][0]
+        (name for name in filters if tune_auc[name] >= best - AUC_NOISE), key=lambda n: results[n][0]
     )
     print(
         f"\nfluency scores (chosen on the tuning half, {len(parts['tune'])} rows; reported on the held-out"
@@ -482,10 +500,10 @@ def fluency_study(rows: list[dict], mlm) -> None:
         " precision/recall of keeping grammatical expansions at it"
     )
     print(
-        f"  {'score':<30}{'rows/cand.':>11}{'tune gram.':>11}{'nat.':>6}{'held gram.':>11}{'nat.':>6}"
-        f"{'cut':>8}{'held P':>8}{'R':>6}"
+        f"  {'score':<30}{'rows/cand.':>11}{'CPU ms':>7}{'tune gram.':>11}{'nat.':>6}{'held gram.':>11}"
+        f"{'nat.':>6}{'cut':>8}{'held P':>8}{'R':>6}"
     )
-    for name, (cost, s) in results.items():
+    for name, (cost, cpu, s) in results.items():
         cut = youden_cut(s["tune"], good["tune"]["grammatical"])
         keep = [v >= cut for v in s["held-out"]]
         held = good["held-out"]["grammatical"]
@@ -493,13 +511,19 @@ def fluency_study(rows: list[dict], mlm) -> None:
         mark = "  <- chosen" if name == chosen_name else ""
         mark += "  (the default window)" if name == f"window {DEFAULT_WINDOW}" else ""
         print(
-            f"  {name:<30}{cost:>11.2f}{tune_auc[name]:>11.2f}{auc(s['tune'], good['tune']['natural']):>6.2f}"
+            f"  {name:<30}{cost:>11.2f}{cpu:>7.1f}{tune_auc[name]:>11.2f}"
+            f"{auc(s['tune'], good['tune']['natural']):>6.2f}"
             f"{auc(s['held-out'], held):>11.2f}{auc(s['held-out'], good['held-out']['natural']):>6.2f}"
             f"{cut:>8.2f}{tp / max(1, sum(keep)):>8.0%}{tp / max(1, sum(held)):>6.0%}{mark}"
         )
     print(
-        f"  rule: the fewest rows per candidate among the scores within {AUC_NOISE} of the best tuning AUC"
-        " for grammatical expansions; a delta's cut c is --fluency-threshold -c"
+        f"  rule: the fewest rows per candidate among the masked-LM scores within {AUC_NOISE} of their best"
+        " tuning AUC for grammatical expansions; a delta's cut c is --fluency-threshold -c"
+    )
+    overall = max(results, key=lambda n: tune_auc[n])
+    print(
+        f"  the best tuning AUC of all: {overall} ({tune_auc[overall]:.2f}; held-out"
+        f" {auc(results[overall][2]['held-out'], good['held-out']['grammatical']):.2f})"
     )
 
 
@@ -533,6 +557,64 @@ def frequency_normalised(mlm, pairs: list[tuple[str, str]]) -> tuple[list[float]
         computed += len(inserted)
         out.append(value - log_probs.cpu().gather(1, targets).mean().item())
     return out, computed
+
+
+def chart_scores(parser_model: str, pairs: list[tuple[str, str]]) -> list[tuple[float, float, int, int]]:
+    """Per ``(text, seed)``: the score the parser gives its best tree of each (the sum over the tree's spans
+    of their label's score above the empty label, benepar's own CKY objective, summed over sentences), and
+    their word counts."""
+    import benepar
+    import numpy as np
+    from benepar.ptb_unescape import ptb_unescape
+
+    from autocheck.expand.parsing import _escape, _load_benepar, _quiet_torch_struct, locate_model
+    from autocheck.tagging import tokenize
+
+    parser = _load_benepar(locate_model(parser_model), 32)
+    chart = parser._parser
+    texts = list(dict.fromkeys(t for pair in pairs for t in pair))
+    inputs, owner = [], []
+    for text in texts:
+        tokens = tokenize(text)
+        for start, end in tokens.sentences:
+            words = tokens.words[start:end]
+            spaces = [a[1] < b[0] for a, b in zip(tokens.offsets[start:end], tokens.offsets[start + 1 : end])]
+            sentence = benepar.InputSentence(
+                words=ptb_unescape(words),
+                space_after=[*spaces, True],
+                escaped_words=[_escape(w) for w in words],
+            )
+            inputs.append(parser._with_missing_fields_filled(sentence))
+            owner.append(text)
+    total = dict.fromkeys(texts, 0.0)
+    words = dict.fromkeys(texts, 0)
+    with _quiet_torch_struct():
+        for at in range(0, len(inputs), 32):
+            batch = inputs[at : at + 32]
+            for i, scores in enumerate(chart.parse(batch, return_scores=True), start=at):
+                total[owner[i]] += best_tree_score(np.asarray(scores))
+                words[owner[i]] += len(inputs[i].words)
+    return [(total[t], total[s], words[t], words[s]) for t, s in pairs]
+
+
+def best_tree_score(scores) -> float:
+    """The score of the best tree of a (words, words, labels) span-score chart (``scores[left, right - 1]``,
+    label 0 the empty one), as benepar's CKY decoder finds it: the root must take a label."""
+    import numpy as np
+
+    n = scores.shape[0]
+    labelled = scores - scores[:, :, :1]
+    best = labelled.max(-1)
+    best[0, n - 1] = labelled[0, n - 1, 1:].max()
+    chart = np.zeros((n + 1, n + 1))
+    for length in range(1, n + 1):
+        for left in range(n + 1 - length):
+            right = left + length
+            split = (
+                0.0 if length == 1 else (chart[left, left + 1 : right] + chart[left + 1 : right, right]).max()
+            )
+            chart[left, right] = best[left, right - 1] + split
+    return float(chart[0, n])
 
 
 def youden_cut(scores: list[float], good: list[bool]) -> float:
