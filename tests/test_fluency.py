@@ -97,3 +97,23 @@ def test_the_fluency_window_reaches_the_scorer_and_the_manifest(stand_in_config,
 
 def fmean(values: list[float]) -> float:
     return sum(values) / len(values)
+
+
+def test_the_study_s_tree_score_and_cut():
+    """bench_validity's fluency study: the parser's best-tree score (its CKY over span scores, the root
+    labelled) and the tuning half's cut (the best Youden's J, the higher cut on a tie)."""
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from bench_validity import best_tree_score, youden_cut
+
+    scores = np.zeros((2, 2, 2))  # (left, right - 1, label); label 0 is the empty one
+    scores[0, 0] = [0.0, 1.0]  # the first word: labelled, +1
+    scores[1, 1] = [1.0, -1.0]  # the second: empty is better by 2
+    scores[0, 1] = [0.0, -0.5]  # the root must take a label even at a loss
+    assert best_tree_score(scores) == pytest.approx(1.0 + 0.0 - 0.5)
+    assert youden_cut([3, 2, 1, 0], [True, True, False, False]) == 2
+    assert youden_cut([3, 2, 1, 0], [True, False, True, False]) == 3  # J 0.5 at 3 and at 1
