@@ -160,7 +160,7 @@ class GenerateConfig:
         None,
         "--fluency-threshold",
         "keep an expansion whose masked-LM pseudo-log-likelihood around the insertion is at most this far "
-        "below its seed's (5.84 suits the default window 0, 1.0 window 1); 'off' keeps all",
+        "below its seed's (5.84 was chosen for the default window 0; 1.0 was window 1's); 'off' keeps all",
         group=EXPAND,
         parse="threshold",
     )
