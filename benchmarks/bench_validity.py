@@ -112,7 +112,10 @@ def main() -> None:
 
     mlm = MaskedLM.from_pretrained(SHARED / "models/mini-bert-mlm", device="cpu")
     scorer = FluencyScorer(mlm)
-    print(f"\nfluency = local PLL of the expansion minus its seed's (threshold {DEFAULT_THRESHOLD}):")
+    print(
+        f"\nfluency = the filter's score: the mean PLL of the inserted tokens and {scorer.window} each side,"
+        f" minus those neighbours' in the seed (threshold {DEFAULT_THRESHOLD}):"
+    )
     for name, cases in runs.items():
         seeds = {c.id: c for c in cases if c.kind == "seed"}
         expansions = [c for c in cases if c.kind == "expansion"]
