@@ -7,7 +7,7 @@ inserted tokens and the ``window`` tokens on each side of every insertion, minus
 neighbours in the seed (``window`` None: every token of both texts). An expansion is kept when that
 difference is at least ``-threshold``. The default window is 0, the inserted tokens alone with nothing
 subtracted: on the tuning half of the hand labels it separated grammatical expansions as well as wider
-windows and the whole sentence (within the noise of 110 rows) at the fewest rows (README, *Validity*).
+windows and the whole sentence (within the noise of 110 rows) at the fewest rows (README, Fluency filter).
 
 Why local and not the whole sentence (this filter's first version): a sentence mean dilutes one word's
 effect by the sentence's length, so one threshold meant different things for short and long seeds, and
