@@ -181,9 +181,20 @@ class GenerateConfig:
         None,
         "--fluency-threshold",
         "keep an expansion whose masked-LM pseudo-log-likelihood around the insertion is at most this far "
-        "below its seed's (1.0 was the former default); 'off' keeps all",
+        "below its seed's (5.84 was chosen for the default window 0; 1.0 was window 1's); 'off' keeps all",
         group=EXPAND,
         parse="threshold",
+    )
+    # the tokens each side of an insertion the fluency score compares with the seed (expand/fluency.py).
+    # 0, the inserted tokens alone: the cheapest of the scores within 0.02 of the best AUC on the tuning
+    # half of benchmarks/validity_labels.jsonl (bench_validity.py --sample-only prints the study)
+    fluency_window: int = option(
+        0,
+        "--fluency-window",
+        "with --fluency-threshold: score the inserted tokens and N tokens each side of them (0: the "
+        "inserted tokens alone, against no seed tokens)",
+        group=EXPAND,
+        parse="natural",
     )
     # expand/agreement.py: a/an, determiner-noun and subject-verb number kept by the inserted words. Off by
     # default: it rejects few expansions (most of them ungrammatical), too few for a held-out AUC of 0.65
@@ -229,8 +240,11 @@ class GenerateConfig:
     def settings(self) -> dict[str, Any]:
         """The settings as the manifest records them. An empty ``checks`` and the default ``precision`` are
         left out, so suites and cached chunks made before those options existed keep their bytes and keys
-        (the precision actually used is in the manifest's resources)."""
+        (the precision actually used is in the manifest's resources); so is the fluency window while the
+        fluency filter is off, as it then changes nothing."""
         settings = asdict(self)
+        if settings["fluency_threshold"] is None:
+            del settings["fluency_window"]
         if not settings["checks"]:
             del settings["checks"]
         if settings["precision"] == "fp32":

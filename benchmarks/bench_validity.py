@@ -18,10 +18,11 @@ expansions with each defect a program can detect (all must be 0):
 - negation: an inserted word is a negation.
 
 Then the fluency score (the masked-LM pseudo-log-likelihood around the insertion minus its seed's, as the
-filter computes it; the filter is off by default now, 1.0 being the threshold it ran with before)
-before and after the filter, the expansions kept per seed case, and, against the hand-labelled file
-(natural / odd = grammatical but odd / ungrammatical), the filter's precision and recall at several
-thresholds. ``--write-sample N`` writes N unlabelled expansions of the unfiltered run for labelling.
+filter computes it at the default window; the filter is off by default, ``DEFAULT_THRESHOLD`` being the
+threshold chosen for that window on the tuning half of the validity sample) before and after the
+filter, the expansions kept per seed case, and, against the hand-labelled file (natural / odd =
+grammatical but odd / ungrammatical), the filter's precision and recall at several thresholds.
+``--write-sample N`` writes N unlabelled expansions of the unfiltered run for labelling.
 
 Last (alone with ``--sample-only``), every optional check scored on ``validity_labels.jsonl``: 220
 expansions of a run on the stand-ins (8 seeds per LC, one variant, seed 1) with every optional check off
@@ -32,8 +33,10 @@ ungrammatical; ``keeps_label``: the seed's label still holds), and split once at
 row holds what re-running a check needs: the seed, its trees, the masks, the production and the words.
 Each check runs on its own on every held-out row (not in cascade): its precision, recall and AUC for
 keeping grammatical and natural expansions, its CPU per row (uncached), then the whole validator as the
-defaults run it. ``--parser``/``--mlm`` score the re-parse and fluency checks with other models (the
-seeds are then parsed by that parser too).
+defaults run it; then the fluency study (``fluency_study``): each window's score and a frequency-normalised
+one, with its AUC on both halves and its masked-LM rows per candidate, and the one the tuning half picks.
+``--parser``/``--mlm`` score the re-parse and fluency checks with other models (the seeds are then parsed
+by that parser too).
 """
 
 from __future__ import annotations
@@ -111,7 +114,10 @@ def main() -> None:
 
     mlm = MaskedLM.from_pretrained(SHARED / "models/mini-bert-mlm", device="cpu")
     scorer = FluencyScorer(mlm)
-    print(f"\nfluency = local PLL of the expansion minus its seed's (threshold {DEFAULT_THRESHOLD}):")
+    print(
+        f"\nfluency = the filter's score: the mean PLL of the inserted tokens and {scorer.window} each side,"
+        f" minus those neighbours' in the seed (threshold {DEFAULT_THRESHOLD}):"
+    )
     for name, cases in runs.items():
         seeds = {c.id: c for c in cases if c.kind == "seed"}
         expansions = [c for c in cases if c.kind == "expansion"]
@@ -139,7 +145,8 @@ def main() -> None:
     print(f"\nthreshold {DEFAULT_THRESHOLD}; cache and suites in {args.out}")
 
 
-THRESHOLDS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
+# window 1's scores are differences near 0; window 0's (the default) the inserted tokens' PLL, near -5
+THRESHOLDS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 7.0, 10.0)
 
 
 def quantiles(values: list[float]) -> str:
@@ -275,12 +282,12 @@ def report_labels(scorer, path: Path, default: float) -> None:
         base = sum(good) / len(good)
         header = f"    {'threshold':>10}{'kept':>8}{'precision':>11}{'recall':>8}"
         print(f"{header}   (no filter: precision {base:.0%})")
-        for t in (*THRESHOLDS, None):
+        for t in (*sorted({*THRESHOLDS, default}), None):
             keep = [True] * len(rows) if t is None else [d >= -t for d in deltas]
             tp = sum(k and g for k, g in zip(keep, good))
             precision = tp / max(1, sum(keep))
             recall = tp / max(1, sum(good))
-            mark = "  <- the former default" if t == default else ""
+            mark = f"  <- the default window's ({scorer.window})" if t == default else ""
             shown = "off" if t is None else f"{t:g}"
             print(f"    {shown:>10}{sum(keep) / len(keep):>8.0%}{precision:>11.0%}{recall:>8.0%}{mark}")
 
@@ -440,6 +447,208 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
         f"{shares['natural'] / max(1, len(kept)):.0%} natural, "
         f"{sum(r['keeps_label'] for r in kept) / max(1, len(kept)):.0%} keep their label"
     )
+    fluency_study(rows, mlm, parser_model)
+
+
+# the fluency scores compared by fluency_study: a window of tokens each side of every insertion (None: the
+# whole sentence, this filter's first version), the inserted tokens normalised by their frequency, and the
+# parser's chart score
+WINDOWS = (0, 1, 2, 3, None)
+AUC_NOISE = 0.02  # the cheapest score within this of the best tuning AUC is chosen
+
+
+def fluency_study(rows: list[dict], mlm, parser_model: str | None = None) -> None:
+    """Each fluency score, chosen on the ``tune`` half and reported on the held-out one: its AUC for
+    grammatical and natural expansions on both halves, the masked-LM rows it computes per candidate
+    (uncached, seeds' rows included; in a run a one-word fill's own row comes free from the fill search)
+    and its CPU per candidate (uncached, seeds included), the cut with the best Youden's J (recall of
+    grammatical minus that of ungrammatical) on the tuning half and the held-out precision and recall at
+    that cut. The default is the cheapest masked-LM score whose tuning AUC for grammatical expansions is
+    within ``AUC_NOISE`` of the best of them; the parser's chart score (another model: it would be another
+    check) is shown beside them."""
+    import time
+
+    from autocheck.expand.fluency import DEFAULT_WINDOW, FluencyScorer
+
+    os.environ["AUTOCHECK_CACHE"] = "off"  # every score's rows counted, none taken from another's
+    parts = {part: [r for r in rows if r["part"] == part] for part in ("tune", "held-out")}
+    pairs = {part: [(r["text"], r["seed"]) for r in chosen] for part, chosen in parts.items()}
+
+    def windowed(window: int | None, chosen: list[tuple[str, str]]) -> tuple[list[float], int]:
+        scorer = FluencyScorer(mlm, window=window)  # a new one per half: no seed rows kept from the other
+        return scorer.deltas(chosen), scorer.forward_rows
+
+    def chart(chosen: list[tuple[str, str]], per_word: bool) -> tuple[list[float], int]:
+        found = chart_scores(parser_model, chosen)
+        return [t / n - s / m if per_word else t - s for t, s, n, m in found], 0
+
+    scorers = {
+        ("whole sentence" if w is None else f"window {w}"): (lambda c, w=w: windowed(w, c)) for w in WINDOWS
+    }
+    scorers["inserted PLL - unconditional"] = lambda c: frequency_normalised(mlm, c)
+    if parser_model is not None:  # no masked-LM row: a parse of each text and seed (cached seeds in a run)
+        scorers["parser's chart score"] = lambda c: chart(c, per_word=False)
+        scorers["parser's chart score per word"] = lambda c: chart(c, per_word=True)
+    results = {}  # name -> (masked-LM rows per candidate, CPU ms per candidate, {part: scores})
+    for name, score in scorers.items():
+        values, computed, cpu = {}, 0, time.process_time()
+        for part, chosen in pairs.items():
+            values[part], n = score(chosen)
+            computed += n
+        cpu = time.process_time() - cpu
+        results[name] = (computed / len(rows), 1000 * cpu / len(rows), values)
+
+    good = {
+        part: {
+            "grammatical": [r["fluency"] != "ungrammatical" for r in chosen],
+            "natural": [r["fluency"] == "natural" for r in chosen],
+        }
+        for part, chosen in parts.items()
+    }
+    tune_auc = {name: auc(s["tune"], good["tune"]["grammatical"]) for name, (_, _, s) in results.items()}
+    # the filter's own score (the masked LM's): the parser's is another check, shown for comparison
+    filters = [name for name in results if not name.startswith("parser")]
+    best = max(tune_auc[name] for name in filters)
+    chosen_name = min(
+        (name for name in filters if tune_auc[name] >= best - AUC_NOISE), key=lambda n: results[n][0]
+    )
+    print(
+        f"\nfluency scores (chosen on the tuning half, {len(parts['tune'])} rows; reported on the held-out"
+        f" half, {len(parts['held-out'])}): AUC for grammatical (gram.) and natural (nat.) expansions,"
+        " masked-LM rows per candidate, the cut with the best Youden's J on the tuning half and the held-out"
+        " precision/recall of keeping grammatical expansions at it"
+    )
+    print(
+        f"  {'score':<30}{'rows/cand.':>11}{'CPU ms':>7}{'tune gram.':>11}{'nat.':>6}{'held gram.':>11}"
+        f"{'nat.':>6}{'cut':>8}{'held P':>8}{'R':>6}"
+    )
+    for name, (cost, cpu, s) in results.items():
+        cut = youden_cut(s["tune"], good["tune"]["grammatical"])
+        keep = [v >= cut for v in s["held-out"]]
+        held = good["held-out"]["grammatical"]
+        tp = sum(k and g for k, g in zip(keep, held))
+        mark = "  <- chosen" if name == chosen_name else ""
+        mark += "  (the default window)" if name == f"window {DEFAULT_WINDOW}" else ""
+        print(
+            f"  {name:<30}{cost:>11.2f}{cpu:>7.1f}{tune_auc[name]:>11.2f}"
+            f"{auc(s['tune'], good['tune']['natural']):>6.2f}"
+            f"{auc(s['held-out'], held):>11.2f}{auc(s['held-out'], good['held-out']['natural']):>6.2f}"
+            f"{cut:>8.2f}{tp / max(1, sum(keep)):>8.0%}{tp / max(1, sum(held)):>6.0%}{mark}"
+        )
+    print(
+        f"  rule: the fewest rows per candidate among the masked-LM scores within {AUC_NOISE} of their best"
+        " tuning AUC for grammatical expansions; a delta's cut c is --fluency-threshold -c"
+    )
+    overall = max(results, key=lambda n: tune_auc[n])
+    print(
+        f"  the best tuning AUC of all: {overall} ({tune_auc[overall]:.2f}; held-out"
+        f" {auc(results[overall][2]['held-out'], good['held-out']['grammatical']):.2f})"
+    )
+
+
+def frequency_normalised(mlm, pairs: list[tuple[str, str]]) -> tuple[list[float], int]:
+    """Per ``(text, seed)``: the mean over the inserted tokens of their PLL minus their log-probability
+    with every other token masked too (how likely the word is in the sentence, beyond how likely it is at
+    all: a frequent word is not fluent for being frequent); and the masked-LM rows computed."""
+    import torch
+
+    from autocheck.expand.fluency import FluencyScorer, _align
+
+    scorer = FluencyScorer(mlm, window=0)  # the mean PLL of the inserted tokens, nothing subtracted
+    pll = scorer.deltas(pairs)
+    tokenizer = mlm.tokenizer
+    special = set(tokenizer.all_special_ids) - {tokenizer.unk_token_id}
+    out, computed = [], scorer.forward_rows
+    for (text, seed), value in zip(pairs, pll):
+        ids, seed_ids = (
+            tokenizer(t, truncation=True, max_length=mlm.max_length)["input_ids"] for t in (text, seed)
+        )
+        own = [p for p, tok in enumerate(ids) if tok not in special]
+        lowered = [w.lower() for w in tokenizer.convert_ids_to_tokens(ids)]
+        seed_lowered = [w.lower() for w in tokenizer.convert_ids_to_tokens(seed_ids)]
+        seed_own = [p for p, tok in enumerate(seed_ids) if tok not in special]
+        inserted, _ = _align(own, seed_own, lowered, seed_lowered)
+        inserted = inserted if inserted else own
+        masked = torch.tensor([[tokenizer.mask_token_id if p in own else tok for p, tok in enumerate(ids)]])
+        masked = masked.repeat(len(inserted), 1)
+        log_probs = mlm.log_probs_at(masked, torch.ones_like(masked), torch.tensor(inserted))
+        targets = torch.tensor([ids[p] for p in inserted]).unsqueeze(1)
+        computed += len(inserted)
+        out.append(value - log_probs.cpu().gather(1, targets).mean().item())
+    return out, computed
+
+
+def chart_scores(parser_model: str, pairs: list[tuple[str, str]]) -> list[tuple[float, float, int, int]]:
+    """Per ``(text, seed)``: the score the parser gives its best tree of each (the sum over the tree's spans
+    of their label's score above the empty label, benepar's own CKY objective, summed over sentences), and
+    their word counts."""
+    import benepar
+    import numpy as np
+    from benepar.ptb_unescape import ptb_unescape
+
+    from autocheck.expand.parsing import _escape, _load_benepar, _quiet_torch_struct, locate_model
+    from autocheck.tagging import tokenize
+
+    parser = _load_benepar(locate_model(parser_model), 32)
+    chart = parser._parser
+    texts = list(dict.fromkeys(t for pair in pairs for t in pair))
+    inputs, owner = [], []
+    for text in texts:
+        tokens = tokenize(text)
+        for start, end in tokens.sentences:
+            words = tokens.words[start:end]
+            spaces = [a[1] < b[0] for a, b in zip(tokens.offsets[start:end], tokens.offsets[start + 1 : end])]
+            sentence = benepar.InputSentence(
+                words=ptb_unescape(words),
+                space_after=[*spaces, True],
+                escaped_words=[_escape(w) for w in words],
+            )
+            inputs.append(parser._with_missing_fields_filled(sentence))
+            owner.append(text)
+    total = dict.fromkeys(texts, 0.0)
+    words = dict.fromkeys(texts, 0)
+    with _quiet_torch_struct():
+        for at in range(0, len(inputs), 32):
+            batch = inputs[at : at + 32]
+            for i, scores in enumerate(chart.parse(batch, return_scores=True), start=at):
+                total[owner[i]] += best_tree_score(np.asarray(scores))
+                words[owner[i]] += len(inputs[i].words)
+    return [(total[t], total[s], words[t], words[s]) for t, s in pairs]
+
+
+def best_tree_score(scores) -> float:
+    """The score of the best tree of a (words, words, labels) span-score chart (``scores[left, right - 1]``,
+    label 0 the empty one), as benepar's CKY decoder finds it: the root must take a label."""
+    import numpy as np
+
+    n = scores.shape[0]
+    labelled = scores - scores[:, :, :1]
+    best = labelled.max(-1)
+    best[0, n - 1] = labelled[0, n - 1, 1:].max()
+    chart = np.zeros((n + 1, n + 1))
+    for length in range(1, n + 1):
+        for left in range(n + 1 - length):
+            right = left + length
+            split = (
+                0.0 if length == 1 else (chart[left, left + 1 : right] + chart[left + 1 : right, right]).max()
+            )
+            chart[left, right] = best[left, right - 1] + split
+    return float(chart[0, n])
+
+
+def youden_cut(scores: list[float], good: list[bool]) -> float:
+    """The cut (keep a score at least it) with the largest recall of good rows minus recall of bad ones;
+    the highest such cut on a tie."""
+    pos, neg = max(1, sum(good)), max(1, len(good) - sum(good))
+
+    def j(cut: float) -> float:
+        kept = [s >= cut for s in scores]
+        return (
+            sum(k and g for k, g in zip(kept, good)) / pos
+            - sum(k and not g for k, g in zip(kept, good)) / neg
+        )
+
+    return max(sorted(set(scores), reverse=True), key=j)
 
 
 SLOT_GRID = (0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3)  # probabilities the threshold is chosen from

@@ -605,7 +605,7 @@ def test_a_one_word_fill_takes_its_own_pll_from_the_fill_search(tiny_bert):
     ]
     assert scorer.forward_rows == 2 + 2  # the seed's neighbours and the text's: not "very" itself
     off = text_pll[3] - 3  # a value the scorer did not compute moves the mean of three by a third of it
-    assert FluencyScorer(tiny_bert).deltas([(text, seed_text)], [(before_quickly, off)]) == [
+    assert FluencyScorer(tiny_bert, window=1).deltas([(text, seed_text)], [(before_quickly, off)]) == [
         pytest.approx(expected - 1, abs=2e-4)
     ]
     elsewhere = FluencyScorer(tiny_bert, window=1)  # the mask before "ran": another input
@@ -629,7 +629,7 @@ def test_a_certain_rejection_is_given_up_early_with_the_same_decision(tiny_bert,
     odd = "the dog ran fast quickly ."
     pairs = [(text, seed_text), (odd, seed_text), ("this is a good movie .", "this is a movie .")]
     known = [(before_quickly, true), (before_quickly, -60.0), None]  # the second: an implausible word
-    full = FluencyScorer(tiny_bert)
+    full = FluencyScorer(tiny_bert, window=1)
     exact = full._compute(pairs, known)
     assert all(is_exact for _, is_exact in exact)
     # the seed's neighbours of the insertion, both texts' neighbours of it, "good" and its neighbours and
@@ -637,7 +637,7 @@ def test_a_certain_rejection_is_given_up_early_with_the_same_decision(tiny_bert,
     assert full.forward_rows == 2 + 2 + 2 + 5
     floor = -5.0
     assert [d >= floor for d, _ in exact] == [True, False, True]
-    bounded = FluencyScorer(tiny_bert, floor=floor)
+    bounded = FluencyScorer(tiny_bert, window=1, floor=floor)
     got = bounded.deltas(pairs, known)
     assert [d >= floor for d in got] == [True, False, True]  # the same decisions
     assert got[0] == exact[0][0] and got[2] == exact[2][0]  # kept: exact
@@ -671,7 +671,7 @@ def test_pseudo_log_likelihood_passes_are_sized_by_tokens(tiny_bert, monkeypatch
     from autocheck.expand.fluency import FluencyScorer
 
     pairs = [("this is a good movie .", "this is a movie ."), ("the dog ran very quickly .", "the dog ran .")]
-    one = FluencyScorer(tiny_bert, batch_size=64)._compute(pairs)
+    one = FluencyScorer(tiny_bert, batch_size=64, window=1)._compute(pairs)
     widths = []
     real = FluencyScorer._log_probs
     monkeypatch.setattr(
@@ -682,7 +682,7 @@ def test_pseudo_log_likelihood_passes_are_sized_by_tokens(tiny_bert, monkeypatch
         ),
     )
     monkeypatch.setattr(tiny_bert, "batch_tokens", 20)
-    again = FluencyScorer(tiny_bert, batch_size=64)._compute(pairs)
+    again = FluencyScorer(tiny_bert, batch_size=64, window=1)._compute(pairs)
     assert [d for d, _ in again] == pytest.approx([d for d, _ in one], abs=2e-4)
     assert len(widths) > 2 and max(widths) <= 20  # padded tokens per pass within the budget
 

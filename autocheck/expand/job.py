@@ -197,7 +197,8 @@ class Expander:
                 from .fluency import Fluency, FluencyScorer
 
                 threshold = self.config.fluency_threshold  # the scorer gives up on certain rejections
-                self.fluency = Fluency(FluencyScorer(mlm, floor=-threshold), threshold)
+                scorer = FluencyScorer(mlm, window=self.config.fluency_window, floor=-threshold)
+                self.fluency = Fluency(scorer, threshold)
         return self._mlm
 
     def options(self) -> dict[str, Any]:
