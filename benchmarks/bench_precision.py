@@ -2,7 +2,7 @@
 fluency filter's precision and recall on the hand labels at each precision.
 
     python benchmarks/bench_precision.py [--device cpu] [--rows 16,64,256] [--length 32] [--repeats 5]
-        [--labels benchmarks/fluency_labels.jsonl] [--window 1]
+        [--labels benchmarks/fluency_labels.jsonl] [--window 0]
 
 1. Speed: rows per second of one forward pass (masked-LM log-probabilities at one position per row, the
    call fills and fluency make) for the stand-in masked LM and a randomly initialised model of
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_alict60 import SHARED, machine  # noqa: E402  (a sibling script, not a package)
 
 LABELS = Path(__file__).with_name("fluency_labels.jsonl")
-THRESHOLDS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
+THRESHOLDS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0)  # window 1's scale to window 0's
 GOOD = ("natural", "odd")  # grammatical: what the filter should keep
 
 
@@ -99,7 +99,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
-    from autocheck.expand.fluency import DEFAULT_WINDOW, FluencyScorer
+    from autocheck.expand.fluency import DEFAULT_THRESHOLD, DEFAULT_WINDOW, FluencyScorer
     from autocheck.expand.mlm import MaskedLM, cpu_runs_bf16, resolve_device, resolve_precision
 
     stand_in = SHARED / "models/mini-bert-mlm"
@@ -137,8 +137,9 @@ def main() -> None:
     )
     columns = "".join(f"{p + ' P/R/F1':>18}" for p in deltas)
     print(f"  {'threshold':>10}{columns}{'decisions differ':>18}")
-    best = {p: max(THRESHOLDS, key=lambda t: scores(deltas[p], good, t)[2]) for p in deltas}
-    for t in THRESHOLDS:
+    thresholds = sorted({*THRESHOLDS, DEFAULT_THRESHOLD})  # the filter's own (for the default window)
+    best = {p: max(thresholds, key=lambda t: scores(deltas[p], good, t)[2]) for p in deltas}
+    for t in thresholds:
         cells = ""
         for p in deltas:
             precision, recall, f1 = scores(deltas[p], good, t)
