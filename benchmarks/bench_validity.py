@@ -58,6 +58,7 @@ from bench_generate import SHARED, stand_in_config  # noqa: E402  (a sibling scr
 
 LABELS = Path(__file__).with_name("fluency_labels.jsonl")
 SAMPLE = Path(__file__).with_name("validity_labels.jsonl")
+KEPT = Path(__file__).with_name("kept_labels.jsonl")
 PARSER = str(SHARED / "models/benepar_ptbsample_charlstm")  # the parser the sample was drawn with
 DEFECTS = ("glued", "casing", "doubled", "seed changed", "outside span", "negation")
 
@@ -81,6 +82,7 @@ def main() -> None:
     torch.set_num_threads(1)
     if args.sample_only:
         score_checks(args.sample, args.out, args.parser, args.mlm)
+        kept_shares(KEPT)
         return
     from autocheck.config import GenerateConfig
     from autocheck.expand.fluency import DEFAULT_THRESHOLD, FluencyScorer
@@ -762,6 +764,27 @@ def score_slot(rows: list[dict], mlm) -> tuple[list[float], float]:
             "(" + ", ".join(f"{g[1]:g}: {g[0]:.2f}" for g in figures) + ")"
         )
     return mass, sum(seconds[i] for i in parts["held-out"])
+
+
+def kept_shares(path: Path) -> None:
+    """The shares of grammatical and natural expansions among what generation KEEPS, read directly: 40
+    expansions drawn at random from each run in ``kept_labels.jsonl`` (the stand-ins, 8 seeds per LC, one
+    variant, seed 1, the settings in ``drawn_with``), labelled by reading them. The held-out figures above
+    estimate the same shares from rows drawn before the checks; a rule that swaps in other templates
+    (``--insertions content``) keeps rows that sample never held, which only a direct sample measures."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    print(f"\nwhat generation keeps ({path.name}, read directly; 95 % Wilson intervals):")
+    for drawn_with in dict.fromkeys(r["drawn_with"] for r in rows):
+        labels = Counter(r["fluency"] for r in rows if r["drawn_with"] == drawn_with)
+        n = sum(labels.values())
+        shares = [("grammatical", labels["natural"] + labels["odd"]), ("natural", labels["natural"])]
+        cells = ", ".join(f"{name} {k / n:.0%} ({wilson(k, n)})" for name, k in shares)
+        print(f"  {drawn_with}: {n} expansions, {cells}")
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> str:
+    centre, half = (k + z * z / 2) / (n + z * z), z * math.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
+    return f"{centre - half:.0%}–{centre + half:.0%}"
 
 
 def auc(scores: list[float], good: list[bool]) -> float:

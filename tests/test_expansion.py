@@ -283,9 +283,9 @@ def test_real_grammar_top5_matches_the_original_fixtures(sample):
     assert sample.candidates("NP", ("NN", "NN"))[0].rhs == ("DT", "NN", "NN")  # repeated symbols match
 
 
-def test_expansions_insert_content_words_unless_any_is_asked(stand_in_config, tmp_path):  # noqa: F811
-    """--insertions content (the default) never inserts a function word or a name: lower-ranked
-    content-word productions take those templates' places; --insertions any gives the paper's every tag."""
+def test_insertions_content_inserts_only_content_words(stand_in_config, tmp_path):  # noqa: F811
+    """--insertions content never inserts a function word or a name (lower-ranked content-word
+    productions take those templates' places); the default, any, gives the paper's every tag."""
     from dataclasses import replace
 
     from autocheck import generate as generation
@@ -295,8 +295,8 @@ def test_expansions_insert_content_words_unless_any_is_asked(stand_in_config, tm
         cases = [json.loads(line) for line in (out / "cases.jsonl").read_text().splitlines()]
         return [w["tag"] for c in cases if c["kind"] == "expansion" for w in c["provenance"]["inserted"]]
 
-    content = generation.generate(stand_in_config, tmp_path / "content")
-    generation.generate(replace(stand_in_config, insertions="any"), tmp_path / "any")
+    content = generation.generate(replace(stand_in_config, insertions="content"), tmp_path / "content")
+    generation.generate(stand_in_config, tmp_path / "any")
     assert set(inserted_tags(tmp_path / "content")) <= CONTENT_TAGS
     assert set(inserted_tags(tmp_path / "any")) - CONTENT_TAGS  # the rule is what kept them out
     assert sum(c.masked_templates for c in content.counts.values()) > 0

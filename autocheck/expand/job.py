@@ -233,8 +233,8 @@ class Expander:
 
     def _placement_check(self, case: TestCase, parse: Any) -> Callable[[tuple[tuple[int, str], ...]], bool]:
         """Whether a placement of masks can meet the case's requirement at all, told by filling each mask
-        with a neutral word of its tag (every real fill is checked again in validation), and inserts only
-        content words unless ``--insertions any``."""
+        with a neutral word of its tag (every real fill is checked again in validation), and with
+        ``--insertions content`` inserts only content words."""
         from ..records import MaskedTemplate
 
         content_only = self.config.insertions == "content"
