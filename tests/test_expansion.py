@@ -39,6 +39,15 @@ def test_paper_figure_4_or_both():
     assert template.score == pytest.approx(1 / 3)  # P(NP -> DT NNS) x P(FRAG -> CC NP .) x P(FRAG)
 
 
+def test_a_parser_s_top_wrapper_is_not_the_seed_s_root():
+    """benepar's and the treebank's TOP/ROOT around the sentence's root is read through (grammar.read_tree):
+    the root's own probability and its productions count, as for the bare tree."""
+    g = grammar({"NP": {("DT",): 2, ("DT", "NNS"): 1}, "FRAG": {("CC", "NP", "."): 1}}, {"FRAG": 1})
+    bare = differentiate("s", parse_of("Or both.", "(FRAG (CC Or) (NP (DT both)) (. .))"), g)
+    wrapped = differentiate("s", parse_of("Or both.", "(TOP (ROOT (FRAG (CC Or) (NP (DT both)) (. .))))"), g)
+    assert [(t.masks, t.score) for t in wrapped] == [(t.masks, t.score) for t in bare] != []
+
+
 def test_embeddings_are_true_subsequences_with_repeated_symbols():
     assert list(embeddings(("NN", "NN"), ("DT", "NN", "NN"))) == [(1, 2)]
     assert list(embeddings(("DT", "NN"), ("NN", "DT", "NN"))) == [(1, 2)]  # first-occurrence test missed it

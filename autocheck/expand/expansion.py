@@ -67,7 +67,7 @@ from dataclasses import dataclass
 
 from ..records import MaskedTemplate, Parse, insertable
 from ..store import content_hash
-from .grammar import Grammar, Rhs
+from .grammar import Grammar, Rhs, read_tree
 
 log = logging.getLogger(__name__)
 
@@ -234,9 +234,7 @@ class Differentiator:
 
         start = 0
         for text in parse.trees:
-            tree = Tree.fromstring(text)
-            while tree.label() in ("TOP", "ROOT", "") and len(tree) == 1 and isinstance(tree[0], Tree):
-                tree = tree[0]
+            tree = read_tree(text)
             root_factor = grammar.root_prob(tree.label()) or grammar.unseen_prob()
             start = visit(tree, start, root_factor)
         if start != len(parse.tokens):

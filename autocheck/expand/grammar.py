@@ -43,6 +43,17 @@ def strip_label(label: str) -> str:
     return label if label.startswith("-") else _FUNCTION_TAG.split(label, maxsplit=1)[0]
 
 
+def read_tree(text: str) -> Any:
+    """A stored bracketed tree (``Parse.trees``) as an ``nltk.Tree``, without the TOP/ROOT wrappers a
+    parser or treebank puts around the sentence's own root."""
+    from nltk import Tree
+
+    tree = Tree.fromstring(text)
+    while tree.label() in ("TOP", "ROOT", "") and len(tree) == 1 and isinstance(tree[0], Tree):
+        tree = tree[0]
+    return tree
+
+
 def clean_tree(tree: Any) -> Any | None:
     """A copy of an ``nltk.Tree`` without traces or function tags; None when nothing is left."""
     from nltk import Tree

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..records import MaskedTemplate, Parse
+from .grammar import read_tree
 
 if TYPE_CHECKING:
     from .validate import Candidate
@@ -130,8 +131,6 @@ def _constituents(
         phrases.add((node.label(), start, len(tags)))
 
     for text in trees:
-        tree = Tree.fromstring(text)
-        while tree.label() in ("TOP", "ROOT", "") and len(tree) == 1 and isinstance(tree[0], Tree):
-            tree = tree[0]
+        tree = read_tree(text)
         walk(Tree("", [tree]) if all(isinstance(leaf, str) for leaf in tree) else tree)  # a one-word text
     return phrases, tags, parents
