@@ -39,10 +39,17 @@ def require(path: Path) -> Path:
     return path
 
 
-def tiny_bert(directory: Path, head: str, words: list[str], id2label: dict[int, str] | None = None) -> str:
+def tiny_bert(
+    directory: Path,
+    head: str,
+    words: list[str],
+    id2label: dict[int, str] | None = None,
+    bias: dict[str, float] | None = None,
+) -> str:
     """A tiny random BERT in ``directory``: ``head`` is ``ForMaskedLM``, ``ForSequenceClassification`` or
     ``ForQuestionAnswering``; its WordPiece vocabulary is the special tokens and ``words``. Weights are
-    large enough (initializer range 0.5) that different inputs get visibly different outputs."""
+    large enough (initializer range 0.5) that different inputs get visibly different outputs. ``bias``
+    (a masked LM's): added to those words' output logits at every position."""
     import torch
     import transformers
 
@@ -55,7 +62,11 @@ def tiny_bert(directory: Path, head: str, words: list[str], id2label: dict[int, 
         intermediate_size=32, max_position_embeddings=128, initializer_range=0.5,
         **({"id2label": id2label} if id2label else {}),
     )  # fmt: skip
-    getattr(transformers, f"Bert{head}")(config).save_pretrained(directory)
+    model = getattr(transformers, f"Bert{head}")(config)
+    with torch.no_grad():
+        for word, value in (bias or {}).items():
+            model.cls.predictions.bias[tokens.index(word)] += value
+    model.save_pretrained(directory)
     return str(directory)
 
 

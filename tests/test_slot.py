@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 import torch
-from conftest import require
+from conftest import require, tiny_bert
 from test_fill import Lexicon, always, seed, template
 from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 
@@ -30,20 +30,7 @@ WORDS = "this is a movie . the old new".split()
 @pytest.fixture(scope="module")
 def lm(tmp_path_factory) -> MaskedLM:
     """A tiny random BERT whose output bias puts nearly all probability on "the" at every position."""
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-
-    directory = tmp_path_factory.mktemp("slot-bert")
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
-    BertTokenizer(vocab={word: i for i, word in enumerate(vocab)}).save_pretrained(directory)
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=64,
-    )  # fmt: skip
-    model = BertForMaskedLM(config)
-    with torch.no_grad():
-        model.cls.predictions.bias[vocab.index("the")] = 10.0
-    model.save_pretrained(directory)
+    directory = tiny_bert(tmp_path_factory.mktemp("slot-bert"), "ForMaskedLM", WORDS, bias={"the": 10.0})
     return MaskedLM.from_pretrained(directory, device="cpu")
 
 
