@@ -17,6 +17,7 @@ confirmed those in context); the seed tree tells which noun phrase is a subject 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..records import MaskedTemplate
@@ -142,9 +143,13 @@ def _verb_number(word: str, tag: str) -> str | None:
     return _VERB_NUMBER.get(tag) or (_PAST_BE.get(word.lower()) if tag == "VBD" else None)
 
 
-def _seed_structure(trees: Sequence[str]) -> tuple[list[str], list[tuple[int, int, int | None, Any]]]:
+@lru_cache(maxsize=1024)
+def _seed_structure(
+    trees: tuple[str, ...],
+) -> tuple[tuple[str, ...], tuple[tuple[int, int, int | None, Any], ...]]:
     """The seed's tags, and its subjects: (first token, end token, the verb's token or None, the
-    subject node's (label, child labels)) for each NP directly under a clause and followed by its VP."""
+    subject node's (label, child labels)) for each NP directly under a clause and followed by its VP.
+    Cached: a template's candidates share their seed."""
     from nltk import Tree
 
     tags: list[str] = []
@@ -179,4 +184,4 @@ def _seed_structure(trees: Sequence[str]) -> tuple[list[str], list[tuple[int, in
             tags.append(tree.label())
         else:
             walk(tree)
-    return tags, subjects
+    return tuple(tags), tuple(subjects)
