@@ -772,19 +772,19 @@ def kept_shares(path: Path) -> None:
     variant, seed 1, the settings in ``drawn_with``), labelled by reading them. The held-out figures above
     estimate the same shares from rows drawn before the checks; a rule that swaps in other templates
     (``--insertions content``) keeps rows that sample never held, which only a direct sample measures."""
+    from autocheck.report.summary import wilson
+
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     print(f"\nwhat generation keeps ({path.name}, read directly; 95 % Wilson intervals):")
     for drawn_with in dict.fromkeys(r["drawn_with"] for r in rows):
         labels = Counter(r["fluency"] for r in rows if r["drawn_with"] == drawn_with)
         n = sum(labels.values())
         shares = [("grammatical", labels["natural"] + labels["odd"]), ("natural", labels["natural"])]
-        cells = ", ".join(f"{name} {k / n:.0%} ({wilson(k, n)})" for name, k in shares)
-        print(f"  {drawn_with}: {n} expansions, {cells}")
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> str:
-    centre, half = (k + z * z / 2) / (n + z * z), z * math.sqrt(k * (n - k) / n + z * z / 4) / (n + z * z)
-    return f"{centre - half:.0%}–{centre + half:.0%}"
+        cells = []
+        for name, k in shares:
+            low, high = wilson(k, n) or (0.0, 0.0)  # n > 0: every group has rows
+            cells.append(f"{name} {k / n:.0%} ({low:.0%}–{high:.0%})")
+        print(f"  {drawn_with}: {n} expansions, {', '.join(cells)}")
 
 
 def auc(scores: list[float], good: list[bool]) -> float:
