@@ -24,7 +24,6 @@ import argparse
 import csv
 import json
 import os
-import platform
 import random
 import resource
 import subprocess
@@ -121,7 +120,10 @@ def main() -> None:
     plan = [(fmt, int(mb)) for fmt in args.formats.split(",") for mb in args.sizes.split(",")]
     if args.big:
         plan.append(("csv", 1024))
-    print(f"CPU: {cpu_model()}, {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_alict60 import machine  # a sibling script, not a package; not in the measured children
+
+    print(machine())
     print(f"{'file':<22}{'MB':>6}{'mode':>8}{'rows':>12}{'seconds':>9}{'rows/s':>10}{'peak RSS MiB':>14}")
     peaks: dict[str, list[tuple[float, float]]] = {}
     for fmt, mb in plan:
@@ -150,13 +152,6 @@ def main() -> None:
             ratio = f"{low:.0f} MiB at {small:.0f} MB, {high:.0f} MiB at {big:.0f} MB ({high / low:.3f}x)"
             print(f"{mode}: peak RSS {ratio}")
     print(f"load average {os.getloadavg()[0]:.2f}")
-
-
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").is_file() else ():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
 
 
 if __name__ == "__main__":
