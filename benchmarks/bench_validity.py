@@ -331,8 +331,9 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     from autocheck.author.words import article
     from autocheck.config import GenerateConfig
     from autocheck.expand.agreement import agrees
+    from autocheck.expand.expansion import placements
     from autocheck.expand.fluency import DEFAULT_THRESHOLD, FluencyScorer
-    from autocheck.expand.job import CONTENT_TAGS
+    from autocheck.expand.insertions import DETERMINATIVES, INSERTABLE
     from autocheck.expand.mlm import MaskedLM
     from autocheck.expand.names import Protected
     from autocheck.expand.parsing import Parser
@@ -368,9 +369,25 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     cpu = time.process_time()
     names = [all(Protected(t.parse).allows(i, tag) for i, tag in t.masks) for t in templates]
     names_cpu = time.process_time() - cpu
+
+    def insertable(mode: str, t) -> bool:  # the template's production and placement (its masks' tags)
+        rule = INSERTABLE[mode]
+        tags = [tag for _, tag in t.masks]
+        return rule is None or any(
+            rule(t.lhs, t.rhs_from, where)
+            for where in placements(t.rhs_from, t.rhs_to, frozenset(tags))
+            if [tag for _, tag in where] == tags
+        )
+
     cpu = time.process_time()
-    content = [all(tag in CONTENT_TAGS for _, tag in t.masks) for t in templates]
+    content = [insertable("content", t) for t in templates]
     content_cpu = time.process_time() - cpu
+    cpu = time.process_time()
+    modifiers = [
+        insertable("modifiers", t) and not any(w.lower() in DETERMINATIVES for w in r["words"])
+        for t, r in zip(templates, held)
+    ]
+    modifiers_cpu = time.process_time() - cpu
     article("hour")  # inflect's engine is built outside the timing
     cpu = time.process_time()
     agreement = [agrees(t, r["words"]) for t, r in zip(templates, held)]
@@ -396,16 +413,18 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     slot = [m >= math.log(SLOT_THRESHOLD) for m in held_mass]
     whole = [
         n
-        and (c or on.insertions == "any")
+        and (c or on.insertions != "content")
+        and (m or on.insertions != "modifiers")
         and (s or on.slot_threshold is None)
         and (a or on.agreement == "off")
         and (k or on.reparse == "off")
         and (f or on.fluency_threshold is None)
-        for n, c, s, a, k, f in zip(names, content, slot, agreement, reparse, fluent)
+        for n, c, m, s, a, k, f in zip(names, content, modifiers, slot, agreement, reparse, fluent)
     ]
     checks = {
         "names (placement)": (names, [float(k) for k in names], names_cpu),
         "content words (placement)": (content, [float(k) for k in content], content_cpu),
+        "modifiers (placement+word)": (modifiers, [float(k) for k in modifiers], modifiers_cpu),
         f"slot (threshold {SLOT_THRESHOLD:g})": (slot, held_mass, slot_cpu),
         "agreement": (agreement, [float(k) for k in agreement], agreement_cpu),
         "reparse": (reparse, [float(k) for k in reparse], reparse_cpu),
@@ -428,10 +447,11 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
         cost = "" if seconds is None else f"{1000 * seconds / len(held):>11.1f}"
         print(f"  {name:<28}{sum(keep) / len(held):>6.0%}{''.join(figures)}{cost}")
     causes: Counter[str] = Counter()
-    for r, n, c, s, a, k in zip(held, names, content, slot, agreement, reparse):
+    for r, n, m, c, s, a, k in zip(held, names, modifiers, content, slot, agreement, reparse):
         if r["fluency"] != "natural":
             causes[
                 "a name edited" if not n else "a function word or name inserted" if not c
+                else "a noun, verb or determinative inserted, or a modifier out of place" if not m
                 else "a slot the masked LM gives its tag little" if not s
                 else "agreement" if not a
                 else "a production the parser does not read" if not k
@@ -775,7 +795,10 @@ def kept_shares(path: Path) -> None:
     from autocheck.report.summary import wilson
 
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    print(f"\nwhat generation keeps ({path.name}, read directly; 95 % Wilson intervals):")
+    print(
+        f"\nwhat generation keeps ({path.name}, read directly; 95 % Wilson intervals; 'tuning' samples were"
+        " read to design --insertions modifiers, the defaults' sample was drawn after it):"
+    )
     for drawn_with in dict.fromkeys(r["drawn_with"] for r in rows):
         labels = Counter(r["fluency"] for r in rows if r["drawn_with"] == drawn_with)
         n = sum(labels.values())

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from nltk import Tree
-from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 
 from autocheck.expand.expansion import Differentiator, differentiate, embeddings, placements
 from autocheck.expand.grammar import Grammar, load_grammar
@@ -290,24 +287,3 @@ def test_real_grammar_top5_matches_the_original_fixtures(sample):
     # S -> NP VP .: the original's NP NP VP . (phrase-level mask) and RB NP VP . (a trace subject) are gone
     assert top5("S", ("NP", "VP", ".")) == ["CC NP VP .", "NP DT VP .", "IN NP VP .", "NP RB VP ."]
     assert sample.candidates("NP", ("NN", "NN"))[0].rhs == ("DT", "NN", "NN")  # repeated symbols match
-
-
-def test_insertions_content_inserts_only_content_words(stand_in_config, tmp_path):  # noqa: F811
-    """--insertions content never inserts a function word or a name (lower-ranked content-word
-    productions take those templates' places); the default, any, gives the paper's every tag."""
-    from dataclasses import replace
-
-    from autocheck import generate as generation
-    from autocheck.expand.job import CONTENT_TAGS
-
-    def inserted_tags(out):
-        cases = [json.loads(line) for line in (out / "cases.jsonl").read_text().splitlines()]
-        return [w["tag"] for c in cases if c["kind"] == "expansion" for w in c["provenance"]["inserted"]]
-
-    content = generation.generate(replace(stand_in_config, insertions="content"), tmp_path / "content")
-    generation.generate(stand_in_config, tmp_path / "any")
-    assert set(inserted_tags(tmp_path / "content")) <= CONTENT_TAGS
-    assert set(inserted_tags(tmp_path / "any")) - CONTENT_TAGS  # the rule is what kept them out
-    assert sum(c.masked_templates for c in content.counts.values()) > 0
-    settings = json.loads((tmp_path / "content" / "manifest.json").read_text())["settings"]
-    assert settings["insertions"] == "content"

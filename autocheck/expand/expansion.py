@@ -164,14 +164,16 @@ class Differentiator:
         max_added: int = 9,
         per_production: bool = False,
         usable: Callable[[Masks], bool] | None = None,
+        insertable: Callable[[str, Rhs, Placement], bool] | None = None,
         protect_names: bool = False,
     ) -> list[MaskedTemplate]:
         """Masked templates of one parsed seed case, best score first (ties by mask positions): from the
         ``top_k`` best candidates of the seed, or of each production with ``per_production``.
 
         ``usable(masks)`` drops placements that can never give a valid expansion, before the top k are
-        taken, so that a candidate ranked below them takes their place; so does ``protect_names`` for
-        placements that would edit a name (``names.Protected``)."""
+        taken, so that a candidate ranked below them takes their place; so do ``insertable(lhs, rhs,
+        placement)`` for what ``--insertions`` does not insert (``insertions.INSERTABLE``) and
+        ``protect_names`` for placements that would edit a name (``names.Protected``)."""
         from nltk import Tree
 
         from .names import Protected
@@ -212,7 +214,11 @@ class Differentiator:
                     break
                 if len(cand.rhs) - len(rhs) > max_added:
                     continue
-                at_tokens = (tuple((bounds[gap], tag) for gap, tag in where) for where in cand.placements)
+                at_tokens = (
+                    tuple((bounds[gap], tag) for gap, tag in where)
+                    for where in cand.placements
+                    if insertable is None or insertable(lhs, rhs, where)
+                )
                 masks_list = [
                     masks
                     for masks in at_tokens
@@ -270,6 +276,7 @@ def differentiate(
     max_added: int = 9,
     per_production: bool = False,
     usable: Callable[[Masks], bool] | None = None,
+    insertable: Callable[[str, Rhs, Placement], bool] | None = None,
     protect_names: bool = False,
 ) -> list[MaskedTemplate]:
     """Masked templates of one parsed seed case (see the module docstring). Pass a ``Differentiator``
@@ -277,7 +284,7 @@ def differentiate(
     differ = grammar if isinstance(grammar, Differentiator) else Differentiator(grammar)
     return differ.differentiate(
         case_id, parse, top_k=top_k, editable=editable, max_added=max_added,
-        per_production=per_production, usable=usable, protect_names=protect_names,
+        per_production=per_production, usable=usable, insertable=insertable, protect_names=protect_names,
     )  # fmt: skip
 
 

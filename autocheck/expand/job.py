@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import GenerateConfig
 from ..records import SEED, TestCase
 from ..store import InputError, content_hash, dumps
+from .insertions import INSERTABLE, Determinatives
 
 if TYPE_CHECKING:
     from ..records import MaskedTemplate
@@ -149,6 +150,7 @@ class Expander:
         self.checks = [CHECKS.get(name)() for name in config.checks]  # a user's own, after ours
         self.reparse = config.reparse == "on"  # the parser's check, after a user's, before fluency
         self.agreement = config.agreement == "on"
+        self.modifiers_only = config.insertions == "modifiers" and not config.compat
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
             is_treebank = Path(config.grammar).is_dir()
@@ -233,15 +235,10 @@ class Expander:
 
     def _placement_check(self, case: TestCase, parse: Any) -> Callable[[tuple[tuple[int, str], ...]], bool]:
         """Whether a placement of masks can meet the case's requirement at all, told by filling each mask
-        with a neutral word of its tag (every real fill is checked again in validation), and with
-        ``--insertions content`` inserts only content words."""
+        with a neutral word of its tag (every real fill is checked again in validation)."""
         from ..records import MaskedTemplate
 
-        content_only = self.config.insertions == "content"
-
         def usable(masks: tuple[tuple[int, str], ...]) -> bool:
-            if content_only and not all(tag in CONTENT_TAGS for _, tag in masks):
-                return False
             words = [_PLACEHOLDERS.get(tag, "thing") for _, tag in masks]
             text, _ = MaskedTemplate("", case.id, parse, masks, "", (), (), 0.0).render(words)
             return self.requirement(case, text)
@@ -311,6 +308,7 @@ class Expander:
                     editable=case.editable,
                     per_production=self.config.compat or self.config.top_k_per == "production",
                     usable=None if self.config.compat else self._placement_check(case, parse),
+                    insertable=None if self.config.compat else INSERTABLE[self.config.insertions],
                     protect_names=not self.config.compat,
                 )
                 counts[case.capability].masked_templates += len(found)
@@ -365,6 +363,7 @@ class Expander:
                     slot=self.slot,
                     first_beam=self.config.first_beam,
                     checks=[
+                        *([Determinatives()] if self.modifiers_only else []),
                         *self.checks,
                         *([Agreement()] if self.agreement else []),
                         *([Reparse(self.parser)] if self.reparse else []),
@@ -392,10 +391,6 @@ class Expander:
 
 
 # A word of each word-level tag that no lexicon calls polar and that is no negation (placement checks).
-# --insertions content: the open-class words but proper nouns (PTB tags)
-CONTENT_TAGS = frozenset(
-    {"NN", "NNS", "JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ"}
-)
 _PLACEHOLDERS = {
     "CC": "and", "CD": "two", "DT": "the", "EX": "there", "FW": "etc", "IN": "of", "JJ": "other",
     "JJR": "older", "JJS": "oldest", "LS": "a", "MD": "can", "NN": "thing", "NNS": "things",
