@@ -25,10 +25,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .expansion import Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
     from .validate import Candidate
-
-# (gap, tag): a word of ``tag`` inserted before the production's child ``gap`` (``expansion.placements``)
-Placement = Sequence[tuple[int, str]]
 
 CONTENT_TAGS = frozenset(
     {"NN", "NNS", "JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ"}
