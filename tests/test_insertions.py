@@ -1,5 +1,6 @@
-"""--insertions modifiers: one adjective before a noun phrase's nouns, or one adverb in a clause, verb or
-adjective phrase; quantifiers and ordinals rejected by the determinative check."""
+"""--insertions modifiers: one adjective right before a noun phrase's first noun, or one adverb in a
+clause, verb or adjective phrase; quantifiers and ordinals rejected by the determinative check,
+circumstances, misplaced degree and focus adverbs by the adverb check."""
 
 from __future__ import annotations
 
@@ -11,7 +12,14 @@ from test_expansion import grammar, parse_of, rendered
 from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 
 from autocheck.expand.expansion import Differentiator
-from autocheck.expand.insertions import DETERMINATIVES, INSERTABLE, Determinatives, one_modifier
+from autocheck.expand.insertions import (
+    CIRCUMSTANCES,
+    DETERMINATIVES,
+    INSERTABLE,
+    Adverbs,
+    Determinatives,
+    one_modifier,
+)
 
 
 @pytest.mark.parametrize(
@@ -35,6 +43,8 @@ def test_modifiers_keep_an_adjunct_where_its_phrase_takes_it(lhs, rhs, placement
         ("NP", ("DT", "NN"), ((0, "JJ"),)),  # [sure] a movie: before the determiner
         ("NP", ("DT", "NN", "NN"), ((2, "JJ"),)),  # the film [new] process: after a noun
         ("NP", ("DT",), ((1, "JJ"),)),  # those [other] who: no noun to modify
+        ("NP", ("DT", "JJS", "NN"), ((1, "JJ"),)),  # the [whole] worst film: before an adjective
+        ("NP", ("DT", "ADJP", "NN"), ((1, "JJ"),)),  # a [real] healthy sense
         ("NP", ("DT", "NN"), ((1, "JJS"),)),  # a [largest] cheat: a superlative
         ("NP", ("DT", "NN"), ((1, "NN"),)),  # The [horror] movie: a noun
         ("NP", ("DT", "NN"), ((1, "JJ"), (1, "JJ"))),  # two words
@@ -66,9 +76,47 @@ def test_a_seed_gets_its_top_k_from_modifier_productions_when_better_ranked_ones
 
 
 def test_the_determinative_check_rejects_quantifiers_and_ordinals():
-    candidates = [SimpleNamespace(words=(w,)) for w in ("few", "Such", "first", "new", "little", "own")]
-    assert Determinatives().passes(candidates) == [False, False, False, True, True, True]  # type: ignore[arg-type]
+    words = ("few", "Such", "first", "only", "certain", "new", "little", "own")
+    candidates = [SimpleNamespace(words=(w,)) for w in words]
+    assert Determinatives().passes(candidates) == [False] * 5 + [True] * 3  # type: ignore[arg-type]
     assert {"few", "many", "much", "such", "other", "first", "last"} <= DETERMINATIVES
+
+
+def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "RB"):
+    """A one-word fill of ``seed`` (tokens split on spaces, one sentence tagged ``tags``) before token
+    ``before``: what the adverb check reads of a ``validate.Candidate``."""
+    tokens = tuple(seed.split())
+    template = SimpleNamespace(masks=((before, tag),), parse=SimpleNamespace(tokens=tokens))
+    return SimpleNamespace(template=template, words=(word,), seed_tags=[(0, len(tokens), tags.split())])
+
+
+@pytest.mark.parametrize(
+    ("seed", "tags", "before", "word", "keeps"),
+    [
+        ("It is amusing", "PRP VBZ JJ", 2, "so", True),  # is [so] amusing
+        ("It is captivating", "PRP VBZ VBG", 2, "very", True),  # a participle takes a degree too
+        ("Brown Sugar signals director", "NNP NNP VBZ NN", 3, "so", False),  # signals [so] director
+        ("It is pretty cheesy", "PRP VBZ JJ JJ", 2, "very", False),  # [very] pretty cheesy: a degree word
+        ("It is worse", "PRP VBZ JJR", 2, "very", False),  # a comparative
+        ("It is incredible", "PRP VBZ JJ", 3, "too", False),  # nothing after it
+        ("And that leaves a hole", "CC DT VBZ DT NN", 2, "just", True),  # that [just] leaves
+        ("It is amusing", "PRP VBZ JJ", 1, "just", False),  # It [just] is amusing: before a copula
+        ("I can think", "PRP MD VB", 1, "only", False),  # I [only] can think: before a modal
+        ("It probably is", "PRP RB VBZ", 1, "only", False),  # before another adverb
+        ("anyone could have thought", "NN MD VB VBN", 1, "there", False),  # a circumstance of place
+        ("as it doles out", "IN PRP VBZ RP", 1, "then", False),  # of time
+        ("lives of desperation", "NNS IN NN", 1, "instead", False),  # a connective
+        ("It is incredible !", "PRP VBZ JJ .", 3, "either", False),  # needs a negation
+        ("It is a sign", "PRP VBZ DT NN", 1, "also", True),  # It [also] is: no class of the check's
+    ],
+)
+def test_the_adverb_check(seed, tags, before, word, keeps):
+    assert Adverbs().passes([adverb_candidate(seed, tags, before, word)]) == [keeps]  # type: ignore[list-item]
+
+
+def test_the_adverb_check_leaves_adjective_slots_alone():
+    back = adverb_candidate("the door", "DT NN", 1, "back", tag="JJ")  # the [back] door
+    assert Adverbs().passes([back]) == [True]  # type: ignore[list-item]
 
 
 def test_generation_inserts_one_modifier_by_default_and_any_tag_on_request(stand_in_config, tmp_path):  # noqa: F811
@@ -84,9 +132,10 @@ def test_generation_inserts_one_modifier_by_default_and_any_tag_on_request(stand
     result = generation.generate(stand_in_config, tmp_path / "modifiers")
     found = inserted(tmp_path / "modifiers")
     assert found and all(len(words) == 1 and words[0]["tag"] in ("JJ", "RB") for words in found)
-    assert not any(words[0]["word"].lower() in DETERMINATIVES for words in found)
+    assert not any(words[0]["word"].lower() in DETERMINATIVES | CIRCUMSTANCES for words in found)
     manifest = json.loads((tmp_path / "modifiers" / "manifest.json").read_text())
     assert manifest["settings"]["insertions"] == "modifiers"
+    assert manifest["rejected"]["fill: adverb"] > 0
     assert sum(c.expansions for c in result.counts.values()) == len(found)
     generation.generate(replace(stand_in_config, insertions="content"), tmp_path / "content")
     generation.generate(replace(stand_in_config, insertions="any"), tmp_path / "any")

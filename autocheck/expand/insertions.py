@@ -9,11 +9,22 @@ largest cheat"), and an adverb inside a prepositional or adverb phrase rarely fi
 quiet desperation", "too far savvy").
 
 * ``modifiers`` (the default): exactly one adjunct, the kind of word a phrase takes without changing its
-  head or its arguments: an adjective (``JJ``) before the nouns of a noun phrase ("a [new] cheat", "a
-  good [little] idea"), or an adverb (``RB``) in a clause, a verb phrase or an adjective phrase ("It
-  [also] is a bad sign", "is [really] amusing"). The words the Penn Treebank tags ``JJ`` but that
-  determine rather than describe, quantifiers and ordinals ("a few Hollywood studio", "such one of the
-  most frantic", "the first center of"), are rejected by the ``determinative`` check.
+  head or its arguments: an adjective (``JJ``) right before a noun phrase's first noun ("a [new] cheat",
+  "a good [little] idea"), or an adverb (``RB``) in a clause, a verb phrase or an adjective phrase ("It
+  [also] is a bad sign", "is [really] amusing"). Before another adjective, an adjective reads as that
+  one's degree ("a [real] healthy sense", "the [whole] worst"), so it goes next to the noun. Two checks
+  judge the word the masked LM chose, which the tag alone does not tell:
+
+  - ``determinative``: the words the Penn Treebank tags ``JJ`` but that determine rather than describe,
+    quantifiers, ordinals and words of identity ("a few Hollywood studio", "such one of the most
+    frantic", "the first center of", "the only Sum of All Fears"), are rejected;
+  - ``adverb``: an adverb of place, time or direction, a connective or a word that needs a negation adds
+    a circumstance, a link or a polarity the sentence may not take ("anywhere [there] could have
+    thought", "as [then] it doles out", "lives [instead] of", "is incredible [either]"): rejected. A
+    degree adverb modifies the adjective right after it, so it needs one ("is [so] amusing", not
+    "signals [so] director" or "[very] pretty cheesy"). A focus adverb picks out the phrase after it,
+    which an auxiliary or another adverb is not ("[just] leaves", not "It [just] is amusing", "can
+    [only] think").
 * ``content``: any number of common nouns, adjectives, adverbs and verbs, never a function word or a
   proper noun.
 * ``any``: every tag the grammar proposes (the paper; ``--compat`` always).
@@ -34,12 +45,26 @@ CONTENT_TAGS = frozenset(
 # the phrases each adjunct tag may be inserted into (PTB labels)
 MODIFIER_PARENTS = {"JJ": frozenset({"NP"}), "RB": frozenset({"S", "VP", "ADJP"})}
 NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
-DETERMINERS = frozenset({"DT", "PDT", "PRP$", "WDT", "WP$"})
 # quantifiers and words of identity (the Cambridge Grammar's determinatives that the PTB tags JJ) and
-# ordinals: they set a noun's number or pick it out of a series the sentence does not give
+# ordinals: they set a noun's number or pick it out of a set or a series the sentence does not give
 DETERMINATIVES = frozenset(
-    "few many much several such other enough same first second third fourth fifth last next".split()
+    """few many much several such other enough same only certain first second third fourth fifth last
+    next""".split()
 )
+# adverbs the PTB tags RB alike but that a sentence takes on different terms (the Cambridge Grammar's
+# adjunct classes): circumstances of place, time and direction, connectives and words that need a
+# negation (never inserted), degree adverbs (before an adjective or participle) and focus adverbs (not
+# before an auxiliary or an adverb)
+CIRCUMSTANCES = frozenset(
+    """here there now then today tonight tomorrow yesterday ago soon later earlier again already yet once
+    twice lately recently previously formerly up down out off back away around ahead along aside together
+    apart forward home abroad nearby everywhere somewhere anywhere nowhere elsewhere however instead
+    therefore thus hence otherwise meanwhile nevertheless nonetheless besides either anymore""".split()
+)
+DEGREE = frozenset("very so too extremely pretty rather fairly somewhat almost nearly".split())
+FOCUS = frozenset("just only even merely simply".split())
+_ADJECTIVAL = frozenset({"JJ", "VBG", "VBN"})
+_AUXILIARY = frozenset("is are was were am be been being 's 're 'm".split())
 
 
 def content_words(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
@@ -52,12 +77,10 @@ def one_modifier(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
     gap, tag = placement[0]
     if lhs not in MODIFIER_PARENTS.get(tag, ()):
         return False
-    # an attributive adjective: after the determiner and before the nouns ("a [new] film", not "[sure] a
-    # film" or "the film [new] process")
+    # an attributive adjective: right before the first noun ("a [new] film", not "[sure] a film", "the
+    # [whole] worst film" or "the film [new] process")
     return tag != "JJ" or (
-        not any(s in NOUN_TAGS for s in rhs[:gap])
-        and not any(s in DETERMINERS for s in rhs[gap:])
-        and any(s in NOUN_TAGS for s in rhs[gap:])
+        gap < len(rhs) and rhs[gap] in NOUN_TAGS and not any(s in NOUN_TAGS for s in rhs[:gap])
     )
 
 
@@ -76,3 +99,37 @@ class Determinatives:
 
     def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
         return [not any(w.lower() in DETERMINATIVES for w in c.words) for c in candidates]
+
+
+class Adverbs:
+    """The ``adverb`` check of ``--insertions modifiers``: an inserted adverb is no circumstance or
+    connective (``CIRCUMSTANCES``), a degree adverb comes before an adjective or participle that is no
+    degree adverb itself, a focus adverb not before an auxiliary, a modal or an adverb. The next word's
+    tag is the seed's, tagged in context."""
+
+    name = "adverb"
+
+    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+        return [self._fits(c) for c in candidates]
+
+    @staticmethod
+    def _fits(candidate: Candidate) -> bool:
+        (index, tag), word = candidate.template.masks[0], candidate.words[0].lower()
+        if tag != "RB" or len(candidate.words) != 1:
+            return True
+        if word in CIRCUMSTANCES:
+            return False
+        following, following_tag = _word_at(candidate, index)
+        if word in DEGREE:
+            return following_tag in _ADJECTIVAL and following.lower() not in DEGREE
+        if word in FOCUS:
+            return following_tag not in ("MD", "RB") and following.lower() not in _AUXILIARY
+        return True
+
+
+def _word_at(candidate: Candidate, index: int) -> tuple[str, str | None]:
+    """The seed's token at ``index`` and its tag; ``("", None)`` after the last token."""
+    for a, b, tags in candidate.seed_tags:
+        if a <= index < b:
+            return candidate.template.parse.tokens[index], tags[index - a]
+    return "", None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import GenerateConfig
 from ..records import SEED, TestCase
 from ..store import InputError, content_hash, dumps
-from .insertions import INSERTABLE, Determinatives
+from .insertions import INSERTABLE, Adverbs, Determinatives
 
 if TYPE_CHECKING:
     from ..records import MaskedTemplate
@@ -363,7 +363,7 @@ class Expander:
                     slot=self.slot,
                     first_beam=self.config.first_beam,
                     checks=[
-                        *([Determinatives()] if self.modifiers_only else []),
+                        *((Determinatives(), Adverbs()) if self.modifiers_only else ()),
                         *self.checks,
                         *([Agreement()] if self.agreement else []),
                         *([Reparse(self.parser)] if self.reparse else []),
