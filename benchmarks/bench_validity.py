@@ -52,6 +52,7 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_generate import SHARED, stand_in_config  # noqa: E402  (a sibling script, not a package)
@@ -333,14 +334,14 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     from autocheck.expand.agreement import agrees
     from autocheck.expand.expansion import placements
     from autocheck.expand.fluency import DEFAULT_THRESHOLD, FluencyScorer
-    from autocheck.expand.insertions import DETERMINATIVES, INSERTABLE
+    from autocheck.expand.insertions import INSERTABLE, Adverbs, Determinatives
     from autocheck.expand.mlm import MaskedLM
     from autocheck.expand.names import Protected
     from autocheck.expand.parsing import Parser
     from autocheck.expand.reparse import reparse_keeps
     from autocheck.expand.slot import DEFAULT_THRESHOLD as SLOT_THRESHOLD
     from autocheck.records import MaskedTemplate, Parse
-    from autocheck.tagging import tokenize
+    from autocheck.tagging import pos_tag_sents, tokenize
 
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     held = [r for r in rows if r["part"] == "held-out"]
@@ -382,11 +383,17 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     cpu = time.process_time()
     content = [insertable("content", t) for t in templates]
     content_cpu = time.process_time() - cpu
+    pos_tag_sents([["A", "warm-up"]])  # the tagger loads outside the timing (a run has it for the POS check)
     cpu = time.process_time()
-    modifiers = [
-        insertable("modifiers", t) and not any(w.lower() in DETERMINATIVES for w in r["words"])
-        for t, r in zip(templates, held)
-    ]
+    # what the word checks read of a fill (validate.Candidate): its template, words and the seed's tags
+    fills = []
+    for t, r in zip(templates, held):
+        sentences = tokenize(r["seed"]).sentences
+        tags = pos_tag_sents([t.parse.tokens[a:b] for a, b in sentences])
+        seed_tags = [(a, b, tagged) for (a, b), tagged in zip(sentences, tags)]
+        fills.append(SimpleNamespace(template=t, words=tuple(r["words"]), seed_tags=seed_tags))
+    word_checks = [Determinatives().passes(fills), Adverbs().passes(fills)]
+    modifiers = [insertable("modifiers", t) and all(k) for t, *k in zip(templates, *word_checks)]
     modifiers_cpu = time.process_time() - cpu
     article("hour")  # inflect's engine is built outside the timing
     cpu = time.process_time()
@@ -787,7 +794,7 @@ def score_slot(rows: list[dict], mlm) -> tuple[list[float], float]:
 
 
 def kept_shares(path: Path) -> None:
-    """The shares of grammatical and natural expansions among what generation KEEPS, read directly: 40
+    """The shares of grammatical and natural expansions among what generation KEEPS, read directly:
     expansions drawn at random from each run in ``kept_labels.jsonl`` (the stand-ins, 8 seeds per LC, one
     variant, seed 1, the settings in ``drawn_with``), labelled by reading them. The held-out figures above
     estimate the same shares from rows drawn before the checks; a rule that swaps in other templates
