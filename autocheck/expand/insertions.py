@@ -64,7 +64,7 @@ CIRCUMSTANCES = frozenset(
 DEGREE = frozenset("very so too extremely pretty rather fairly somewhat almost nearly".split())
 FOCUS = frozenset("just only even merely simply".split())
 _ADJECTIVAL = frozenset({"JJ", "VBG", "VBN"})
-_AUXILIARY = frozenset("is are was were am be been being 's 're 'm".split())
+_BE_FORMS = frozenset("is are was were am be been being 's 're 'm".split())
 
 
 def content_words(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
@@ -102,10 +102,10 @@ class Determinatives:
 
 
 class Adverbs:
-    """The ``adverb`` check of ``--insertions modifiers``: an inserted adverb is no circumstance or
-    connective (``CIRCUMSTANCES``), a degree adverb comes before an adjective or participle that is no
-    degree adverb itself, a focus adverb not before an auxiliary, a modal or an adverb. The next word's
-    tag is the seed's, tagged in context."""
+    """The ``adverb`` check of ``--insertions modifiers``: an inserted adverb is no circumstance,
+    connective or word that needs a negation (``CIRCUMSTANCES``), a degree adverb comes before an
+    adjective or participle that is no degree adverb itself, a focus adverb not before a form of "be", a
+    modal or an adverb. The next word's tag is the seed's, tagged in context."""
 
     name = "adverb"
 
@@ -123,7 +123,7 @@ class Adverbs:
         if word in DEGREE:
             return following_tag in _ADJECTIVAL and following.lower() not in DEGREE
         if word in FOCUS:
-            return following_tag not in ("MD", "RB") and following.lower() not in _AUXILIARY
+            return following_tag not in ("MD", "RB") and following.lower() not in _BE_FORMS
         return True
 
 
