@@ -114,6 +114,19 @@ def test_the_adverb_check(seed, tags, before, word, keeps):
     assert Adverbs().passes([adverb_candidate(seed, tags, before, word)]) == [keeps]  # type: ignore[list-item]
 
 
+def test_the_adverb_check_reads_the_next_word_in_its_own_sentence():
+    """A two-sentence seed: the word after the insertion is tagged in the second sentence's range."""
+    tokens = ("It", "is", ".", "It", "is", "amusing")
+    seed_tags = [(0, 3, ["PRP", "VBZ", "."]), (3, 6, ["PRP", "VBZ", "JJ"])]
+
+    def fill(before: int, word: str):
+        template = SimpleNamespace(masks=((before, "RB"),), parse=SimpleNamespace(tokens=tokens))
+        return SimpleNamespace(template=template, words=(word,), seed_tags=seed_tags)
+
+    # is [so] amusing; It [just] is; "so" at the very end has no adjective after it
+    assert Adverbs().passes([fill(5, "so"), fill(4, "just"), fill(6, "so")]) == [True, False, False]  # type: ignore[list-item]
+
+
 def test_the_adverb_check_leaves_adjective_slots_alone():
     back = adverb_candidate("the door", "DT NN", 1, "back", tag="JJ")  # the [back] door
     assert Adverbs().passes([back]) == [True]  # type: ignore[list-item]

@@ -35,6 +35,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from .validate import sentence_at
+
 if TYPE_CHECKING:
     from .expansion import Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
     from .validate import Candidate
@@ -119,17 +121,11 @@ class Adverbs:
             return True
         if word in CIRCUMSTANCES:
             return False
-        following, following_tag = _word_at(candidate, index)
+        a, b, tags = sentence_at(candidate.seed_tags, index)
+        following = candidate.template.parse.tokens[index] if index < b else ""  # "" after the last token
+        following_tag = tags[index - a] if index < b else None
         if word in DEGREE:
             return following_tag in _ADJECTIVAL and following.lower() not in DEGREE
         if word in FOCUS:
             return following_tag not in ("MD", "RB") and following.lower() not in _BE_FORMS
         return True
-
-
-def _word_at(candidate: Candidate, index: int) -> tuple[str, str | None]:
-    """The seed's token at ``index`` and its tag; ``("", None)`` after the last token."""
-    for a, b, tags in candidate.seed_tags:
-        if a <= index < b:
-            return candidate.template.parse.tokens[index], tags[index - a]
-    return "", None

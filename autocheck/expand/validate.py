@@ -463,6 +463,12 @@ def _candidate(
     return Candidate(i, template, seed, sentences, recased, score, *template.render(recased, lower), lower)
 
 
+def sentence_at(seed_tags: list, index: int) -> tuple[int, int, list[str]]:
+    """The seed's sentence holding token ``index`` (a candidate's ``seed_tags``; the last sentence for an
+    index past the last token, where a word inserted at the end goes): its token range and tags."""
+    return next((r for r in seed_tags if r[0] <= index < r[1]), seed_tags[-1])
+
+
 def _tag_seeds(parses: Iterable[Parse], seed_tags: dict[str, list]) -> None:
     """Tag, once and in one batch, the seed texts not in ``seed_tags`` (text -> per sentence: token range
     and tags)."""
@@ -488,9 +494,7 @@ def _inserted_tags(candidates: Sequence[Candidate]) -> list[tuple[str | None, ..
         if not all(is_single_token(word) for word in c.words):
             out.append((None,) * len(c.words))
             continue
-        first = template.masks[0][0]
-        ranges = c.seed_tags
-        a, b, tags = next((r for r in ranges if r[0] <= first < r[1]), ranges[-1])
+        a, b, tags = sentence_at(c.seed_tags, template.masks[0][0])
         words = list(template.parse.tokens[a:b])
         for index in c.lower:
             if a <= index < b:
