@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from statistics import fmean
 
 import pytest
 import torch
@@ -93,10 +94,6 @@ def test_the_fluency_window_reaches_the_scorer_and_the_manifest(stand_in_config,
         assert manifest["settings"]["fluency_window"] == window
         scores[window] = [f["pll_delta"] for f in fluency]
     assert scores[0] != scores[2]
-
-
-def fmean(values: list[float]) -> float:
-    return sum(values) / len(values)
 
 
 def test_the_study_s_tree_score_and_cut():
