@@ -88,35 +88,35 @@ def test_fill_counts_given_up_templates_and_proposes_none_of_their_fills(lm, tmp
         template(TEXT, [(3, "JJ")], tid="drop"),
         template(TEXT, [(3, "JJ"), (3, "DT")], tid="drop2"),
     ]
+
+    def run(stats: FillStats, **options) -> list:
+        return list(
+            fill(
+                templates,
+                {"c1": seed(TEXT)},
+                lm,
+                Lexicon(),
+                always,
+                fills_per_mask=1,
+                beam_size=4,
+                top_n=4,
+                stats=stats,
+                vocabulary=vocabulary(lm),
+                **options,
+            )
+        )
+
     runs = []
     for batch_size in (64, 1, 64):  # the third run reads the suggestion cache
         stats = FillStats()
-        found = fill(
-            templates, {"c1": seed(TEXT)}, lm, Lexicon(), always, fills_per_mask=1, beam_size=4, top_n=4,
-            stats=stats, vocabulary=vocabulary(lm), slot=SlotRule(DEFAULT_THRESHOLD), batch_size=batch_size,
-            first_beam=2,
-        )  # fmt: skip
-        out = list(found)
+        out = run(stats, slot=SlotRule(DEFAULT_THRESHOLD), batch_size=batch_size, first_beam=2)
         runs.append(([c.to_json() for c in out], stats.as_dict()))
         assert [c.provenance["template_id"] for c in out] == ["keep"]
         assert stats.slot == 2  # counted once each, though "drop2" is searched with both beams
         assert stats.proposed == stats.kept + sum(stats.rejected.values()) + stats.unused
     assert runs[0] == runs[1] == runs[2]
     off = FillStats()
-    found = list(
-        fill(
-            templates,
-            {"c1": seed(TEXT)},
-            lm,
-            Lexicon(),
-            always,
-            fills_per_mask=1,
-            beam_size=4,
-            top_n=4,
-            stats=off,
-            vocabulary=vocabulary(lm),
-        )  # fmt: skip
-    )
+    found = run(off)
     assert off.slot == 0 and len(found) > 1
 
 
