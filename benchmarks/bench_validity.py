@@ -321,6 +321,17 @@ def context_rejections(rows: list[dict]) -> list[bool]:
     return out
 
 
+def row_template(row: dict):
+    """A labelled row's masked template: its seed (tokenised, with its stored trees), masks and production."""
+    from autocheck.records import MaskedTemplate, Parse
+    from autocheck.tagging import tokenize
+
+    tokens = tokenize(row["seed"])
+    parse = Parse(row["seed"], tokens.words, tokens.offsets, tuple(row["seed_trees"]))
+    masks = tuple((index, tag) for index, tag in row["masks"])
+    return MaskedTemplate("", "", parse, masks, row["lhs"], tuple(row["from"]), tuple(row["to"]), 0.0)
+
+
 def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> None:
     """Each optional check run on its own on every row of the hand-labelled sample (expansions that passed
     the standard checks, drawn before the optional ones), scored on the held-out part against the labels:
@@ -340,19 +351,11 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     from autocheck.expand.parsing import Parser
     from autocheck.expand.reparse import reparse_keeps
     from autocheck.expand.slot import DEFAULT_THRESHOLD as SLOT_THRESHOLD
-    from autocheck.records import MaskedTemplate, Parse
     from autocheck.tagging import pos_tag_sents, tokenize
 
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     held = [r for r in rows if r["part"] == "held-out"]
-    templates = []
-    for r in held:
-        tokens = tokenize(r["seed"])
-        parse = Parse(r["seed"], tokens.words, tokens.offsets, tuple(r["seed_trees"]))
-        masks = tuple((index, tag) for index, tag in r["masks"])
-        templates.append(
-            MaskedTemplate("", "", parse, masks, r["lhs"], tuple(r["from"]), tuple(r["to"]), 0.0)
-        )
+    templates = [row_template(r) for r in held]
     # uncached, as in a run: each check's cost is timed on texts it has not seen
     out.mkdir(parents=True, exist_ok=True)
     os.environ["AUTOCHECK_CACHE"] = tempfile.mkdtemp(prefix="validity-", dir=out)
@@ -383,15 +386,15 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     cpu = time.process_time()
     content = [insertable("content", t) for t in templates]
     content_cpu = time.process_time() - cpu
-    pos_tag_sents([["A", "warm-up"]])  # the tagger loads outside the timing (a run has it for the POS check)
-    cpu = time.process_time()
-    # what the word checks read of a fill (validate.Candidate): its template, words and the seed's tags
+    # what the word checks read of a fill (validate.Candidate): its template, words and the seed's tags,
+    # tagged outside the timing as a run tags each seed once for the POS check
     fills = []
     for t, r in zip(templates, held):
         sentences = tokenize(r["seed"]).sentences
         tags = pos_tag_sents([t.parse.tokens[a:b] for a, b in sentences])
         seed_tags = [(a, b, tagged) for (a, b), tagged in zip(sentences, tags)]
         fills.append(SimpleNamespace(template=t, words=tuple(r["words"]), seed_tags=seed_tags))
+    cpu = time.process_time()
     word_checks = [Determinatives().passes(fills), Adverbs().passes(fills)]
     modifiers = [insertable("modifiers", t) and all(k) for t, *k in zip(templates, *word_checks)]
     modifiers_cpu = time.process_time() - cpu
@@ -700,9 +703,7 @@ def slot_features(rows: list[dict], mlm) -> tuple[list[dict[str, float]], list[f
     from autocheck.expand.grammar import load_grammar
     from autocheck.expand.job import _vocabulary_filter
     from autocheck.expand.slot import SlotRule
-    from autocheck.records import MaskedTemplate, Parse
     from autocheck.sources.lexicon import load_lexicon
-    from autocheck.tagging import tokenize
 
     config = stand_in_config()  # the grammar and lexicon the sample was drawn with
     vocabulary = _vocabulary_filter(config, load_grammar(config.grammar), mlm, load_lexicon(config.lexicon))
@@ -717,10 +718,7 @@ def slot_features(rows: list[dict], mlm) -> tuple[list[dict[str, float]], list[f
     ids_of = {word: i for i, word in mlm.words.items()}
     features, seconds = [], []
     for r in rows:
-        tokens = tokenize(r["seed"])
-        parse = Parse(r["seed"], tokens.words, tokens.offsets, tuple(r["seed_trees"]))
-        masks = tuple((index, tag) for index, tag in r["masks"])
-        template = MaskedTemplate("", "", parse, masks, r["lhs"], tuple(r["from"]), tuple(r["to"]), 0.0)
+        template = row_template(r)
         ids = torch.tensor([mlm.tokenizer(mlm.masked_text(template))["input_ids"]])
         positions = (ids[0] == mlm.tokenizer.mask_token_id).nonzero().flatten().tolist()
         steps, extra = [], 0.0
