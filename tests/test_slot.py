@@ -120,6 +120,41 @@ def test_fill_counts_given_up_templates_and_proposes_none_of_their_fills(lm, tmp
     assert off.slot == 0 and len(found) > 1
 
 
+def test_a_template_the_wider_beam_fills_is_not_counted_as_given_up(lm, tmp_path, monkeypatch):
+    """The first, narrow beam may lose every row to the rule where the full beam keeps one with another
+    first word: only a template given up in its last search counts."""
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path))
+
+    class NarrowBeamGivesUp:  # the real masked LM, but its narrow search answers "given up"
+        def __getattr__(self, name):
+            return getattr(lm, name)
+
+        def suggest(self, templates, beam_size, top_n, **options):
+            if beam_size == 2:
+                return [None] * len(templates)
+            return lm.suggest(templates, beam_size, top_n, **{**options, "slot": None})
+
+    stats = FillStats()
+    two_masks = template(TEXT, [(3, "DT"), (3, "JJ")])
+    found = list(
+        fill(
+            [two_masks],
+            {"c1": seed(TEXT)},
+            NarrowBeamGivesUp(),
+            Lexicon(),
+            always,
+            fills_per_mask=1,
+            beam_size=4,
+            top_n=4,
+            stats=stats,
+            vocabulary=vocabulary(lm),
+            slot=SlotRule(DEFAULT_THRESHOLD),
+            first_beam=2,
+        )
+    )
+    assert found and stats.slot == 0
+
+
 def test_the_rule_needs_the_vocabulary_filter_and_a_probability(lm):
     with pytest.raises(ValueError, match="vocabulary filter"):
         lm.suggest([template(TEXT, [(3, "JJ")])], slot=SlotRule(0.5))
