@@ -1,12 +1,13 @@
-"""Every command of the README is run (tests/readme_commands.py says which are skipped and why)."""
+"""Every command of the README and the documentation pages is run (tests/readme_commands.py says which
+are skipped and why)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SHARED_DATA, require
-from readme_commands import Command, cap_seeds, extract, run_all, skip_reason
+from conftest import SHARED_DATA, require
+from readme_commands import Command, cap_seeds, documents, extract, run_all, skip_reason
 
 SNIPPET = """
 Text.
@@ -71,10 +72,10 @@ def test_extraction_and_skip_rules(tmp_path):
 
 def _run(tmp_path: Path, fast: bool) -> None:
     require(SHARED_DATA / "nltk_data")
-    ran, skipped = run_all(REPO / "README.md", tmp_path / "work", SHARED_DATA, fast=fast)
+    ran, skipped = run_all(documents(), tmp_path / "work", SHARED_DATA, fast=fast)
     failed = [f"{line}\n{tail}" for line, code, tail in ran if code != 0]
     assert not failed, "\n\n".join(failed)
-    assert len(ran) >= 4, f"too few README commands ran: {ran} (skipped: {skipped})"
+    assert len(ran) >= 4, f"too few documented commands ran: {ran} (skipped: {skipped})"
 
 
 def test_readme_commands_fast_subset(tmp_path):

@@ -491,7 +491,7 @@ class Results:
         return model
 
     def summary(self, width: int = 100) -> str:
-        """The failure-rate table ``autocheck summary`` prints."""
+        """The failure-rate table ``autocheck run`` and ``autocheck report`` print."""
         from ..report.summary import format_table
 
         return format_table(self.results, width=width)
