@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA, require
+from conftest import REPO, SHARED_DATA, require
 from readme_commands import Command, cap_seeds, documents, extract, run_all, skip_reason
 
 SNIPPET = """
@@ -85,3 +85,25 @@ def test_readme_commands_fast_subset(tmp_path):
 @pytest.mark.slow
 def test_readme_commands_all(tmp_path):
     _run(tmp_path, fast=False)
+
+
+def test_readme_python_first_run(tmp_path):
+    """The README's Python block (the first run on your own CSV and model) runs as written, in a folder
+    where the checkout's data/ is data/."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    require(SHARED_DATA / "nltk_data")
+    (block,) = re.findall(
+        r"^```python\n(.*?)^```", (REPO / "README.md").read_text(encoding="utf-8"), re.S | re.M
+    )
+    (tmp_path / "data").symlink_to(REPO / "data", target_is_directory=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NLTK_DATA": str(SHARED_DATA / "nltk_data")}
+    done = subprocess.run(
+        [sys.executable, "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "LC6 Negation" in done.stdout  # the summary table was printed
+    assert (tmp_path / "runs" / "mine-py" / "results.json").is_file()
