@@ -300,11 +300,34 @@ def test_a_transformers_pipeline_runs_as_its_directory_does(tmp_path):
     )
     from_pipeline, from_directory = suite.run(pipe), suite.run(directory)
     (a,), (b,) = from_pipeline.results["models"].values(), from_directory.results["models"].values()
-    assert a["capabilities"] == b["capabilities"] and from_pipeline.models == ["clf"]
+    assert a["capabilities"] == b["capabilities"]
+    assert from_pipeline.models == [f"pipeline:text-classification:{directory}"]  # run_suite's adapter
     probs = [r["probs"] for r in read_jsonl(from_pipeline.dir / "predictions.jsonl")]
     assert probs == [r["probs"] for r in read_jsonl(from_directory.dir / "predictions.jsonl")]
-    with pytest.raises(InputError, match="a transformers pipeline or a callable, not int"):
+    with pytest.raises(InputError, match="a int is not a model; expected a function, an object with"):
         suite.run(3)
+
+
+def test_a_scikit_learn_pipeline_runs_as_run_suite_runs_it(tmp_path):
+    """``Suite.run`` takes every model ``run_suite`` takes, through the same adapter: a scikit-learn
+    ``Pipeline`` (refused before, as neither a pipeline of transformers nor a callable)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    from autocheck.run import run_suite
+
+    labels = ["positive", "negative", "positive", "positive", "negative"]
+    estimator = make_pipeline(CountVectorizer(), LogisticRegression()).fit(TEXTS, labels)
+    suite = build()
+    results = suite.run(estimator, batch_size=4)
+    direct = run_suite(suite.save(tmp_path / "suite"), [estimator], tmp_path / "run", batch_size=4)
+    (ours,), (theirs,) = results.results["models"].values(), direct["models"].values()
+    assert ours["capabilities"] == theirs["capabilities"]
+    assert results.models == ["sklearn.pipeline:Pipeline"] == list(direct["models"])
+    assert outcomes(read_jsonl(results.dir / "predictions.jsonl")) == outcomes(
+        read_jsonl(tmp_path / "run" / "predictions.jsonl")
+    )
 
 
 def test_notebook_functions_are_not_answered_from_another_ones_cache():

@@ -381,10 +381,12 @@ class Suite:
         batch_size: int | None = None,
         name: str | None = None,
     ) -> Results:
-        """Run every case against ``model`` (and ``more`` models): a spec as ``autocheck run --model``
-        takes it (a Hugging Face id or directory, ``module:function``, a URL, ``file:PATH``), a loaded
-        ``models.Model``, a ``transformers`` text-classification pipeline, or a Python callable answering a
-        batch of texts with class probabilities (its ``labels`` attribute names the classes). ``out``: a new
+        """Run every case against ``model`` (and ``more`` models): any form ``run.run_suite`` and
+        ``autocheck run --model`` take, through the same batched adapters: a spec (a Hugging Face id or
+        directory, ``module:function``, a URL, ``file:PATH``), a loaded ``models.Model``, a ``transformers``
+        text-classification pipeline, an estimator with ``predict_proba`` and ``classes_`` (a scikit-learn
+        ``Pipeline``), or a Python callable answering a batch of texts with class probabilities (its
+        ``labels`` attribute names the classes). ``out``: a new
         or empty results directory, with the suite in ``out/suite`` when it was never saved (default: a
         temporary one, removed with the ``Results``; ``Results.save`` keeps it)."""
         from ..run import run_suite
@@ -406,21 +408,15 @@ class Suite:
         return Results(results, run_dir, _keep=tmp)
 
     def _model(self, model: Any, name: str | None) -> Any:
-        from ..models import CallableModel, Model, load_model
+        """The adapter ``run_suite`` and ``autocheck run`` use for the same model (batched; a pipeline is
+        asked a batch at a time, an estimator's ``predict_proba`` a batch at a time); a function keeps
+        its own name in the results unless ``name`` gives one."""
+        from ..models import load_model
+        from ..models.callables import python_model
 
-        if isinstance(model, Model):
-            return model
         if isinstance(model, str | Path):
             return load_model(str(model), self.task)
-        pipeline = _pipeline_function(model, self.task)
-        if pipeline is not None or callable(model):
-            fn = pipeline or model
-            # a function is reused across runs only under a version it declares (models.callables)
-            return CallableModel(name or str(getattr(fn, "__name__", "model")), fn, self.task)
-        raise InputError(
-            f"Suite.run: a model is a spec string, a models.Model, a transformers pipeline or a callable, "
-            f"not {type(model).__name__}"
-        )
+        return python_model(model, self.task, name=name or getattr(model, "__name__", None))
 
     # -------------------------------------------------------------- display
 
@@ -438,27 +434,6 @@ class Suite:
             f"<th>capability</th><th>test</th><th>type</th><th>cases</th><th>first case</th></tr>{rows}"
             "</table></div>"
         )
-
-
-def _pipeline_function(pipe: Any, task: Task) -> Any:
-    """A ``transformers`` text-classification pipeline as a function of a batch: each input's class
-    probabilities in its model's ``id2label`` order (the function's ``labels``); None for anything else."""
-    config = getattr(getattr(pipe, "model", None), "config", None)
-    if config is None or getattr(pipe, "task", None) not in ("text-classification", "sentiment-analysis"):
-        return None
-    names = [config.id2label[i] for i in range(len(config.id2label))]
-
-    def predict(batch: list[Any]) -> list[list[float]]:
-        items = [
-            b if isinstance(b, str) else {"text": b[task.inputs[0]], "text_pair": b[task.inputs[1]]}
-            for b in batch
-        ]
-        answers = pipe(items, top_k=None, truncation=True)
-        return [[next(a["score"] for a in answer if a["label"] == n) for n in names] for answer in answers]
-
-    predict.labels = names  # type: ignore[attr-defined]
-    predict.__name__ = Path(str(getattr(config, "name_or_path", "") or "pipeline")).name
-    return predict
 
 
 # --------------------------------------------------------------------------------------------- Results
