@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
 import re
 from pathlib import Path
@@ -283,3 +284,46 @@ def _positive_suite(tmp_path, n: int):
     ]  # fmt: skip
     (suite / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     return suite
+
+
+def test_the_generate_bar_counts_finished_chunks_not_taken_ones(shared_data, tmp_path, monkeypatch):
+    """Worker processes and Ray actors take chunks ahead of the ones they finish; the bar reached 100 %
+    while work still ran (it counted chunks as they were taken). Here an executor takes every chunk at
+    once: each count must come after that chunk is written."""
+    from autocheck import generate as generation
+    from autocheck.execute import EXECUTORS
+    from autocheck.expand.job import ChunkResult
+
+    class ReadsAhead:
+        def __init__(self, **options):
+            pass
+
+        def expand(self, chunks, expander, on_unit):
+            taken = list(chunks)  # every chunk taken before the first is finished
+            for chunk in taken:
+                yield chunk, ChunkResult.merge([])
+
+        def close(self):
+            pass
+
+    monkeypatch.setitem(EXECUTORS._parts, "reads-ahead", ReadsAhead)
+    dataset = tmp_path / "reviews.csv"
+    with open(dataset, "w", newline="") as f:
+        csv.writer(f).writerows(
+            [("text", "label")] + [(f"This is a good film {i}.", "positive") for i in range(12)]
+        )
+    lexicon = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet.txt"
+    parser = shared_data / "models" / "benepar_ptbsample_charlstm"  # found, never loaded: nothing is parsed
+    config = generation.GenerateConfig(
+        dataset=str(dataset), lexicon=str(lexicon), capabilities=["LC2"], chunk_size=2, parser=str(parser)
+    )
+    written = []
+
+    def progress(items, total, description):
+        for item in items:
+            yield item
+            if description == "generate":  # counted: the chunk must be in the suite already
+                written.append(json.loads((tmp_path / "suite" / "state.json").read_text())["chunks"])
+
+    generation.generate(config, tmp_path / "suite", progress=progress, executor="reads-ahead")
+    assert len(written) > 2 and written == list(range(1, len(written) + 1))
