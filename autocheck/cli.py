@@ -1012,8 +1012,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as e:  # --help, --version, or a bad option (its one line is already printed)
         return e.code if isinstance(e.code, int) else 0 if e.code is None else 2
+    from .progress import LogHandler
+
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+        handlers=[LogHandler(sys.stderr)],  # above a progress bar, never inside its line
     )
     if args.offline:
         os.environ["AUTOCHECK_OFFLINE"] = os.environ["HF_HUB_OFFLINE"] = "1"
