@@ -351,6 +351,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         "api_key_env": args.api_key_env,
         "api_key_file": args.api_key_file,
         "verify_tls": not args.insecure,
+        "max_tokens": args.max_tokens,
+        "system_prompt": args.system_prompt,
     }
     versions = args.model_version or []
     if versions and len(versions) != len(args.model):
@@ -800,6 +802,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-key-file", type=Path, help="file holding the API key (instead of the variable)"
     )
     remote.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    remote.add_argument(
+        "--max-tokens", type=_pos, help="chat models: the longest reply to ask for (default: the server's)"
+    )
+    remote.add_argument("--system-prompt", help="chat models: a system message sent before the task's prompt")
     p.set_defaults(func=cmd_run)
 
     p = commands.add_parser("report", help="print results and write an HTML report")
