@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import sys
 
 import pytest
@@ -45,10 +46,9 @@ def test_cli_page_names_every_command_and_option():
 def test_every_command_the_documents_name_exists():
     """`autocheck WORD` in the README, a page or a docstring names a real command (the docs once named an
     `autocheck summary` that never existed)."""
-    import re
+    from readme_commands import documents
 
     from autocheck.cli import build_parser
-    from readme_commands import documents
 
     commands = {name for name, _, _ in gen_reference._subcommands(build_parser())}
     texts = [path.read_text(encoding="utf-8") for path in documents()]
