@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -263,7 +264,7 @@ def test_tutorial_notebook_runs(stand_in, monkeypatch, tmp_path):
     assert isinstance(namespace["model"], str) == (stand_in == "mini-bert-sst2")
     (model,) = results.results["models"].values()
     assert sorted(model["capabilities"]) == ["compliment", "names-neutral", "negated-positives", "typos"]
-    assert "<table>" in results._repr_html_() and (namespace["saved"] / "results.json").is_file()
+    assert "<table" in results._repr_html_() and (namespace["saved"] / "results.json").is_file()
     assert all(t.results for t in checklist_suite.tests.values())
     assert "<details>" in checklist_suite.visual_summary_table()._repr_html_() or all(
         not t.get_stats().get("fails") for t in checklist_suite.tests.values()
@@ -341,3 +342,47 @@ def test_notebook_functions_are_not_answered_from_another_ones_cache():
         results = suite.run(cell["model"])
         rates.append({r["label"] for r in read_jsonl(results.dir / "predictions.jsonl")})
     assert rates == [{"positive"}, {"negative"}]
+
+
+def test_every_display_is_one_autoescaped_template_with_one_stylesheet(predict):
+    """Suite, Test, Results and CheckList's suite show through report/templates/display.html.j2: every
+    text escaped, one stylesheet (its cell rules outrank JupyterLab's right-aligned cells), and each
+    probability named by its label."""
+    from autocheck.checklist.editor import Editor
+    from autocheck.checklist.pred_wrapper import PredictorWrapper
+    from autocheck.checklist.test_suite import TestSuite
+    from autocheck.checklist.test_types import MFT
+    from autocheck.report.templates import stylesheet
+
+    suite = Suite("hostile")
+    suite.add(
+        Test.from_perturbation(
+            "typos", [f"The food was {HOSTILE}.", "Nice work"], "typos", capability=HOSTILE
+        )
+    )
+    suite.add(
+        Test.from_templates("neg", "It was not {w}.", lexicons={"w": ["good", "nice"]}, label="negative")
+    )
+    results = suite.run(predict)
+    checklist = TestSuite()
+    checklist.add(
+        MFT(Editor().template("{w} " + HOSTILE, w=["good"]).data, labels=1, name=HOSTILE, capability="X")
+    )
+    checklist.run(PredictorWrapper.wrap_softmax(lambda texts: predict(texts)), overwrite=True)
+    css = stylesheet("display.css")
+    # (0,2,2) against JupyterLab's ".jp-RenderedHTMLCommon td" (0,1,1): our cells stay left-aligned
+    assert re.search(
+        r"\.autocheck-display table\.ac th,\.autocheck-display table\.ac td\{[^}]*text-align:left", css
+    )
+    for html in (
+        suite._repr_html_(),
+        suite["typos"]._repr_html_(),
+        results._repr_html_(),
+        checklist.visual_summary_table()._repr_html_(),
+    ):
+        assert "<img" not in html and "&lt;img" in html
+        assert (
+            html.startswith(f'<div class="autocheck-display"><style>{css}</style>')
+            and '<table class="ac">' in html
+        )
+    assert re.search(r"negative \d\.\d\d · neutral \d\.\d\d · positive \d\.\d\d<", results._repr_html_())

@@ -244,18 +244,14 @@ class Test:
         return f"Test({self.name!r}, {self.test_type}, {seeds} cases{more})"
 
     def _repr_html_(self, limit: int = 10) -> str:
-        rows = "".join(
-            f"<tr><td>{D.escape(c.kind)}</td><td class='ex'>{D.escape(display(c.inputs))}</td>"
-            f"<td>{D.escape('' if c.expected is None else c.expected)}</td></tr>"
-            for c in self.cases[:limit]
-        )
-        more = (
-            f"<div class='muted'>first {limit} of {len(self.cases)}</div>" if len(self.cases) > limit else ""
-        )
-        return (
-            f"<div class='autocheck-display'><style>{D.CSS}</style><b>{D.escape(repr(self))}</b><table><tr>"
-            f"<th>kind</th><th>input</th><th>expected</th></tr>{rows}</table>{more}</div>"
-        )
+        def expected(value: Any) -> str:
+            return (
+                " or ".join(value) if isinstance(value, list | tuple) else "" if value is None else str(value)
+            )
+
+        rows = [[c.kind, display(c.inputs), expected(c.expected)] for c in self.cases[:limit]]
+        more = f"first {limit} of {len(self.cases)}" if len(self.cases) > limit else ""
+        return D.render_listing(repr(self), ["kind", "input", "expected"], rows, 1, more)
 
 
 def _details(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -424,16 +420,8 @@ class Suite:
         return f"Suite({self.name!r}, task {self.task.name}, {len(self)} tests, {sum(map(len, self))} cases)"
 
     def _repr_html_(self) -> str:
-        rows = "".join(
-            f"<tr><td>{D.escape(t.capability)}</td><td>{D.escape(t.name)}</td><td>{D.escape(t.test_type)}</td>"
-            f"<td class='num'>{len(t)}</td><td class='ex'>{D.escape(t.texts[0] if t.cases else '')}</td></tr>"
-            for t in self
-        )
-        return (
-            f"<div class='autocheck-display'><style>{D.CSS}</style><b>{D.escape(repr(self))}</b><table><tr>"
-            f"<th>capability</th><th>test</th><th>type</th><th>cases</th><th>first case</th></tr>{rows}"
-            "</table></div>"
-        )
+        rows = [[t.capability, t.name, t.test_type, len(t), t.texts[0] if t.cases else ""] for t in self]
+        return D.render_listing(repr(self), ["capability", "test", "type", "cases", "first case"], rows, 4)
 
 
 # --------------------------------------------------------------------------------------------- Results
@@ -548,6 +536,7 @@ class Results:
         name = self._model(model)
         chosen, totals = collect_failures(self.dir, self.results, max_examples)
         fields = list(self.results["task"]["inputs"])
+        labels = list(self.results["task"].get("labels") or ())  # the order of every row's probabilities
         out = []
         for cap, c in model_capabilities(self.results, self.results["models"][name]):
             info, tally = capability_info(self.results, cap), headline(c)
@@ -565,9 +554,10 @@ class Results:
                 case = r.get("case_record") or {}
                 original = ""
                 if r.get("seed_record") and case.get("kind") == PERTURBATION:
-                    original = f"{case_html(r['seed_record'], fields)} → {prediction_html(r.get('seed_row'))}"
+                    seed_said = prediction_html(r.get("seed_row"), labels=labels)
+                    original = f"{case_html(r['seed_record'], fields)} → {seed_said}"
                 row.examples.append(
-                    D.Example(case_html(case, fields), prediction_html(r), why(case), original)
+                    D.Example(case_html(case, fields), prediction_html(r, labels=labels), why(case), original)
                 )
             out.append(row)
         return out

@@ -22,6 +22,7 @@ from __future__ import annotations
 import html
 import logging
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -190,9 +191,9 @@ def case_html(case: dict[str, Any], fields: list[str]) -> str:
     return "<br>".join(f"<b>{_e(name)}:</b> {_e(case.get(name, ''))}" for name in fields)
 
 
-def prediction_html(row: dict[str, Any] | None, failed: bool = True) -> str:
-    """What the model answered: label and probabilities, an answer, or what went wrong (in red when
-    ``failed``)."""
+def prediction_html(row: dict[str, Any] | None, failed: bool = True, labels: Sequence[str] = ()) -> str:
+    """What the model answered: label and probabilities (each named by the task's ``labels`` when given),
+    an answer, or what went wrong (in red when ``failed``)."""
     if not row:
         return ""
     if "error" in row:
@@ -201,7 +202,11 @@ def prediction_html(row: dict[str, Any] | None, failed: bool = True) -> str:
         return f"<span class=fail>unreadable reply</span><br><span class=muted>{_e(row['reply'])}</span>"
     if "answer" in row:
         return f"<span class=fail>{_e(row['answer'])}</span>"
-    probs = " / ".join(f"{p:.2f}" for p in row.get("probs", ()))
+    values = row.get("probs", ())
+    named = len(labels) == len(values)
+    probs = (" · " if named else " / ").join(
+        f"{labels[i]} {p:.2f}" if named else f"{p:.2f}" for i, p in enumerate(values)
+    )
     said = f"<span class=fail>{_e(row.get('label'))}</span>" if failed else f"<b>{_e(row.get('label'))}</b>"
     return f"{said}<br><span class=muted>{_e(probs)}</span>"
 
