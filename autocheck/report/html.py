@@ -183,12 +183,35 @@ def why(case: dict[str, Any]) -> str:
     return "expected " + (" or ".join(expected) if isinstance(expected, list) else str(expected))
 
 
+def _edited(case: dict[str, Any], field: str) -> list[dict[str, Any]]:
+    """A perturbation's edits of ``field`` as marks (word + offset) in the perturbed text: the recorded
+    offsets are the original's, so each is moved by the length change of the edits before it."""
+    change = (case.get("provenance") or {}).get("perturbation")
+    edits = change.get("edits") if isinstance(change, dict) else None
+    marks, shift = [], 0
+    for edit in sorted(
+        (e for e in edits or () if isinstance(e, dict) and e.get("field") == field), key=_start
+    ):
+        new, old = str(edit.get("to", "")), str(edit.get("from", ""))
+        if isinstance(edit.get("start"), int):
+            marks.append({"word": new, "offset": edit["start"] + shift})
+            shift += len(new) - len(old)
+    return marks
+
+
+def _start(edit: dict[str, Any]) -> int:
+    return edit["start"] if isinstance(edit.get("start"), int) else -1
+
+
 def case_html(case: dict[str, Any], fields: list[str]) -> str:
-    """A case's input for the page: one text (inserted words marked), or each field on its own line."""
+    """A case's input for the page: one text, or each field on its own line; the words an expansion
+    inserted and the words a perturbation changed (a typo, a name) marked."""
     inserted = (case.get("provenance") or {}).get("inserted") or []
     if len(fields) == 1:
-        return highlighted(str(case.get(fields[0], "")), inserted)
-    return "<br>".join(f"<b>{_e(name)}:</b> {_e(case.get(name, ''))}" for name in fields)
+        return highlighted(str(case.get(fields[0], "")), [*inserted, *_edited(case, fields[0])])
+    return "<br>".join(
+        f"<b>{_e(name)}:</b> {highlighted(str(case.get(name, '')), _edited(case, name))}" for name in fields
+    )
 
 
 def prediction_html(row: dict[str, Any] | None, failed: bool = True, labels: Sequence[str] = ()) -> str:
