@@ -288,3 +288,19 @@ def test_a_perturbations_edits_are_marked_where_they_landed():
     pair = {"q1": "Is Al here?", "q2": "Is Al back?", "provenance": {"perturbation": {"edits": [
         {"field": "q2", "start": 3, "end": 5, "from": "Bo", "to": "Al"}]}}}  # fmt: skip
     assert case_html(pair, ["q1", "q2"]) == "<b>q1:</b> Is Al here?<br><b>q2:</b> Is <mark>Al</mark> back?"
+
+
+def test_plot_legends_cover_no_bar():
+    """The legend sits above the axes: inside ("lower right") it covered the last capability's bars."""
+    from autocheck.report.plots import failure_rate_figure, seed_vs_expansion_figure
+
+    tally = {"cases": 10, "applicable": 10, "failures": 9, "failure_rate": 0.9, "errors": 0}
+    caps = {f"LC{i}": {"test_type": "MFT", "failure_rate": 0.9, "all": tally, "seeds": tally,
+                       "expansions": tally, "groups": tally} for i in range(1, 11)}  # fmt: skip
+    results = {"models": {"model-a": {"capabilities": caps}, "model-b": {"capabilities": caps}}}
+    for figure in (failure_rate_figure(results), seed_vs_expansion_figure(results)):
+        figure.canvas.draw()  # the layout places the legend
+        (axes,) = figure.axes
+        legend = figure.legends[0] if figure.legends else axes.get_legend()
+        box, plot = legend.get_window_extent(), axes.get_window_extent()
+        assert box.y0 >= plot.y1 - 1, (box, plot)  # wholly above the bars' area
