@@ -500,7 +500,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(format_comparison(result, alpha=args.alpha))
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
     if args.html:
-        write_comparison_html(result, args.html, max_cases=args.max_cases)
+        write_comparison_html(result, args.html, max_cases=args.max_cases, rules=rules, alpha=args.alpha)
         say(f"comparison written to {args.html}")
     if args.markdown:
         from .store import atomic_write_text
