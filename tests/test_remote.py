@@ -28,7 +28,7 @@ from autocheck.records import TestCase
 from autocheck.requirements import load_spec
 from autocheck.resources import ResourceMissing
 from autocheck.run import run_suite
-from autocheck.store import InputError, read_jsonl
+from autocheck.store import InputError, content_hash, read_jsonl
 from autocheck.tasks import Task
 
 SENTIMENT = default_task()
@@ -704,6 +704,9 @@ def test_a_local_chat_server_needs_no_key_and_gets_max_tokens_and_a_system_promp
             "content": "You label sentiment.",
         }
         assert body["messages"][1]["role"] == "user" and plain.identity != model.identity
+        assert (
+            f"prompt:{content_hash(SENTIMENT.prompt, ', '.join(SENTIMENT.labels))}" in plain.identity
+        )  # as before
         read(plain, [("good",)])
         assert "max_tokens" not in seen[1] and [m["role"] for m in seen[1]["messages"]] == ["user"]
     finally:

@@ -539,7 +539,10 @@ class ChatModel(Model):
         url = parts._replace(path=parts.path.rstrip("/") + "/chat/completions").geturl()
         self.name = f"openai:{model}" + (f"@{shown}" if explicit else "")
         labels = ", ".join(task.labels)
-        asked = content_hash(task.prompt, labels, options.system_prompt or "", str(options.max_tokens or ""))
+        # what else is asked changes the answers; nothing else keeps the identity answers were cached under
+        extra = [f"system:{options.system_prompt}"] if options.system_prompt else []
+        extra += [f"max_tokens:{options.max_tokens}"] if options.max_tokens is not None else []
+        asked = content_hash(task.prompt, labels, *extra)
         self.identity = (
             f"openai:{model}@{shown}{_query_digest(base)} temperature:0 reader:{READER} prompt:{asked}"
         )
