@@ -57,3 +57,15 @@ def test_every_command_the_documents_name_exists():
     named = {m for text in texts for m in re.findall(r"`+autocheck ([a-z][a-z_-]*)", text)}
     assert named, "no command found: the pattern is wrong"
     assert named <= commands, f"no such command: {sorted(named - commands)}"
+
+
+def test_the_doc_tests_read_the_readme_then_every_page_in_nav_order():
+    from readme_commands import documents
+
+    paths = documents()
+    pages = sorted((REPO / "docs").rglob("*.md"))
+    assert paths[0] == REPO / "README.md" and sorted(paths[1:]) == pages  # every page, once
+    assert paths[1:3] == [REPO / "docs" / "index.md", REPO / "docs" / "tutorial.md"]  # the nav's order
+    assert (
+        len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 250
+    )  # a README read in minutes
