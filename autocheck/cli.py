@@ -351,6 +351,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         "api_key_env": args.api_key_env,
         "api_key_file": args.api_key_file,
         "verify_tls": not args.insecure,
+        "max_tokens": args.max_tokens,
+        "system_prompt": args.system_prompt,
     }
     versions = args.model_version or []
     if versions and len(versions) != len(args.model):
@@ -498,7 +500,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(format_comparison(result, alpha=args.alpha))
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
     if args.html:
-        write_comparison_html(result, args.html, max_cases=args.max_cases)
+        write_comparison_html(result, args.html, max_cases=args.max_cases, rules=rules, alpha=args.alpha)
         say(f"comparison written to {args.html}")
     if args.markdown:
         from .store import atomic_write_text
@@ -800,6 +802,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-key-file", type=Path, help="file holding the API key (instead of the variable)"
     )
     remote.add_argument("--insecure", action="store_true", help="do not verify TLS certificates")
+    remote.add_argument(
+        "--max-tokens", type=_pos, help="chat models: the longest reply to ask for (default: the server's)"
+    )
+    remote.add_argument("--system-prompt", help="chat models: a system message sent before the task's prompt")
     p.set_defaults(func=cmd_run)
 
     p = commands.add_parser("report", help="print results and write an HTML report")
@@ -1012,8 +1018,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as e:  # --help, --version, or a bad option (its one line is already printed)
         return e.code if isinstance(e.code, int) else 0 if e.code is None else 2
+    from .progress import LogHandler
+
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+        handlers=[LogHandler(sys.stderr)],  # above a progress bar, never inside its line
     )
     if args.offline:
         os.environ["AUTOCHECK_OFFLINE"] = os.environ["HF_HUB_OFFLINE"] = "1"

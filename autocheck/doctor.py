@@ -95,6 +95,14 @@ def _hf_row(name: str, spec: str, kind: str, task: Any = None) -> Row:
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__
         state = "not in the Hugging Face cache (offline)" if offline() and not where else reason
         return Row(name, MISSING, f"{spec}: {state}{_stand_in(kind)}")
+    if task is not None and kind == "model":  # a head run can test (not a masked-LM folder)
+        from .models.hf import check_head
+
+        head = "AutoModelForQuestionAnswering" if task.is_span else "AutoModelForSequenceClassification"
+        try:
+            check_head(spec, config, head, task)
+        except InputError as e:
+            return Row(name, MISSING, str(e))
     labels = ""
     if task is not None and kind == "model" and not task.is_span:  # the labels run will read
         id2label = getattr(config, "id2label", None) or {}

@@ -250,21 +250,22 @@ def generate(
         total, cases = _spooled(cases, out)
     first = state["chunks"]  # chunks finished before an interruption are not redone (nor counted again)
     chunks: Iterable[list[TestCase]] = islice(_chunks(cases, config.chunk_size), first, None)
-    if progress is not None:  # the bar counts the chunks left, so its rate and ETA hold after --resume
-        chunks = progress(chunks, max(0, -(-total // config.chunk_size) - first), "generate")
-    bar = chunks
-    pairs: Iterable[tuple[list[TestCase], ChunkResult | None]] = ((chunk, None) for chunk in chunks)
-    on_unit = None
-    if expander is not None and hasattr(bar, "set_postfix_str"):  # a chunk's units are reported too
+    bar: Any = None
 
-        def on_unit(done: int, units: int) -> None:
+    def on_unit(done: int, units: int) -> None:  # a chunk's units are reported too
+        if hasattr(bar, "set_postfix_str"):
             stages = _stage_times(timer)
             bar.set_postfix_str(
                 f"chunk {state['chunks'] + 1}: {done}/{units} units" + (f"; {stages}" if stages else "")
             )
 
+    pairs: Iterable[tuple[list[TestCase], ChunkResult | None]] = ((chunk, None) for chunk in chunks)
     if expander is not None:  # units expanded where the executor puts them, merged in chunk order
         pairs = scheduler.expand(chunks, expander, on_unit)
+    if progress is not None:
+        # the bar counts the chunks left (so its rate and ETA hold after --resume) as they come back
+        # finished, not as the executor takes them: worker processes and Ray actors read ahead
+        pairs = bar = progress(pairs, max(0, -(-total // config.chunk_size) - first), "generate")
     calls: dict[str, dict] = {}  # worker process -> its model calls and stage times so far
     with SuiteWriter(out, offset=state["offset"] if resume else None) as writer:
         for index, (chunk, result) in enumerate(pairs, start=first):

@@ -7,7 +7,9 @@ output redirected to a file), a bar would print nothing useful, so a line is log
     INFO autocheck.progress: generate: 12/40 chunks (30%), 0.8 chunks/s, elapsed 0:00:15, ETA 0:00:35
 
 ``track(items, total, description)`` is the callback ``generate`` takes (``progress=``); ``interval``
-defaults to ``$AUTOCHECK_PROGRESS_INTERVAL`` seconds, else 30.
+defaults to ``$AUTOCHECK_PROGRESS_INTERVAL`` seconds, else 30. In a script that configured no logging,
+the lines go to stderr all the same (a script is otherwise silent for the whole run); in a notebook the
+notebook's own bar is shown. ``LogHandler`` prints log lines above the bars, never into a bar's line.
 """
 
 from __future__ import annotations
@@ -76,7 +78,10 @@ class LogProgress:
 
     def _log(self) -> None:
         self._last = self._clock()
-        log.info("%s", self.line())
+        if log.hasHandlers():  # the program's logging decides (the CLI's, or a script's own)
+            log.info("%s", self.line())
+        else:  # a script that configured none: Python would drop an INFO line
+            sys.stderr.write(f"INFO {log.name}: {self.line()}\n")
 
     def update(self, n: int = 1) -> None:
         self.done += n
@@ -141,6 +146,19 @@ def bar(
 
         return tqdm(total=total, desc=description, unit=unit, file=stream, dynamic_ncols=True)
     return LogProgress(total, description, unit, interval=interval)
+
+
+class LogHandler(logging.StreamHandler):
+    """Log lines above the progress bars: ``tqdm.write`` clears the bars on the stream, prints the line
+    and draws them again, where a plain handler would print into the bar's line."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from tqdm import tqdm
+
+        try:
+            tqdm.write(self.format(record), file=self.stream)
+        except Exception:  # as logging.StreamHandler: a broken stream never stops the program
+            self.handleError(record)
 
 
 def _in_notebook() -> bool:

@@ -1,5 +1,6 @@
 """A model behind autocheck's HTTP protocol on 127.0.0.1, for the tests that need a real server: each POST
-is answered by ``reply(body) -> (status, JSON reply)``; ``requests`` counts them."""
+is answered by ``reply(body) -> (status, JSON reply)``; ``requests`` counts them, ``connections`` the TCP
+connections they came on (HTTP/1.1: a client may keep one open for many requests)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,16 @@ from typing import Any
 
 class JsonEndpoint:
     def __init__(self, reply: Callable[[dict[str, Any]], tuple[int, dict[str, Any]]]):
-        self.requests = 0
+        self.requests = self.connections = 0
         endpoint = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as real servers answer
+
+            def setup(self):
+                super().setup()
+                endpoint.connections += 1
+
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 endpoint.requests += 1

@@ -1,10 +1,14 @@
-"""The README's shell commands, extracted and run in a scratch folder beside ../shared/data.
+"""The shell commands of the README and the documentation pages, extracted and run in a scratch folder
+beside ../shared/data.
 
-Every fenced ``bash``/``sh``/``shell``/``console`` block of README.md is read in order; backslash
+The documents are read in order: README.md, then the pages of docs/ in mkdocs.yml's nav order, then any
+other page of docs/ (``documents``). Every fenced ``bash``/``sh``/``shell``/``console`` block is read in
+order; backslash
 continuations are joined, ``&&`` chains split, comments dropped; ``export NAME=VALUE`` sets the variable
 for the commands after it. Only ``autocheck ...`` commands are run (``python -m autocheck`` of the
-checkout, with PYTHONPATH set to it), in one scratch folder for the whole README, so a command can use
-what an earlier one wrote (``suites/sst``). ``> FILE`` is honoured.
+checkout, with PYTHONPATH set to it), in one scratch folder for all the documents, so a command can use
+what an earlier one wrote (``suites/sst``), and where the checkout's ``data/`` folder is seen as ``data/``
+(the README's first run reads ``data/demo/``). ``> FILE`` is honoured.
 
 A command is skipped, with the reason, when (the rules, in order):
 
@@ -13,7 +17,8 @@ A command is skipped, with the reason, when (the rules, in order):
 3. it holds a placeholder (an upper-case word such as ``SUITE_DIR``);
 4. it needs the network: a ``--model``/``--mlm``/``--parser``/``--dataset`` value, or a ``generate``/
    ``seeds`` dataset, that is no existing path, no ``module:callable`` or ``file:``/``http(s)://``
-   model, and no name autocheck ships (``nli``), i.e. a Hugging Face hub id; or ``--executor ray``
+   model, no ``path/to/file.py:function`` whose file exists, and no name autocheck ships (``nli``), i.e. a
+   Hugging Face hub id; or ``--executor ray``
    (a cluster);
 5. an input it names does not exist: an example file the README only shows (``tweets.csv``), or a suite
    or run folder an earlier, skipped command would have written;
@@ -104,6 +109,7 @@ def _value_of(argv: list[str], option: str) -> list[str]:
 def _is_local(value: str, cwd: Path) -> bool:
     return (
         (cwd / value).exists()
+        or (cwd / value.rsplit(":", 1)[0]).is_file()  # path/to/model.py:function
         or value in SHIPPED_NAMES
         or re.fullmatch(r"[\w.]+:\w+", value) is not None  # module:callable
         or value.startswith(("file:", "http://", "https://"))
@@ -154,15 +160,28 @@ def cap_seeds(argv: list[str], max_seeds: int) -> list[str]:
     return argv
 
 
-def run_all(readme: Path, workdir: Path, shared: Path, *, fast: bool, max_seeds: int = 2, timeout: int = 600):
-    """Run the README's commands in ``workdir`` (whose ``../shared`` is made to point at ``shared``'s
-    parent); returns (ran, skipped): [(line, returncode, output tail)], [(line, reason)]."""
+def documents(repo: Path = REPO) -> list[Path]:
+    """README.md, the pages of mkdocs.yml's nav in its order, then the other pages of docs/ by name."""
+    nav = re.findall(
+        r"^\s*- (?:[^\n:]+: )?(\S+\.md)\s*$", (repo / "mkdocs.yml").read_text(encoding="utf-8"), re.M
+    )
+    pages = [repo / "docs" / page for page in nav]
+    return [repo / "README.md", *pages, *sorted(set((repo / "docs").rglob("*.md")) - set(pages))]
+
+
+def run_all(
+    paths: list[Path], workdir: Path, shared: Path, *, fast: bool, max_seeds: int = 2, timeout: int = 600
+):
+    """Run the commands of the documents ``paths``, in order, in ``workdir`` (whose ``../shared`` is made to
+    point at ``shared``'s parent, and whose ``data`` at the checkout's); returns (ran, skipped):
+    [(line, returncode, output tail)], [(line, reason)]."""
     workdir.mkdir(parents=True, exist_ok=True)
-    link = workdir.parent / "shared"
-    if not link.exists():
-        link.symlink_to(shared.parent, target_is_directory=True)
+    for link, target in ((workdir.parent / "shared", shared.parent), (workdir / "data", REPO / "data")):
+        if not link.exists():
+            link.symlink_to(target, target_is_directory=True)
     ran, skipped = [], []
-    for item in extract(readme.read_text(encoding="utf-8")):
+    text = "\n\n".join(path.read_text(encoding="utf-8") for path in paths)
+    for item in extract(text):
         if isinstance(item, str):
             skipped.append((item, "not an autocheck command"))
             continue
@@ -192,7 +211,7 @@ if __name__ == "__main__":  # python tests/readme_commands.py [--full]: run them
     full = "--full" in sys.argv
     shared = Path(os.environ.get("AUTOCHECK_SHARED_DATA", REPO.parent / "shared" / "data"))
     with tempfile.TemporaryDirectory() as tmp:
-        ran, skipped = run_all(REPO / "README.md", Path(tmp) / "work", shared, fast=not full)
+        ran, skipped = run_all(documents(), Path(tmp) / "work", shared, fast=not full)
     for line, code, tail in ran:
         print(f"[{'ok' if code == 0 else f'exit {code}'}] {line}" + ("" if code == 0 else f"\n{tail}"))
     for line, reason in skipped:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -263,7 +264,7 @@ def test_tutorial_notebook_runs(stand_in, monkeypatch, tmp_path):
     assert isinstance(namespace["model"], str) == (stand_in == "mini-bert-sst2")
     (model,) = results.results["models"].values()
     assert sorted(model["capabilities"]) == ["compliment", "names-neutral", "negated-positives", "typos"]
-    assert "<table>" in results._repr_html_() and (namespace["saved"] / "results.json").is_file()
+    assert "<table" in results._repr_html_() and (namespace["saved"] / "results.json").is_file()
     assert all(t.results for t in checklist_suite.tests.values())
     assert "<details>" in checklist_suite.visual_summary_table()._repr_html_() or all(
         not t.get_stats().get("fails") for t in checklist_suite.tests.values()
@@ -300,11 +301,34 @@ def test_a_transformers_pipeline_runs_as_its_directory_does(tmp_path):
     )
     from_pipeline, from_directory = suite.run(pipe), suite.run(directory)
     (a,), (b,) = from_pipeline.results["models"].values(), from_directory.results["models"].values()
-    assert a["capabilities"] == b["capabilities"] and from_pipeline.models == ["clf"]
+    assert a["capabilities"] == b["capabilities"]
+    assert from_pipeline.models == [f"pipeline:text-classification:{directory}"]  # run_suite's adapter
     probs = [r["probs"] for r in read_jsonl(from_pipeline.dir / "predictions.jsonl")]
     assert probs == [r["probs"] for r in read_jsonl(from_directory.dir / "predictions.jsonl")]
-    with pytest.raises(InputError, match="a transformers pipeline or a callable, not int"):
+    with pytest.raises(InputError, match="a int is not a model; expected a function, an object with"):
         suite.run(3)
+
+
+def test_a_scikit_learn_pipeline_runs_as_run_suite_runs_it(tmp_path):
+    """``Suite.run`` takes every model ``run_suite`` takes, through the same adapter: a scikit-learn
+    ``Pipeline`` (refused before, as neither a pipeline of transformers nor a callable)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    from autocheck.run import run_suite
+
+    labels = ["positive", "negative", "positive", "positive", "negative"]
+    estimator = make_pipeline(CountVectorizer(), LogisticRegression()).fit(TEXTS, labels)
+    suite = build()
+    results = suite.run(estimator, batch_size=4)
+    direct = run_suite(suite.save(tmp_path / "suite"), [estimator], tmp_path / "run", batch_size=4)
+    (ours,), (theirs,) = results.results["models"].values(), direct["models"].values()
+    assert ours["capabilities"] == theirs["capabilities"]
+    assert results.models == ["sklearn.pipeline:Pipeline"] == list(direct["models"])
+    assert outcomes(read_jsonl(results.dir / "predictions.jsonl")) == outcomes(
+        read_jsonl(tmp_path / "run" / "predictions.jsonl")
+    )
 
 
 def test_notebook_functions_are_not_answered_from_another_ones_cache():
@@ -318,3 +342,47 @@ def test_notebook_functions_are_not_answered_from_another_ones_cache():
         results = suite.run(cell["model"])
         rates.append({r["label"] for r in read_jsonl(results.dir / "predictions.jsonl")})
     assert rates == [{"positive"}, {"negative"}]
+
+
+def test_every_display_is_one_autoescaped_template_with_one_stylesheet(predict):
+    """Suite, Test, Results and CheckList's suite show through report/templates/display.html.j2: every
+    text escaped, one stylesheet (its cell rules outrank JupyterLab's right-aligned cells), and each
+    probability named by its label."""
+    from autocheck.checklist.editor import Editor
+    from autocheck.checklist.pred_wrapper import PredictorWrapper
+    from autocheck.checklist.test_suite import TestSuite
+    from autocheck.checklist.test_types import MFT
+    from autocheck.report.templates import stylesheet
+
+    suite = Suite("hostile")
+    suite.add(
+        Test.from_perturbation(
+            "typos", [f"The food was {HOSTILE}.", "Nice work"], "typos", capability=HOSTILE
+        )
+    )
+    suite.add(
+        Test.from_templates("neg", "It was not {w}.", lexicons={"w": ["good", "nice"]}, label="negative")
+    )
+    results = suite.run(predict)
+    checklist = TestSuite()
+    checklist.add(
+        MFT(Editor().template("{w} " + HOSTILE, w=["good"]).data, labels=1, name=HOSTILE, capability="X")
+    )
+    checklist.run(PredictorWrapper.wrap_softmax(lambda texts: predict(texts)), overwrite=True)
+    css = stylesheet("display.css")
+    # (0,2,2) against JupyterLab's ".jp-RenderedHTMLCommon td" (0,1,1): our cells stay left-aligned
+    assert re.search(
+        r"\.autocheck-display table\.ac th,\.autocheck-display table\.ac td\{[^}]*text-align:left", css
+    )
+    for html in (
+        suite._repr_html_(),
+        suite["typos"]._repr_html_(),
+        results._repr_html_(),
+        checklist.visual_summary_table()._repr_html_(),
+    ):
+        assert "<img" not in html and "&lt;img" in html
+        assert (
+            html.startswith(f'<div class="autocheck-display"><style>{css}</style>')
+            and '<table class="ac">' in html
+        )
+    assert re.search(r"negative \d\.\d\d · neutral \d\.\d\d · positive \d\.\d\d<", results._repr_html_())

@@ -324,3 +324,16 @@ def test_cases_without_a_prediction_in_the_new_run_fail_the_gate(gate_runs, caps
     assert main(["compare", str(base), str(new), "--fail-on-regression", "LC3=90"]) == 0  # LC2 not gated
     text = comparison_markdown(result, rules={"LC2": 90.0})
     assert "| 0.0% (0/3) | 100.0% (1/1); 2 new errors |" in text and "(1 regression)" in text
+
+
+def test_the_compare_page_leads_with_the_gate_verdict(gate_runs, tmp_path):
+    """The page opens with what the gate decided (as the pull-request comment does), before any table."""
+    result = compare_runs(*gate_runs)
+    page = write_comparison_html(result, tmp_path / "cmp.html", rules={"*": 5.0}).read_text()
+    verdict = page.index("<b>Regression gate: failed</b> (1 regression)")
+    assert verdict < page.index("<table") and "LC1 failure rate 10.0% → 60.0% (+50.0 points" in page
+    passed = write_comparison_html(result, tmp_path / "ok.html", rules={"*": 60.0}).read_text()
+    assert "<div class='verdict ok' id=gate><p><b>Regression gate: passed</b>" in passed
+    ungated = write_comparison_html(result, tmp_path / "none.html").read_text()
+    assert "<b>No regression gate</b> (--fail-on-regression; 1 significant rise(s) at p &lt; 0.05)" in ungated
+    assert ungated.index("No regression gate") < ungated.index("<table")

@@ -149,3 +149,18 @@ def test_models_are_checked_the_way_run_loads_them(bare, tmp_path, monkeypatch, 
     assert main(["--offline", "doctor", "--for", "run"]) == 1  # run needs a model
     assert "models under test" in capsys.readouterr().err
     assert main(["doctor", "--for", "test"]) == 2  # argparse: not a command it checks
+
+
+def test_run_check_refuses_a_masked_lm_folder_as_run_does(tmp_path, capsys):
+    """``--for run --model <masked-LM folder>``: run refuses it (no trained head to test), so the
+    pre-flight does too, with run's words, instead of passing it."""
+    mlm = tiny_bert(tmp_path / "mlm", "ForMaskedLM", ["good", "film"])
+    assert main(["doctor", "--for", "run", "--model", str(mlm)]) == 1
+    row = rows_by_name(check(models=[str(mlm)], command="run"))[f"model: {mlm}"]
+    assert row.status == MISSING
+    assert "holds BertForMaskedLM, not a sequence-classification model for the sentiment task" in row.detail
+    assert main(["run", str(tmp_path), "--model", str(mlm), "--out", str(tmp_path / "out")]) == 2
+    classifier = tiny_bert(
+        tmp_path / "clf", "ForSequenceClassification", ["good"], {0: "negative", 1: "positive"}
+    )
+    assert main(["doctor", "--for", "run", "--model", str(classifier)]) == 0

@@ -84,6 +84,9 @@ def junit_fails(path: Path) -> bool:
         assert int(suite.get("failures")) == sum(len(c.findall("failure")) for c in cases)
         assert int(suite.get("errors")) == sum(len(c.findall("error")) for c in cases)
         assert int(suite.get("skipped")) == sum(len(c.findall("skipped")) for c in cases)
+        # a test case counts once: a reader computes passed = tests - failures - errors - skipped
+        assert all(len(c.findall("failure") + c.findall("error") + c.findall("skipped")) <= 1 for c in cases)
+    assert int(root.get("errors")) <= int(root.get("tests"))
     return int(root.get("failures")) + int(root.get("errors")) > 0
 
 
@@ -173,11 +176,44 @@ def test_errors_are_junit_error_elements_and_no_applicable_case_is_skipped(tmp_p
 
 
 def test_the_schema_refuses_what_ci_systems_cannot_read(tmp_path):
-    """The checked-in schema is a real fence: a suite without ``errors`` (the old writer's) is invalid."""
+    """The checked-in schema is a real fence: a suite without ``errors`` and a ``skipped`` count on
+    <testsuites> (the old writers', which Jenkins' junit-10.xsd refuses) are invalid."""
     path = tmp_path / "old.xml"
+    case = '<testcase name="LC1" classname="m" time="0"/>'
     path.write_text(
-        '<testsuites name="autocheck"><testsuite name="m" tests="1" failures="0" skipped="0" time="0">'
-        '<testcase name="LC1" classname="m" time="0"/></testsuite></testsuites>'
+        f'<testsuites name="autocheck"><testsuite name="m" tests="1" failures="0" skipped="0" time="0">'
+        f"{case}</testsuite></testsuites>"
     )
     with pytest.raises(xmlschema.XMLSchemaValidationError, match="errors"):
         SCHEMA.validate(str(path))
+    path.write_text(
+        f'<testsuites name="autocheck" tests="1" failures="0" errors="0" skipped="0" time="0">'
+        f'<testsuite name="m" tests="1" failures="0" errors="0" skipped="0" time="0">{case}</testsuite>'
+        "</testsuites>"
+    )
+    with pytest.raises(xmlschema.XMLSchemaValidationError, match="skipped"):
+        SCHEMA.validate(str(path))
+
+
+def test_a_test_case_with_two_problems_counts_once(tmp_path):
+    """A model that answered nothing has two overall errors (no prediction at all, the error rate) and an
+    error per capability: errors="4" with tests="3" before; now each test case is one error listing its
+    problems."""
+    results = {
+        "suite": {"cases": 4, "inputs": 4},
+        "models": {
+            "m": {
+                "errors": 4,
+                "first_error": "connection refused",
+                "capabilities": {"LC1": capability("MFT", 2, 0, 0, 2), "LC2": capability("MFT", 2, 0, 0, 2)},
+            }
+        },
+    }
+    path = tmp_path / "junit.xml"
+    problems = write_junit(results, path, Gate.from_options(None, None, junit=True))
+    assert len(problems) == 4 and junit_fails(path)
+    suite = ET.parse(path).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("errors"), suite.get("failures")) == ("3", "3", "0")
+    overall = suite.find("testcase[@name='overall']/error")
+    assert overall.get("message").startswith("no prediction for any of the 4 inputs")
+    assert len(overall.text.splitlines()) == 2 and "overall error rate" in overall.text

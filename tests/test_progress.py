@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
+import os
 import re
 from pathlib import Path
 
@@ -283,3 +285,93 @@ def _positive_suite(tmp_path, n: int):
     ]  # fmt: skip
     (suite / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     return suite
+
+
+def test_the_generate_bar_counts_finished_chunks_not_taken_ones(shared_data, tmp_path, monkeypatch):
+    """Worker processes and Ray actors take chunks ahead of the ones they finish; the bar reached 100 %
+    while work still ran (it counted chunks as they were taken). Here an executor takes every chunk at
+    once: each count must come after that chunk is written."""
+    from autocheck import generate as generation
+    from autocheck.execute import EXECUTORS
+    from autocheck.expand.job import ChunkResult
+
+    class ReadsAhead:
+        def __init__(self, **options):
+            pass
+
+        def expand(self, chunks, expander, on_unit):
+            taken = list(chunks)  # every chunk taken before the first is finished
+            for chunk in taken:
+                yield chunk, ChunkResult.merge([])
+
+        def close(self):
+            pass
+
+    monkeypatch.setitem(EXECUTORS._parts, "reads-ahead", ReadsAhead)
+    dataset = tmp_path / "reviews.csv"
+    with open(dataset, "w", newline="") as f:
+        csv.writer(f).writerows(
+            [("text", "label")] + [(f"This is a good film {i}.", "positive") for i in range(12)]
+        )
+    lexicon = Path(__file__).parent / "fixtures" / "lexicon" / "sentiwordnet_snippet.txt"
+    parser = shared_data / "models" / "benepar_ptbsample_charlstm"  # found, never loaded: nothing is parsed
+    config = generation.GenerateConfig(
+        dataset=str(dataset), lexicon=str(lexicon), capabilities=["LC2"], chunk_size=2, parser=str(parser)
+    )
+    written = []
+
+    def progress(items, total, description):
+        for item in items:
+            yield item
+            if description == "generate":  # counted: the chunk must be in the suite already
+                written.append(json.loads((tmp_path / "suite" / "state.json").read_text())["chunks"])
+
+    generation.generate(config, tmp_path / "suite", progress=progress, executor="reads-ahead")
+    assert len(written) > 2 and written == list(range(1, len(written) + 1))
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_log_line_is_printed_above_the_bar_not_into_its_line():
+    from autocheck.progress import LogHandler, bar
+
+    terminal = FakeTerminal()
+    work = bar(10, "work", stream=terminal)
+    work.update(3)
+    logger = logging.getLogger("autocheck.test-above-the-bar")
+    handler = LogHandler(terminal)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    try:
+        logger.warning("a line of the log")
+    finally:
+        logger.removeHandler(handler)
+        work.close()
+    (line,) = [part for part in terminal.getvalue().split("\n") if "a line of the log" in part]
+    assert line.rsplit("\r", 1)[-1] == "WARNING autocheck.test-above-the-bar: a line of the log"
+    assert "3/10" in terminal.getvalue().rsplit("a line of the log", 1)[1]  # the bar drawn again below
+
+
+def test_a_script_without_logging_shows_progress_on_stderr(tmp_path):
+    """A plain script (no logging configured, stderr no terminal) heard nothing for a whole run: the
+    progress lines now go to stderr, as the command line's do."""
+    import subprocess
+    import sys
+
+    script = (
+        "from autocheck import Suite, Test\n"
+        "test = Test.from_perturbation('typos', ['a good film', 'a bad film'], 'typos')\n"
+        "suite = Suite('s', tests=[test])\n"
+        "suite.run(lambda texts: [[0.5, 0.5] for _ in texts])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "AUTOCHECK_CACHE": "off"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^INFO autocheck\.progress: <lambda>: \d+/\d+ inputs \(100%\)", done.stderr, re.M), (
+        done.stderr
+    )

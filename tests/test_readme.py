@@ -1,4 +1,5 @@
-"""Every command of the README is run (tests/readme_commands.py says which are skipped and why)."""
+"""Every command of the README and the documentation pages is run (tests/readme_commands.py says which
+are skipped and why)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, SHARED_DATA, require
-from readme_commands import Command, cap_seeds, extract, run_all, skip_reason
+from readme_commands import Command, cap_seeds, documents, extract, run_all, skip_reason
 
 SNIPPET = """
 Text.
@@ -71,10 +72,10 @@ def test_extraction_and_skip_rules(tmp_path):
 
 def _run(tmp_path: Path, fast: bool) -> None:
     require(SHARED_DATA / "nltk_data")
-    ran, skipped = run_all(REPO / "README.md", tmp_path / "work", SHARED_DATA, fast=fast)
+    ran, skipped = run_all(documents(), tmp_path / "work", SHARED_DATA, fast=fast)
     failed = [f"{line}\n{tail}" for line, code, tail in ran if code != 0]
     assert not failed, "\n\n".join(failed)
-    assert len(ran) >= 4, f"too few README commands ran: {ran} (skipped: {skipped})"
+    assert len(ran) >= 4, f"too few documented commands ran: {ran} (skipped: {skipped})"
 
 
 def test_readme_commands_fast_subset(tmp_path):
@@ -84,3 +85,25 @@ def test_readme_commands_fast_subset(tmp_path):
 @pytest.mark.slow
 def test_readme_commands_all(tmp_path):
     _run(tmp_path, fast=False)
+
+
+def test_readme_python_first_run(tmp_path):
+    """The README's Python block (the first run on your own CSV and model) runs as written, in a folder
+    where the checkout's data/ is data/."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    require(SHARED_DATA / "nltk_data")
+    (block,) = re.findall(
+        r"^```python\n(.*?)^```", (REPO / "README.md").read_text(encoding="utf-8"), re.S | re.M
+    )
+    (tmp_path / "data").symlink_to(REPO / "data", target_is_directory=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NLTK_DATA": str(SHARED_DATA / "nltk_data")}
+    done = subprocess.run(
+        [sys.executable, "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "LC6 Negation" in done.stdout  # the summary table was printed
+    assert (tmp_path / "runs" / "mine-py" / "results.json").is_file()

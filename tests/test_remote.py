@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from json_endpoint import JsonEndpoint
 
 from autocheck.cli import main
 from autocheck.models import default_task, load_model
@@ -27,7 +28,7 @@ from autocheck.records import TestCase
 from autocheck.requirements import load_spec
 from autocheck.resources import ResourceMissing
 from autocheck.run import run_suite
-from autocheck.store import InputError, read_jsonl
+from autocheck.store import InputError, content_hash, read_jsonl
 from autocheck.tasks import Task
 
 SENTIMENT = default_task()
@@ -481,7 +482,9 @@ def test_invalid_chat_reply_fails_the_case_with_the_reply_recorded(serve, tmp_pa
 def test_chat_model_needs_a_prompt_and_a_key(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ResourceMissing, match="environment variable OPENAI_API_KEY"):
-        load_model("openai:m@http://127.0.0.1:9/v1", SENTIMENT)
+        load_model("openai:m@https://llm.example.com/v1", SENTIMENT)
+    with pytest.raises(ResourceMissing, match="environment variable OPENAI_API_KEY"):
+        load_model("openai:m", SENTIMENT)  # the OpenAI API itself
     with pytest.raises(ResourceMissing, match="MY_KEY"):
         load_model("openai:m@http://127.0.0.1:9/v1", SENTIMENT, api_key_env="MY_KEY")
     with pytest.raises(ResourceMissing, match="API key file .*missing.txt"):
@@ -625,3 +628,88 @@ def test_self_signed_certificate_is_refused_unless_insecure(serve, self_signed, 
     assert "TLS certificate not verified (--insecure)" in caplog.text
     outputs, _, labels = read(model, [("good",), ("bad",)])
     assert labels == ["positive", "negative"] and not outputs.errors
+
+
+# ------------------------------------------------------------------------- connections and deadlines
+
+
+def test_requests_reuse_one_connection(monkeypatch):
+    """40 requests on one kept-open connection (urllib opened one per request, Connection: close)."""
+    endpoint = JsonEndpoint(lambda body: (200, {"predictions": [sentiment(x) for x in body["inputs"]]}))
+    try:
+        model = load_model(endpoint.url, SENTIMENT, batch_size=1, **FAST)
+        outputs, _, labels = read(model, [(f"good {i}",) for i in range(40)])
+        assert not outputs.errors and labels == ["positive"] * 40
+        assert (endpoint.requests, endpoint.connections) == (40, 1)
+    finally:
+        endpoint.stop()
+
+
+def test_a_trickling_reply_is_cut_off_at_the_deadline():
+    """--timeout bounds the whole request: a server sending a byte every 0.1 s never times out a single
+    read, and is cut off at the deadline all the same."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def trickle():
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            connection.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+            )
+            while not stop.wait(0.1):
+                try:
+                    connection.sendall(b" ")
+                except OSError:
+                    return
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/predict"
+    try:
+        model = load_model(url, SENTIMENT, timeout=0.5, retries=0)
+        start = time.monotonic()
+        outputs, _, _ = read(model, [("good",)])
+        assert time.monotonic() - start < 2.0
+        assert outputs.errors[0] == f"{url}: no complete reply within 0.5 s (after 1 attempt)"
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(5)
+
+
+def test_a_local_chat_server_needs_no_key_and_gets_max_tokens_and_a_system_prompt(monkeypatch):
+    """A server on this machine (llama.cpp, vLLM, Ollama) takes no key: none is sent, none is asked for;
+    --max-tokens and --system-prompt reach it and are part of the answers' identity."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    seen = []
+
+    def reply(body):
+        seen.append(body)
+        return 200, {"choices": [{"message": {"role": "assistant", "content": "positive"}}]}
+
+    endpoint = JsonEndpoint(reply)
+    base = endpoint.url.rsplit("/", 1)[0]
+    try:
+        plain = load_model(f"openai:local@{base}", SENTIMENT, **FAST)
+        model = load_model(
+            f"openai:local@{base}", SENTIMENT, max_tokens=5, system_prompt="You label sentiment.", **FAST
+        )
+        _, _, labels = read(model, [("good",)])
+        assert labels == ["positive"]
+        (body,) = seen
+        assert body["max_tokens"] == 5 and body["messages"][0] == {
+            "role": "system",
+            "content": "You label sentiment.",
+        }
+        assert body["messages"][1]["role"] == "user" and plain.identity != model.identity
+        assert (
+            f"prompt:{content_hash(SENTIMENT.prompt, ', '.join(SENTIMENT.labels))}" in plain.identity
+        )  # as before
+        read(plain, [("good",)])
+        assert "max_tokens" not in seen[1] and [m["role"] for m in seen[1]["messages"]] == ["user"]
+    finally:
+        endpoint.stop()
+    with pytest.raises(ResourceMissing, match="MY_KEY"):  # a key that is named is required, even here
+        load_model(f"openai:local@{base}", SENTIMENT, api_key_env="MY_KEY")

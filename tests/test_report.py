@@ -271,3 +271,36 @@ def test_output_piped_into_a_reader_that_stops_is_not_an_error(run_dir, tmp_path
     finally:
         sink.close()
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_perturbations_edits_are_marked_where_they_landed():
+    """Typos, names, negations: the words a perturbation changed are marked, at offsets moved by the
+    length changes of the edits before them (the recorded offsets are the original's); text escaped."""
+    from autocheck.report.html import case_html
+
+    edits = [
+        {"field": "text", "start": 7, "end": 9, "from": "Al", "to": "Alexander"},
+        {"field": "text", "start": 0, "end": 2, "from": "Jo", "to": "Johnny"},
+        {"field": "other", "start": 0, "end": 1, "from": "x", "to": "y"},
+    ]
+    case = {"text": "Johnny met Alexander at <b>", "provenance": {"perturbation": {"edits": edits}}}
+    assert case_html(case, ["text"]) == "<mark>Johnny</mark> met <mark>Alexander</mark> at &lt;b&gt;"
+    pair = {"q1": "Is Al here?", "q2": "Is Al back?", "provenance": {"perturbation": {"edits": [
+        {"field": "q2", "start": 3, "end": 5, "from": "Bo", "to": "Al"}]}}}  # fmt: skip
+    assert case_html(pair, ["q1", "q2"]) == "<b>q1:</b> Is Al here?<br><b>q2:</b> Is <mark>Al</mark> back?"
+
+
+def test_plot_legends_cover_no_bar():
+    """The legend sits above the axes: inside ("lower right") it covered the last capability's bars."""
+    from autocheck.report.plots import failure_rate_figure, seed_vs_expansion_figure
+
+    tally = {"cases": 10, "applicable": 10, "failures": 9, "failure_rate": 0.9, "errors": 0}
+    caps = {f"LC{i}": {"test_type": "MFT", "failure_rate": 0.9, "all": tally, "seeds": tally,
+                       "expansions": tally, "groups": tally} for i in range(1, 11)}  # fmt: skip
+    results = {"models": {"model-a": {"capabilities": caps}, "model-b": {"capabilities": caps}}}
+    for figure in (failure_rate_figure(results), seed_vs_expansion_figure(results)):
+        figure.canvas.draw()  # the layout places the legend
+        (axes,) = figure.axes
+        legend = figure.legends[0] if figure.legends else axes.get_legend()
+        box, plot = legend.get_window_extent(), axes.get_window_extent()
+        assert box.y0 >= plot.y1 - 1, (box, plot)  # wholly above the bars' area

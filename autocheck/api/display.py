@@ -4,29 +4,18 @@ One table of capabilities (or CheckList tests): group, name, test type, failure 
 test cases with its 95% Wilson interval and the counts behind it, errors; under it, per capability with
 failures, a ``<details>`` element holding its failing examples (the input, what the model said, why it
 fails). Plain HTML and CSS scoped to the display, no script and no widget, so it renders the same in
-Jupyter, JupyterLab, VS Code and Colab. Every text from the data is HTML-escaped here; the pieces taken
-from the report (``report.html.case_html``, ``prediction_html``) escape their own.
+Jupyter, JupyterLab, VS Code and Colab: the template ``report/templates/display.html.j2`` (autoescaped)
+and its stylesheet ``display.css``, whose rules outrank the notebooks' own table rules. The pieces taken
+from the report (``report.html.case_html``, ``prediction_html``) escape their own text.
 """
 
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..report.summary import pct, wilson
-
-CSS = """
-.autocheck-display{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;font-size:13px;color:#222}
-.autocheck-display table{border-collapse:collapse;margin:6px 0}
-.autocheck-display th,.autocheck-display td{border:1px solid #ddd;padding:3px 8px;text-align:left}
-.autocheck-display td{vertical-align:top}
-.autocheck-display th{background:#f4f4f4}.autocheck-display td.num{text-align:right}
-.autocheck-display td.hi{background:#fde2e1}.autocheck-display td.mid{background:#fff4d6}
-.autocheck-display td.lo{background:#e6f4ea}.autocheck-display .muted{color:#777;font-size:12px}
-.autocheck-display .fail{color:#b00020;font-weight:600}.autocheck-display details{margin:4px 0}
-.autocheck-display summary{cursor:pointer}.autocheck-display mark{background:#ffe066}
-.autocheck-display .ex{max-width:520px}
-"""
 
 
 def escape(text: object) -> str:
@@ -77,42 +66,27 @@ def rate_text(row: Row) -> str:
 
 def render_html(title: str, rows: list[Row], note: str = "") -> str:
     """The display: the capability table, then the failing examples of each capability in <details>."""
-    out = [f"<div class='autocheck-display'><style>{CSS}</style><b>{escape(title)}</b>"]
-    if note:
-        out.append(f"<div class='muted'>{escape(note)}</div>")
-    out.append(
-        "<table><thead><tr><th>capability</th><th>test</th><th>type</th><th>failure rate (failed/applicable)"
-        "</th><th>95% interval</th><th>errors</th></tr></thead><tbody>"
-    )
-    for row in rows:
-        name = escape(row.name) + (
-            f"<div class='muted'>{escape(row.description)}</div>"
-            if row.description and row.description != row.name
-            else ""
-        )
-        out.append(
-            f"<tr><td>{escape(row.group)}</td><td>{name}</td><td>{escape(row.test_type)}</td>"
-            f"<td class='num {_shade(row.rate)}'>{escape(rate_text(row))}</td>"
-            f"<td class='num'>{escape(interval_text(row))}</td><td class='num'>{row.errors}</td></tr>"
-        )
-    out.append("</tbody></table>")
-    for row in rows:
-        if not row.examples:
-            continue
-        more = row.shown_of or row.failures
-        out.append(
-            f"<details><summary>{escape(row.name)}: {len(row.examples)} of {more} failing test case(s)"
-            "</summary><table><thead><tr><th>input</th><th>prediction</th><th>why</th></tr></thead><tbody>"
-        )
-        for ex in row.examples:
-            original = f"<div class='muted'>original: {ex.original_html}</div>" if ex.original_html else ""
-            out.append(
-                f"<tr><td class='ex'>{ex.input_html}{original}</td><td>{ex.prediction_html}</td>"
-                f"<td>{escape(ex.why)}</td></tr>"
-            )
-        out.append("</tbody></table></details>")
-    out.append("</div>")
-    return "".join(out)
+    from ..report.templates import render
+
+    shown = [
+        {
+            **vars(row),
+            "shade": _shade(row.rate),
+            "rate_text": rate_text(row),
+            "interval_text": interval_text(row),
+        }
+        for row in rows
+    ]
+    return render("display.html.j2", kind="results", title=title, note=note, rows=shown)
+
+
+def render_listing(title: str, headers: list[str], rows: list[list[Any]], wide: int, more: str = "") -> str:
+    """A plain table of a suite's tests or a test's cases: numbers right-aligned, column ``wide`` (the
+    texts) given the room."""
+    from ..report.templates import render
+
+    context = {"title": title, "note": "", "headers": headers, "rows": rows, "wide": wide, "more": more}
+    return render("display.html.j2", kind="listing", **context)
 
 
 def render_text(title: str, rows: list[Row], width: int = 100) -> str:

@@ -244,18 +244,14 @@ class Test:
         return f"Test({self.name!r}, {self.test_type}, {seeds} cases{more})"
 
     def _repr_html_(self, limit: int = 10) -> str:
-        rows = "".join(
-            f"<tr><td>{D.escape(c.kind)}</td><td class='ex'>{D.escape(display(c.inputs))}</td>"
-            f"<td>{D.escape('' if c.expected is None else c.expected)}</td></tr>"
-            for c in self.cases[:limit]
-        )
-        more = (
-            f"<div class='muted'>first {limit} of {len(self.cases)}</div>" if len(self.cases) > limit else ""
-        )
-        return (
-            f"<div class='autocheck-display'><style>{D.CSS}</style><b>{D.escape(repr(self))}</b><table><tr>"
-            f"<th>kind</th><th>input</th><th>expected</th></tr>{rows}</table>{more}</div>"
-        )
+        def expected(value: Any) -> str:
+            return (
+                " or ".join(value) if isinstance(value, list | tuple) else "" if value is None else str(value)
+            )
+
+        rows = [[c.kind, display(c.inputs), expected(c.expected)] for c in self.cases[:limit]]
+        more = f"first {limit} of {len(self.cases)}" if len(self.cases) > limit else ""
+        return D.render_listing(repr(self), ["kind", "input", "expected"], rows, 1, more)
 
 
 def _details(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -381,10 +377,12 @@ class Suite:
         batch_size: int | None = None,
         name: str | None = None,
     ) -> Results:
-        """Run every case against ``model`` (and ``more`` models): a spec as ``autocheck run --model``
-        takes it (a Hugging Face id or directory, ``module:function``, a URL, ``file:PATH``), a loaded
-        ``models.Model``, a ``transformers`` text-classification pipeline, or a Python callable answering a
-        batch of texts with class probabilities (its ``labels`` attribute names the classes). ``out``: a new
+        """Run every case against ``model`` (and ``more`` models): any form ``run.run_suite`` and
+        ``autocheck run --model`` take, through the same batched adapters: a spec (a Hugging Face id or
+        directory, ``module:function``, a URL, ``file:PATH``), a loaded ``models.Model``, a ``transformers``
+        text-classification pipeline, an estimator with ``predict_proba`` and ``classes_`` (a scikit-learn
+        ``Pipeline``), or a Python callable answering a batch of texts with class probabilities (its
+        ``labels`` attribute names the classes). ``out``: a new
         or empty results directory, with the suite in ``out/suite`` when it was never saved (default: a
         temporary one, removed with the ``Results``; ``Results.save`` keeps it)."""
         from ..run import run_suite
@@ -406,21 +404,15 @@ class Suite:
         return Results(results, run_dir, _keep=tmp)
 
     def _model(self, model: Any, name: str | None) -> Any:
-        from ..models import CallableModel, Model, load_model
+        """The adapter ``run_suite`` and ``autocheck run`` use for the same model (batched; a pipeline is
+        asked a batch at a time, an estimator's ``predict_proba`` a batch at a time); a function keeps
+        its own name in the results unless ``name`` gives one."""
+        from ..models import load_model
+        from ..models.callables import python_model
 
-        if isinstance(model, Model):
-            return model
         if isinstance(model, str | Path):
             return load_model(str(model), self.task)
-        pipeline = _pipeline_function(model, self.task)
-        if pipeline is not None or callable(model):
-            fn = pipeline or model
-            # a function is reused across runs only under a version it declares (models.callables)
-            return CallableModel(name or str(getattr(fn, "__name__", "model")), fn, self.task)
-        raise InputError(
-            f"Suite.run: a model is a spec string, a models.Model, a transformers pipeline or a callable, "
-            f"not {type(model).__name__}"
-        )
+        return python_model(model, self.task, name=name or getattr(model, "__name__", None))
 
     # -------------------------------------------------------------- display
 
@@ -428,37 +420,8 @@ class Suite:
         return f"Suite({self.name!r}, task {self.task.name}, {len(self)} tests, {sum(map(len, self))} cases)"
 
     def _repr_html_(self) -> str:
-        rows = "".join(
-            f"<tr><td>{D.escape(t.capability)}</td><td>{D.escape(t.name)}</td><td>{D.escape(t.test_type)}</td>"
-            f"<td class='num'>{len(t)}</td><td class='ex'>{D.escape(t.texts[0] if t.cases else '')}</td></tr>"
-            for t in self
-        )
-        return (
-            f"<div class='autocheck-display'><style>{D.CSS}</style><b>{D.escape(repr(self))}</b><table><tr>"
-            f"<th>capability</th><th>test</th><th>type</th><th>cases</th><th>first case</th></tr>{rows}"
-            "</table></div>"
-        )
-
-
-def _pipeline_function(pipe: Any, task: Task) -> Any:
-    """A ``transformers`` text-classification pipeline as a function of a batch: each input's class
-    probabilities in its model's ``id2label`` order (the function's ``labels``); None for anything else."""
-    config = getattr(getattr(pipe, "model", None), "config", None)
-    if config is None or getattr(pipe, "task", None) not in ("text-classification", "sentiment-analysis"):
-        return None
-    names = [config.id2label[i] for i in range(len(config.id2label))]
-
-    def predict(batch: list[Any]) -> list[list[float]]:
-        items = [
-            b if isinstance(b, str) else {"text": b[task.inputs[0]], "text_pair": b[task.inputs[1]]}
-            for b in batch
-        ]
-        answers = pipe(items, top_k=None, truncation=True)
-        return [[next(a["score"] for a in answer if a["label"] == n) for n in names] for answer in answers]
-
-    predict.labels = names  # type: ignore[attr-defined]
-    predict.__name__ = Path(str(getattr(config, "name_or_path", "") or "pipeline")).name
-    return predict
+        rows = [[t.capability, t.name, t.test_type, len(t), t.texts[0] if t.cases else ""] for t in self]
+        return D.render_listing(repr(self), ["capability", "test", "type", "cases", "first case"], rows, 4)
 
 
 # --------------------------------------------------------------------------------------------- Results
@@ -491,7 +454,7 @@ class Results:
         return model
 
     def summary(self, width: int = 100) -> str:
-        """The failure-rate table ``autocheck summary`` prints."""
+        """The failure-rate table ``autocheck run`` and ``autocheck report`` print."""
         from ..report.summary import format_table
 
         return format_table(self.results, width=width)
@@ -573,6 +536,7 @@ class Results:
         name = self._model(model)
         chosen, totals = collect_failures(self.dir, self.results, max_examples)
         fields = list(self.results["task"]["inputs"])
+        labels = list(self.results["task"].get("labels") or ())  # the order of every row's probabilities
         out = []
         for cap, c in model_capabilities(self.results, self.results["models"][name]):
             info, tally = capability_info(self.results, cap), headline(c)
@@ -590,9 +554,10 @@ class Results:
                 case = r.get("case_record") or {}
                 original = ""
                 if r.get("seed_record") and case.get("kind") == PERTURBATION:
-                    original = f"{case_html(r['seed_record'], fields)} → {prediction_html(r.get('seed_row'))}"
+                    seed_said = prediction_html(r.get("seed_row"), labels=labels)
+                    original = f"{case_html(r['seed_record'], fields)} → {seed_said}"
                 row.examples.append(
-                    D.Example(case_html(case, fields), prediction_html(r), why(case), original)
+                    D.Example(case_html(case, fields), prediction_html(r, labels=labels), why(case), original)
                 )
             out.append(row)
         return out

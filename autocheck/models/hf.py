@@ -51,7 +51,7 @@ class _HFBase(Model):
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device = torch.device(device)
         self.identity, self.pinned = hf_identity(spec, self.config, version)
-        _check_head(spec, self.config, self.auto_class, task)
+        check_head(spec, self.config, self.auto_class, task)
 
     @cached_property
     def network(self) -> Network:
@@ -189,9 +189,10 @@ HEADS = {
 }
 
 
-def _check_head(spec: str, config: Any, auto_class: str, task: Task) -> None:
+def check_head(spec: str, config: Any, auto_class: str, task: Task) -> None:
     """A model whose config names its architectures must have the head ``auto_class`` loads: a masked-LM
-    folder passed as ``--model`` would otherwise get an untrained head and fail every case."""
+    folder passed as ``--model`` would otherwise get an untrained head and fail every case. ``doctor``
+    asks the same of the config, so it refuses what ``run`` refuses."""
     suffix, wanted = HEADS[auto_class]
     architectures = getattr(config, "architectures", None) or []
     if architectures and not any(a.endswith(suffix) for a in architectures):

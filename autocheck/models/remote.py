@@ -51,7 +51,8 @@ Chat models (``--model openai:MODEL`` or ``openai:MODEL@BASE_URL``)
 
 One ``POST BASE_URL/chat/completions`` per input (base: ``$OPENAI_BASE_URL``, else
 ``https://api.openai.com/v1``) with ``{"model": MODEL, "messages": [{"role": "user", "content": PROMPT}],
-"temperature": 0}``, where PROMPT is the task spec's ``prompt`` with ``{field}`` replaced by the input's
+"temperature": 0}`` (a ``--system-prompt`` goes first as a system message; ``--max-tokens N`` adds
+``"max_tokens": N``), where PROMPT is the task spec's ``prompt`` with ``{field}`` replaced by the input's
 fields and ``{labels}`` by the task's labels (``negative, neutral, positive``). The reply
 (``choices[0].message.content``) is read zero-shot: a classification reply must name exactly one of the
 task's labels (or their aliases) as a whole word, in any case; a reply naming none or several is
@@ -59,13 +60,13 @@ task's labels (or their aliases) as a whole word, in any case; a reply naming no
 surrounding quotes and a final period.
 
 The key is read from ``$OPENAI_API_KEY`` (``--api-key-env``) or ``--api-key-file``, never from the command
-line, and sent only as ``Authorization: Bearer``: it is not part of a model's name or identity, and is
+line, and sent only as ``Authorization: Bearer``; a server on this machine (``localhost``, ``127.0.0.1``,
+``::1``) needs none unless one is named. The key is not part of a model's name or identity, and is
 masked in any text an endpoint sends back. TLS certificates are verified unless ``--insecure``.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import logging
 import math
@@ -76,14 +77,12 @@ import socket
 import ssl
 import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
@@ -99,6 +98,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MAX_REPLY_BYTES = 64 << 20
 MAX_DELAY = 60.0  # seconds: the longest back-off, Retry-After included
 READER = "1"  # version of the chat reply reading (cached answers depend on it)
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -114,8 +114,12 @@ class RemoteOptions:
     api_key_env: str | None = None  # None: OPENAI_API_KEY for chat models, no key for HTTP endpoints
     api_key_file: Path | None = None
     verify_tls: bool = True
+    max_tokens: int | None = None  # chat models: the longest reply asked for (None: the server's default)
+    system_prompt: str | None = None  # chat models: a system message before the task's prompt
 
     def __post_init__(self) -> None:
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise InputError(f"remote options: need --max-tokens >= 1, got {self.max_tokens}")
         if not self.timeout > 0 or self.retries < 0 or self.concurrency < 1 or self.backoff < 0:
             raise InputError(
                 f"remote options: need --timeout > 0, --retries >= 0, --concurrency >= 1 and back-off >= 0; "
@@ -205,24 +209,24 @@ class _Failure(Exception):
         self.reason = reason
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:  # a 3xx reaches the caller as is
-        return None
-
-
 class _Deadline:
-    """The end of one request's time: when it passes, the connection is shut down under the blocked read
-    (socket timeouts bound each read, not the whole reply)."""
+    """The end of one request's time. httpx's timeouts bound each phase (connect, each read), not the
+    whole exchange, so when this passes the connection is shut down under a blocked read: a server
+    trickling its reply is cut off at ``--timeout``."""
 
     def __init__(self, seconds: float):
         self.at = time.monotonic() + seconds
         self.expired = False
         self._timer: threading.Timer | None = None
 
-    def watch(self, sock: socket.socket) -> None:
-        self._timer = threading.Timer(max(0.0, self.at - time.monotonic()), self._expire, (sock,))
-        self._timer.daemon = True
-        self._timer.start()
+    def left(self) -> float:
+        return max(0.0, self.at - time.monotonic())
+
+    def watch(self, sock: socket.socket | None) -> None:
+        if sock is not None:
+            self._timer = threading.Timer(self.left(), self._expire, (sock,))
+            self._timer.daemon = True
+            self._timer.start()
 
     def _expire(self, sock: socket.socket) -> None:
         self.expired = True
@@ -236,41 +240,17 @@ class _Deadline:
             self._timer.cancel()
 
 
-def _watched(connection: type[http.client.HTTPConnection], deadline: _Deadline | None) -> Any:
-    """``connection`` whose socket is handed to ``deadline`` once connected."""
-
-    class Watched(connection):  # type: ignore[valid-type,misc]
-        def connect(self) -> None:
-            super().connect()
-            if deadline is not None:
-                deadline.watch(self.sock)
-
-    return Watched
-
-
-class _HTTPHandler(urllib.request.HTTPHandler):
-    def http_open(self, req: Any) -> Any:
-        return self.do_open(_watched(http.client.HTTPConnection, getattr(req, "deadline", None)), req)
-
-
-class _HTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, context: ssl.SSLContext):
-        super().__init__(context=context)
-        self._tls = context
-
-    def https_open(self, req: Any) -> Any:
-        connection = _watched(http.client.HTTPSConnection, getattr(req, "deadline", None))
-        return self.do_open(connection, req, context=self._tls)
-
-
 class _Endpoint:
-    """POSTs JSON to one URL with timeouts, retries and back-off; TLS verified unless told otherwise."""
+    """POSTs JSON to one URL with timeouts, retries and back-off over one httpx client, whose connections
+    are kept open and reused (one per request in flight); TLS verified unless told otherwise."""
 
     def __init__(self, url: str, options: RemoteOptions, key: str | None):
+        import httpx
+
         self.url, self.shown, self.options = url, shown_url(url), options
         self._key = key
         self._refused: str | None = None  # set by 401/403 or a bad certificate: no request can succeed
-        context = ssl.create_default_context()
+        context = ssl.create_default_context()  # the system's trust store, SSL_CERT_FILE included
         if not options.verify_tls:
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
@@ -278,9 +258,16 @@ class _Endpoint:
                 log.warning("%s: TLS certificate not verified (--insecure)", self.shown)
         if key and url.startswith("http:"):
             host = urllib.parse.urlsplit(url).hostname
-            if host not in ("localhost", "127.0.0.1", "::1"):
+            if host not in LOCAL_HOSTS:
                 log.warning("%s: the API key is sent without encryption (http, not https)", self.shown)
-        self._opener = urllib.request.build_opener(_NoRedirect, _HTTPHandler, _HTTPSHandler(context=context))
+        self._client = httpx.Client(
+            verify=context,
+            follow_redirects=False,  # a 3xx reaches the caller as is
+            timeout=options.timeout,
+            limits=httpx.Limits(
+                max_connections=options.concurrency, max_keepalive_connections=options.concurrency
+            ),
+        )
 
     def mask(self, text: str) -> str:
         """``text`` with the key masked (an endpoint may echo it)."""
@@ -333,56 +320,61 @@ class _Endpoint:
     def _send(self, data: bytes) -> tuple[int, bytes, float | None]:
         """(status, body, Retry-After seconds); ``_Retry`` for a failure worth retrying. ``--timeout``
         bounds the whole exchange, not each socket read: a server trickling its reply is cut off."""
-        request = urllib.request.Request(self.url, data=data, method="POST")
-        request.add_header("Content-Type", "application/json")
-        request.add_header("Accept", "application/json")
+        import httpx
+
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._key:
-            request.add_unredirected_header("Authorization", f"Bearer {self._key}")
+            headers["Authorization"] = f"Bearer {self._key}"
         deadline = _Deadline(self.options.timeout)
-        reply: tuple[int, bytes, float | None]
-        request.deadline = deadline  # type: ignore[attr-defined]  # read by the connection handlers
         try:
-            try:
-                with self._opener.open(request, timeout=self.options.timeout) as response:
-                    reply = response.status, self._read(response), None
-            except urllib.error.HTTPError as e:  # a status other than 2xx, with its body
-                with e:
-                    body = self._read(e)
-                    reply = e.code, body, _seconds(e.headers.get("Retry-After") if e.headers else None)
-        except urllib.error.URLError as e:
-            self._network_error(e.reason, deadline)
-        except (OSError, http.client.HTTPException) as e:
+            with self._client.stream("POST", self.url, content=data, headers=headers) as response:
+                stream = response.extensions.get("network_stream")
+                deadline.watch(stream.get_extra_info("socket") if stream is not None else None)
+                body = self._read(response, deadline)
+                status = response.status_code
+                retry_after = None if 200 <= status < 300 else _seconds(response.headers.get("Retry-After"))
+        except httpx.HTTPError as e:
             self._network_error(e, deadline)
         finally:
             deadline.cancel()
         if deadline.expired:  # a body read to the end of a closed connection may look complete
             raise _Retry(f"no complete reply within {self.options.timeout:g} s")
-        return reply
+        return status, body, retry_after
 
-    def _read(self, response: Any) -> bytes:
-        body = response.read(MAX_REPLY_BYTES + 1)
-        if len(body) > MAX_REPLY_BYTES:
-            raise _Failure(f"{self.shown}: reply larger than {MAX_REPLY_BYTES >> 20} MiB")
-        return body
+    def _read(self, response: Any, deadline: _Deadline) -> bytes:
+        body = bytearray()
+        for piece in response.iter_raw():
+            body += piece
+            if len(body) > MAX_REPLY_BYTES:
+                raise _Failure(f"{self.shown}: reply larger than {MAX_REPLY_BYTES >> 20} MiB")
+            if not deadline.left():
+                raise _Retry(f"no complete reply within {self.options.timeout:g} s")
+        return bytes(body)
 
-    def _network_error(self, error: Any, deadline: _Deadline) -> None:
-        if deadline.expired:
+    def _network_error(self, error: Any, deadline: _Deadline) -> NoReturn:
+        import httpx
+
+        if deadline.expired or isinstance(error, httpx.TimeoutException):
             raise _Retry(f"no complete reply within {self.options.timeout:g} s")
-        if isinstance(error, ssl.SSLCertVerificationError):
+        cause = error.__context__
+        while cause is not None and not isinstance(
+            cause, ssl.SSLCertVerificationError | ConnectionRefusedError
+        ):
+            cause = cause.__context__
+        if isinstance(cause, ssl.SSLCertVerificationError):
             self._refused = (
-                f"{self.shown}: TLS certificate not accepted ({self.scrub(error.verify_message or error)}); "
+                f"{self.shown}: TLS certificate not accepted ({self.scrub(cause.verify_message or cause)}); "
                 "add its CA to the system's trust store (or SSL_CERT_FILE), or turn verification off with "
                 "--insecure"
             )
             raise _Failure(self._refused)
-        if isinstance(error, TimeoutError):
-            raise _Retry(f"no reply within {self.options.timeout:g} s")
-        if isinstance(error, http.client.RemoteDisconnected):
-            raise _Retry("connection closed without a reply")
-        if isinstance(error, http.client.IncompleteRead):
-            raise _Retry("reply cut short")
-        if isinstance(error, ConnectionRefusedError):
+        if isinstance(cause, ConnectionRefusedError):
             raise _Retry("connection refused")
+        if isinstance(error, httpx.RemoteProtocolError):
+            text = str(error)
+            raise _Retry(
+                "reply cut short" if "incomplete" in text.lower() else "connection closed without a reply"
+            )
         raise _Retry(f"{type(error).__name__}: {self.scrub(error, 200)}")
 
 
@@ -547,16 +539,22 @@ class ChatModel(Model):
         url = parts._replace(path=parts.path.rstrip("/") + "/chat/completions").geturl()
         self.name = f"openai:{model}" + (f"@{shown}" if explicit else "")
         labels = ", ".join(task.labels)
+        # what else is asked changes the answers; nothing else keeps the identity answers were cached under
+        extra = [f"system:{options.system_prompt}"] if options.system_prompt else []
+        extra += [f"max_tokens:{options.max_tokens}"] if options.max_tokens is not None else []
+        asked = content_hash(task.prompt, labels, *extra)
         self.identity = (
-            f"openai:{model}@{shown}{_query_digest(base)} temperature:0 reader:{READER} "
-            f"prompt:{content_hash(task.prompt, labels)}"
+            f"openai:{model}@{shown}{_query_digest(base)} temperature:0 reader:{READER} prompt:{asked}"
         )
         self.task = task
         self.labels = () if task.is_span else task.labels
         self.batch_size = batch_size
         self.model, self.options = model, options
         self._labels_text = labels
-        self._endpoint = _Endpoint(url, options, read_key(options, required=True))
+        # a server on this machine (llama.cpp, vLLM, Ollama) needs no key unless one is named
+        named = options.api_key_file is not None or options.api_key_env is not None
+        local = parts.hostname in LOCAL_HOSTS
+        self._endpoint = _Endpoint(url, options, read_key(options, required=named or not local))
         # every label name and alias, the longest first ("non-hateful" before "hateful"), as a whole word
         names = sorted((name for name, _ in task.aliases), key=len, reverse=True)
         words = "|".join(map(re.escape, names)) or r"(?!)"
@@ -571,11 +569,16 @@ class ChatModel(Model):
         return _map(self._ask, batch, self.options.concurrency)
 
     def _ask(self, item: Input) -> Any:
-        payload = {
+        system = (
+            [{"role": "system", "content": self.options.system_prompt}] if self.options.system_prompt else []
+        )
+        payload: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": "user", "content": self.prompt(item)}],
+            "messages": [*system, {"role": "user", "content": self.prompt(item)}],
             "temperature": 0,
         }
+        if self.options.max_tokens is not None:
+            payload["max_tokens"] = self.options.max_tokens
         try:
             reply = self._endpoint.post(payload, salt=content_hash(*item))
             try:

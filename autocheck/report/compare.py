@@ -438,6 +438,35 @@ def format_comparison(result: dict[str, Any], width: int = 100, alpha: float = A
 # Markdown
 
 
+def gate_verdict(
+    result: dict[str, Any],
+    rules: dict[str, float],
+    alpha: float = ALPHA,
+    found: list[dict[str, Any]] | None = None,
+) -> tuple[str, str, list[str]]:
+    """The gate's verdict, what a comparison leads with (the Markdown and the page alike): a title, its
+    detail and one line per regression; with no rules, the capabilities whose failure rate rose
+    significantly, ungated."""
+    if not rules:
+        rose = [
+            f"{short_name(pair['model_b'])}: {cap} {_signed(c['change'])} points ({_p_is(c['p_value'])})"
+            for pair in result["pairs"]
+            for cap, c in pair["capabilities"].items()
+            if _significant(c, alpha) and (c["change"] or 0) > 0
+        ]
+        return (
+            "No regression gate",
+            f"--fail-on-regression; {len(rose)} significant rise(s) at p < {alpha:g}",
+            rose,
+        )
+    found = regressions(result, rules, alpha) if found is None else found
+    if found:
+        lines = [regression_line(result, f, alpha) for f in found]
+        return "Regression gate: failed", f"{len(found)} regression{'s' * (len(found) != 1)}", lines
+    allowed = ", ".join(f"{'every capability' if k == EVERY else k} +{v:g}" for k, v in rules.items())
+    return "Regression gate: passed", f"allowed rise in points: {allowed}; at p < {alpha:g}", []
+
+
 def _md(text: Any) -> str:
     """A table cell: no pipes, no line breaks, no HTML a comment would render."""
     return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ").replace("\r", " ")
@@ -467,12 +496,8 @@ def comparison_markdown(
     lines.append(f"base: `{_md(result['a'])}`  \nnew: `{_md(result['b'])}`")
     lines.append("")
     if rules:
-        if found:
-            lines.append(f"**Regression gate: failed** ({len(found)} regression{'s' * (len(found) != 1)})")
-            lines += [f"- {_md(regression_line(result, f, alpha))}" for f in found]
-        else:
-            allowed = ", ".join(f"{'every capability' if k == EVERY else k} +{v:g}" for k, v in rules.items())
-            lines.append(f"**Regression gate: passed** (allowed rise in points: {allowed}; at p < {alpha:g})")
+        title, detail, items = gate_verdict(result, rules, alpha, found)
+        lines += [f"**{title}** ({detail})", *(f"- {_md(item)}" for item in items)]
         lines.append("")
     cases = result["cases"]
     if not result["same_suite"]:
@@ -561,10 +586,17 @@ def _case_texts(result: dict[str, Any], wanted: set[str]) -> dict[str, dict[str,
     return {}
 
 
-def write_comparison_html(result: dict[str, Any], path: str | Path, *, max_cases: int | None = 200) -> Path:
-    """The comparison as one self-contained page: the change table per model pair and the flipped cases
-    (up to ``max_cases`` per capability, pair and direction; None or 0: all), filtered and sorted by the
-    report's inline script; readable without it."""
+def write_comparison_html(
+    result: dict[str, Any],
+    path: str | Path,
+    *,
+    max_cases: int | None = 200,
+    rules: dict[str, float] | None = None,
+    alpha: float = ALPHA,
+) -> Path:
+    """The comparison as one self-contained page: first the gate's verdict (``gate_verdict``), then the
+    change table per model pair and the flipped cases (up to ``max_cases`` per capability, pair and
+    direction; None or 0: all), filtered and sorted by the report's inline script; readable without it."""
     from .html import case_html, filter_form, page
 
     limit = max_cases or None
@@ -586,9 +618,14 @@ def write_comparison_html(result: dict[str, Any], path: str | Path, *, max_cases
     ]
     texts = _case_texts(result, {flip["case"] for _, flip in shown})
     fields = result["task"]
+    title, detail, items = gate_verdict(result, rules or {}, alpha)
+    passed = title == "Regression gate: passed" or not (rules or items)
     body = [
         "<h1>autocheck: comparison of two runs</h1>",
         f"<p class=muted>A: {_e(result['a'])}<br>B: {_e(result['b'])}</p>",
+        f"<div class='verdict{' ok' if passed else ''}' id=gate><p><b>{_e(title)}</b> ({_e(detail)})</p>"
+        + (f"<ol>{''.join(f'<li>{_e(item)}</li>' for item in items)}</ol>" if items else "")
+        + "</div>",
     ]
     cases = result["cases"]
     if not result["same_suite"]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import html
 import logging
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -182,17 +183,40 @@ def why(case: dict[str, Any]) -> str:
     return "expected " + (" or ".join(expected) if isinstance(expected, list) else str(expected))
 
 
+def _edited(case: dict[str, Any], field: str) -> list[dict[str, Any]]:
+    """A perturbation's edits of ``field`` as marks (word + offset) in the perturbed text: the recorded
+    offsets are the original's, so each is moved by the length change of the edits before it."""
+    change = (case.get("provenance") or {}).get("perturbation")
+    edits = change.get("edits") if isinstance(change, dict) else None
+    marks, shift = [], 0
+    for edit in sorted(
+        (e for e in edits or () if isinstance(e, dict) and e.get("field") == field), key=_start
+    ):
+        new, old = str(edit.get("to", "")), str(edit.get("from", ""))
+        if isinstance(edit.get("start"), int):
+            marks.append({"word": new, "offset": edit["start"] + shift})
+            shift += len(new) - len(old)
+    return marks
+
+
+def _start(edit: dict[str, Any]) -> int:
+    return edit["start"] if isinstance(edit.get("start"), int) else -1
+
+
 def case_html(case: dict[str, Any], fields: list[str]) -> str:
-    """A case's input for the page: one text (inserted words marked), or each field on its own line."""
+    """A case's input for the page: one text, or each field on its own line; the words an expansion
+    inserted and the words a perturbation changed (a typo, a name) marked."""
     inserted = (case.get("provenance") or {}).get("inserted") or []
     if len(fields) == 1:
-        return highlighted(str(case.get(fields[0], "")), inserted)
-    return "<br>".join(f"<b>{_e(name)}:</b> {_e(case.get(name, ''))}" for name in fields)
+        return highlighted(str(case.get(fields[0], "")), [*inserted, *_edited(case, fields[0])])
+    return "<br>".join(
+        f"<b>{_e(name)}:</b> {highlighted(str(case.get(name, '')), _edited(case, name))}" for name in fields
+    )
 
 
-def prediction_html(row: dict[str, Any] | None, failed: bool = True) -> str:
-    """What the model answered: label and probabilities, an answer, or what went wrong (in red when
-    ``failed``)."""
+def prediction_html(row: dict[str, Any] | None, failed: bool = True, labels: Sequence[str] = ()) -> str:
+    """What the model answered: label and probabilities (each named by the task's ``labels`` when given),
+    an answer, or what went wrong (in red when ``failed``)."""
     if not row:
         return ""
     if "error" in row:
@@ -201,7 +225,11 @@ def prediction_html(row: dict[str, Any] | None, failed: bool = True) -> str:
         return f"<span class=fail>unreadable reply</span><br><span class=muted>{_e(row['reply'])}</span>"
     if "answer" in row:
         return f"<span class=fail>{_e(row['answer'])}</span>"
-    probs = " / ".join(f"{p:.2f}" for p in row.get("probs", ()))
+    values = row.get("probs", ())
+    named = len(labels) == len(values)
+    probs = (" · " if named else " / ").join(
+        f"{labels[i]} {p:.2f}" if named else f"{p:.2f}" for i, p in enumerate(values)
+    )
     said = f"<span class=fail>{_e(row.get('label'))}</span>" if failed else f"<b>{_e(row.get('label'))}</b>"
     return f"{said}<br><span class=muted>{_e(probs)}</span>"
 

@@ -48,7 +48,7 @@ def failure_rate_figure(results: dict[str, Any]):
         ax.errorbar(rates, ys, xerr=[low, high], fmt="none", ecolor="#333", elinewidth=0.8, capsize=2)
     _axes(ax, caps, "failure rate (%), 95% Wilson interval")
     if len(models) > 1:
-        ax.legend(loc="lower right", fontsize=8)
+        _legend(fig, len(models))
     return fig
 
 
@@ -81,8 +81,13 @@ def seed_vs_expansion_figure(results: dict[str, Any]):
                 label=_plain(label),
             )
     _axes(ax, caps, "failure rate (%): seed cases vs their expansions or perturbations")
-    ax.legend(loc="lower right", fontsize=8)
+    _legend(fig, 2 * len(models))
     return fig
+
+
+def _legend(fig: Any, entries: int) -> None:
+    """Above the axes, never over a bar (inside, "lower right" covered the last capability's bars)."""
+    fig.legend(loc="outside upper center", ncols=min(entries, 2), fontsize=8, frameon=False)
 
 
 def _axes(ax, caps: list[str], xlabel: str) -> None:
