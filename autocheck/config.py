@@ -255,6 +255,12 @@ class GenerateConfig:
         return content_hash(dumps(self.settings()))
 
 
+# fuzz's own defaults: every valid fill of the 20 best templates of a partial edit is a candidate (the
+# search, not the suite's size, is what the query budget bounds). On the alict60 seeds generate's 5
+# templates and 3 fills left most seeds one to three candidates, far below a budget of 50 queries.
+FUZZ_EXPANSION: dict[str, Any] = {"top_k": 20, "fills_per_mask": None}
+
+
 def options(*groups: str) -> list[Any]:
     """The fields of ``GenerateConfig`` that are command-line options of these groups, in field order."""
     return [f for f in fields(GenerateConfig) if f.metadata.get("group") in groups]
