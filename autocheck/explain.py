@@ -52,6 +52,7 @@ MIN_SUPPORT = 2  # a feature held by one case cannot be told from that case
 TOP = 5  # explanations kept per capability and model
 GENERIC = frozenset({"kind", "length", "label", "seed"})  # features that do not say how a case was made
 LENGTHS = ((5, "1–5 words"), (10, "6–10 words"), (20, "11–20 words"), (40, "21–40 words"))
+_WORD = re.compile(r"[^\W_][\w'-]*")
 MINIMAL_EDITS = "minimal-edits.json"  # written into a run directory by ``autocheck explain --minimal-edits``
 
 
@@ -145,8 +146,10 @@ def case_features(case: dict[str, Any], fields: list[str], attributes: _Attribut
         word = str(item.get("word"))
         out.add(f"inserted={word}")
         out.add(f"inserted tag={item.get('tag')}")
-        following = text[int(item.get("offset", 0)) + len(word) :].split()  # where: the word it went before
-        out.add(f"site=before {following[0].lower()!r}" if following else "site=at the end")
+        following = _WORD.search(
+            text, int(item.get("offset", 0)) + len(word)
+        )  # where: the word it went before
+        out.add(f"site=before {following.group().lower()!r}" if following else "site=at the end")
     production = prov.get("production")
     if isinstance(production, dict):
         out.add(

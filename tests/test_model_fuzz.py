@@ -178,3 +178,12 @@ def test_found_failures_fail_when_run_and_the_suite_runs_on_another_model(stand_
         assert {f.split("=", 1)[0] for f in features} >= {"inserted", "production", "site"}
     explained = explain_run(tmp_path / "run", top=None)[on_target]["LC2"]
     assert {e["kind"] for e in explained["explanations"]} & {"inserted", "production", "site"}
+
+
+def test_explain_names_the_site_of_an_insertion_by_the_word_it_went_before():
+    def sites(text: str, offset: int) -> set[str]:
+        case = {"text": text, "provenance": {"inserted": [{"word": "too", "tag": "RB", "offset": offset}]}}
+        return {f for f in case_features(case, ["text"]) if f.startswith("site=")}
+
+    assert sites("It is too Sweet.", 6) == {"site=before 'sweet'"}
+    assert sites("It is sweet too.", 12) == {"site=at the end"}
