@@ -324,18 +324,8 @@ def _rooted(child: TestCase, parent: TestCase, seed: TestCase) -> TestCase:
         ]
         prov["inserted"] = sorted([*moved, *prov["inserted"]], key=lambda item: item["offset"])
     prov["fuzz"] = {"path": path}
-    return TestCase(
-        id=f"{seed.id}-x{content_hash(child.text)[:10]}",
-        capability=seed.capability,
-        kind=child.kind,
-        inputs=child.inputs,
-        expected=seed.expected,
-        test_type=seed.test_type,
-        label=seed.label,
-        seed_id=seed.id,
-        editable=child.editable,
-        provenance=prov,
-    )
+    # a partial edit carries its seed's capability, expectation and label: the child has them too
+    return replace(child, id=f"{seed.id}-x{content_hash(child.text)[:10]}", seed_id=seed.id, provenance=prov)
 
 
 def _in_parent(added: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -146,6 +146,11 @@ def main() -> int:
     p.add_argument("--queries", type=int, default=50)
     p.add_argument("--target", choices=NAMES)
     p.add_argument("--sample", type=int, default=30, help="failures per method for the blind reading")
+    p.add_argument(
+        "--generate-defaults",
+        action="store_true",
+        help="fuzz with generate's --top-k and --fills-per-mask, not fuzz's own (config.FUZZ_EXPANSION)",
+    )
     p.add_argument("--work", type=Path, help="working directory (default: a temporary one)")
     args = p.parse_args()
     capabilities = args.capability or ["LC2", "LC4", "LC9"]
@@ -207,7 +212,7 @@ def main() -> int:
     started = cpu()
     fuzzed = [
         fuzz(
-            replace(config, **FUZZ_EXPANSION),
+            config if args.generate_defaults else replace(config, **FUZZ_EXPANSION),
             model,
             work / f"fuzz-{cap}",
             search=SearchConfig(queries=args.queries),
