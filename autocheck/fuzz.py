@@ -101,7 +101,7 @@ class _Search:
     budget: int
     spent: int = 1  # the seed's own answer
     seen: set[str] = field(default_factory=set)
-    frontier: list[tuple[TestCase, float]] = field(default_factory=list)  # (partial edit, its score)
+    frontier: list[TestCase] = field(default_factory=list)  # the partial edits it goes on from
     failures: list[TestCase] = field(default_factory=list)
     nearest: tuple[float, TestCase] | None = None
 
@@ -215,7 +215,7 @@ def search_chunk(
     """Search one chunk's seeds together, depth by depth; per seed, the cases to write (in seed order)."""
     first = answers(chunk)
     searches = []
-    for seed, (score, outcome) in zip(chunk, first):
+    for seed, (_, outcome) in zip(chunk, first):
         tally = counts[seed.capability]
         tally.seeds += 1
         tally.queries += 1
@@ -223,15 +223,15 @@ def search_chunk(
         if outcome is None or outcome == FAIL:  # nothing to search: the flip must be pass -> fail
             tally.already_failing += 1
         else:
-            searches.append(_Search(seed, search.queries, seen={seed.text}, frontier=[(seed, score)]))
+            searches.append(_Search(seed, search.queries, seen={seed.text}, frontier=[seed]))
     for depth in range(1, search.depth + 1):
         active = [s for s in searches if s.frontier and not s.failures and s.spent < s.budget]
         if not active:
             break
-        children = expand([_as_seed(node) for s in active for node, _ in s.frontier])
+        children = expand([_as_seed(node) for s in active for node in s.frontier])
         asked: list[tuple[_Search, TestCase, int]] = []  # with the seed's queries once it is asked
         for s in active:
-            for node, _ in s.frontier:  # the most promising partial edit's candidates first
+            for node in s.frontier:  # the most promising partial edit's candidates first
                 for child in children.get(node.id, ()):
                     case = _rooted(TestCase.from_json(child), node, s.seed)
                     if case.text not in s.seen and s.spent < s.budget:
@@ -255,7 +255,7 @@ def search_chunk(
                     s.nearest = (score, found)
         for s in active:  # the lowest scores go on, ties in the order they were asked
             ranked = sorted(scored.get(id(s), ()), key=lambda pair: pair[0])
-            s.frontier = [(case, score) for score, case in ranked[: search.beam]]
+            s.frontier = [case for _, case in ranked[: search.beam]]
     by_id = {s.seed.id: s for s in searches}
     for seed in chunk:
         done = by_id.get(seed.id)
