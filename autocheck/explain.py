@@ -146,9 +146,7 @@ def case_features(case: dict[str, Any], fields: list[str], attributes: _Attribut
         word = str(item.get("word"))
         out.add(f"inserted={word}")
         out.add(f"inserted tag={item.get('tag')}")
-        following = _WORD.search(
-            text, int(item.get("offset", 0)) + len(word)
-        )  # where: the word it went before
+        following = _WORD.search(text, int(item.get("offset", 0)) + len(word))  # the word it went before
         out.add(f"site=before {following.group().lower()!r}" if following else "site=at the end")
     production = prov.get("production")
     if isinstance(production, dict):
