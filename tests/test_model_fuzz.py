@@ -5,12 +5,14 @@ output a suite that run reruns on another model and that explain groups by word,
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 from conftest import require
 
 from autocheck import fuzz as fuzzing
+from autocheck.cli import main
 from autocheck.config import GenerateConfig
 from autocheck.expect import FAIL, PASS
 from autocheck.explain import case_features, explain_run
@@ -187,3 +189,17 @@ def test_explain_names_the_site_of_an_insertion_by_the_word_it_went_before():
 
     assert sites("It is too Sweet.", 6) == {"site=before 'sweet'"}
     assert sites("It is sweet too.", 12) == {"site=at the end"}
+
+
+def test_the_command_stops_starting_chunks_once_max_queries_are_spent(stand_ins, tmp_path):
+    config, target, _ = stand_ins
+    out = tmp_path / "suite"
+    argv = ["fuzz", "--model", target, "--dataset", str(config.dataset), "--capability", "LC2", "--lexicon",
+            "opinion", "--parser", config.parser, "--mlm", config.mlm, "--max-variants", "1", "--chunk-size",
+            "2", "--queries", "5", "--max-queries", "3", "--workers", "1", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    counts = json.loads((out / "manifest.json").read_text())["counts"]["LC2"]
+    # the first chunk's 2 seeds spent at least 3 queries: no second chunk (of the 12 seeds LC2 finds)
+    assert counts["seeds"] == 2 and 3 <= counts["queries"] <= 2 * 5
+    settings = json.loads((out / "manifest.json").read_text())["settings"]
+    assert settings["top_k"] == 20 and settings["fills_per_mask"] is None  # fuzz's own defaults
