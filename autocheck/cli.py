@@ -302,6 +302,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         model,
         args.out,
         search=search,
+        seeds_from=args.seeds_from,
         resume=args.resume,
         overwrite=args.overwrite,
         progress=_progress,
@@ -769,6 +770,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--model-batch-size", type=_pos, default=32, help="target model inputs per batch (default 32)"
+    )
+    p.add_argument(
+        "--seeds-from",
+        type=Path,
+        metavar="SUITE",
+        help="fuzz the MFT seeds of this suite directory instead of searching --dataset (give the "
+        "suite's own --lexicon and --requirements)",
     )
     p.set_defaults(func=cmd_fuzz)
 

@@ -15,6 +15,9 @@ target model, its outcome there, the depth, the queries spent on its seed when i
 (the probability the target put on the expected labels), and the edit path
 (the production and words of each insertion). ``autocheck run`` reruns the suite on any other model.
 
+The seeds come from a dataset search as in ``generate``, or from an existing suite (``seeds_from``:
+its MFT seed cases, fuzzed with the settings given, which should be the suite's own).
+
 Reproducible and resumable as ``generate`` is: seeds are taken in chunks of ``chunk_size``, all the
 seeds of a chunk advance one depth together (their partial edits expanded in one call of the executor,
 cut into the same units whatever the workers; their candidates asked in one batched model call), and a
@@ -43,7 +46,7 @@ from .models import Model, as_model
 from .records import SEED, TestCase
 from .run import input_of
 from .store import InputError, content_hash, dumps, environment, prepare_output_dir
-from .suite import MANIFEST, STATE, SUITE_FILES, SuiteWriter, load_state
+from .suite import CASES, MANIFEST, STATE, SUITE_FILES, SuiteWriter, iter_cases, load_state, read_manifest
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +125,7 @@ def fuzz(
     out: str | Path,
     *,
     search: SearchConfig = SearchConfig(),
+    seeds_from: str | Path | None = None,
     resume: bool = False,
     overwrite: bool = False,
     progress: Progress | None = None,
@@ -132,20 +136,25 @@ def fuzz(
     ray_address: str | None = None,
     ray_actors: int | None = None,
 ) -> FuzzSummary:
-    """Fuzz the MFT dataset seeds ``config`` selects against ``model`` (any form ``models.as_model``
-    takes) and write what was found into ``out`` as a suite; the scheduling options are ``generate``'s."""
+    """Fuzz the MFT dataset seeds ``config`` selects (or those of the suite directory ``seeds_from``)
+    against ``model`` (any form ``models.as_model`` takes) and write what was found into ``out`` as a
+    suite; the scheduling options are ``generate``'s."""
     started, cpu_started = time.perf_counter(), time.process_time()
     scheduler = make_executor(executor, workers=workers, address=ray_address, actors=ray_actors)
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite, files=SUITE_FILES, manifest=MANIFEST)
     timer = Timer()
-    spec, capabilities, lexicon, _, _, cases = seed_cases(config, timer, progress)
+    if seeds_from is None:
+        spec, capabilities, lexicon, _, _, cases = seed_cases(config, timer, progress)
+    else:
+        spec, capabilities, lexicon, cases = suite_seeds(config, Path(seeds_from))
     if not expandable(spec.task, capabilities) or not config.expand:
         raise InputError(
             f"{spec.path}: fuzz expands the MFT seeds of a one-field task's dataset search; none of "
             f"{', '.join(c.id for c in capabilities)} has any"
         )
     target: Model = as_model(model, spec.task)
-    fingerprint = content_hash(config.fingerprint(), dumps(asdict(search)), target.identity)
+    source = () if seeds_from is None else (str(Path(seeds_from).resolve()),)
+    fingerprint = content_hash(config.fingerprint(), dumps(asdict(search)), target.identity, *source)
     state: dict[str, Any] = {"chunks": 0, "offset": 0, "counts": {}}
     if resume:
         state = _resume_point(out, fingerprint)
@@ -202,6 +211,32 @@ def fuzz(
             timings,
         )
     return FuzzSummary(out, counts, timings)
+
+
+def suite_seeds(config: GenerateConfig, suite: Path) -> tuple[Any, list[Any], Any, Iterator[TestCase]]:
+    """The seed cases of an existing suite, with the spec, capabilities and lexicon ``config`` names
+    (the capabilities the suite holds among those selected): fuzz's other case source."""
+    from .requirements import load_spec
+    from .sources.lexicon import load_lexicon
+
+    spec = load_spec(
+        config.requirements, config.task if config.requirements is None else None, data=config.spec
+    )
+    held = set(read_manifest(suite).get("capabilities") or ())
+    capabilities = [c for c in spec.select(config.capabilities) if c.id in held]
+    if not capabilities:
+        raise InputError(
+            f"{suite / MANIFEST}: none of its capabilities ({', '.join(sorted(held)) or 'none recorded'}) "
+            f"is among those selected from {spec.path}"
+        )
+    lexicon = load_lexicon(spec.task.polarity_lexicon(config.lexicon), compat=config.compat)
+    ids = {c.id for c in capabilities}
+    return (
+        spec,
+        capabilities,
+        lexicon,
+        (c for c in iter_cases(suite / CASES, spec.task) if c.capability in ids),
+    )
 
 
 def search_chunk(

@@ -17,6 +17,7 @@ from autocheck.config import GenerateConfig
 from autocheck.expect import FAIL, PASS
 from autocheck.explain import case_features, explain_run
 from autocheck.fuzz import FuzzCounts, SearchConfig, fuzz, search_chunk
+from autocheck.generate import generate
 from autocheck.records import EXPANSION, SEED, TestCase
 from autocheck.run import run_suite
 from autocheck.store import InputError, content_hash, read_jsonl
@@ -203,3 +204,20 @@ def test_the_command_stops_starting_chunks_once_max_queries_are_spent(stand_ins,
     assert counts["seeds"] == 2 and 3 <= counts["queries"] <= 2 * 5
     settings = json.loads((out / "manifest.json").read_text())["settings"]
     assert settings["top_k"] == 20 and settings["fills_per_mask"] is None  # fuzz's own defaults
+
+
+def test_the_seeds_of_an_existing_suite_are_fuzzed_as_the_dataset_search_gives_them(stand_ins, tmp_path):
+    config, target, _ = stand_ins
+    generate(replace(config, expand=False), tmp_path / "seeds")  # the seed cases alone
+    fuzz(config, target, tmp_path / "searched", search=SearchConfig(queries=10))
+    fuzz(
+        config,
+        target,
+        tmp_path / "from-suite",
+        search=SearchConfig(queries=10),
+        seeds_from=tmp_path / "seeds",
+    )
+    written = (tmp_path / "from-suite" / "cases.jsonl").read_bytes()
+    assert written == (tmp_path / "searched" / "cases.jsonl").read_bytes()
+    with pytest.raises(InputError, match="none of its capabilities"):
+        fuzz(replace(config, capabilities=["LC4"]), target, tmp_path / "x", seeds_from=tmp_path / "seeds")
