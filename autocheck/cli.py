@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__
-from .config import DATASET, DEFAULT_MLM, EXPAND, SEEDS
+from .config import DATASET, DEFAULT_MLM, EXPAND, FUZZ_EXPANSION, SEEDS
 from .resources import ResourceMissing
 from .store import InputError, check_output_file, cli_flag, load_json, prepare_output_dir
 
@@ -187,23 +187,29 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
 }
 
 
-def _add_config_options(p: argparse.ArgumentParser, *groups: str) -> None:
-    """``GenerateConfig``'s options of these groups, each with the field's default and help."""
+def _add_config_options(
+    p: argparse.ArgumentParser, *groups: str, defaults: dict[str, Any] | None = None
+) -> None:
+    """``GenerateConfig``'s options of these groups, each with the field's default (or the command's own,
+    ``defaults``) and help."""
     from .config import options
 
     for f in options(*groups):
         meta = f.metadata
         kwargs: dict[str, Any] = {"dest": f.name, "help": meta["help"]}
+        default = (defaults or {}).get(f.name, f.default)
         if meta["repeat"]:
             kwargs.update(action="append", metavar=meta["repeat"])
         elif isinstance(f.default, bool):
             kwargs["action"] = "store_true"
         else:
-            kwargs["default"] = f.default
+            kwargs["default"] = default
             if not meta["choices"]:
                 kwargs["metavar"] = meta["flag"].lstrip("-").replace("-", "_").upper()
-            if f.default is not None:
-                kwargs["help"] += f" (default {'nltk' if meta['parse'] == 'treebank' else f.default})"
+            if default is not None:
+                kwargs["help"] += f" (default {'nltk' if meta['parse'] == 'treebank' else default})"
+            elif meta["parse"] == "fills" and f.name in (defaults or {}):
+                kwargs["help"] += " (default all)"
         if meta["parse"]:
             kwargs["type"] = _PARSERS[meta["parse"]]
         if meta["choices"]:
@@ -223,8 +229,10 @@ def _add_dataset_options(p: argparse.ArgumentParser) -> None:
     _add_config_options(p, DATASET)
 
 
-def _add_expansion_options(p: argparse.ArgumentParser) -> None:
-    _add_config_options(p, EXPAND)
+def _add_expansion_options(
+    p: argparse.ArgumentParser, *, ablation: bool = True, defaults: dict[str, Any] | None = None
+) -> None:
+    _add_config_options(p, EXPAND, defaults=defaults)
     p.add_argument(
         "--workers",
         type=_pos,
@@ -244,7 +252,8 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
         "executor; same output",
     )
     p.add_argument("--ray-address", help="Ray cluster to join (default: start a local one)")
-    p.add_argument("--no-expand", action="store_true", help="seeds only (the no-expansion ablation)")
+    if ablation:
+        p.add_argument("--no-expand", action="store_true", help="seeds only (the no-expansion ablation)")
 
 
 def _config(args: argparse.Namespace, expand: bool):
@@ -273,6 +282,35 @@ def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
         batch_size=getattr(args, "batch_size", 64),
         executor=getattr(args, "executor", "local"),
         ray_address=getattr(args, "ray_address", None),
+    )
+    summary.print_table()
+    return 0
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from .execute.local import default_workers
+    from .fuzz import SearchConfig, fuzz
+    from .models import load_model
+    from .requirements import load_spec
+
+    config = _config(args, expand=True)
+    search = SearchConfig(args.queries, args.beam, args.depth, args.max_queries)  # bad values: before loading
+    task = load_spec(config.requirements, config.task if config.requirements is None else None).task
+    model = load_model(args.model, task, batch_size=args.model_batch_size, device=args.device)
+    summary = fuzz(
+        config,
+        model,
+        args.out,
+        search=search,
+        seeds_from=args.seeds_from,
+        resume=args.resume,
+        overwrite=args.overwrite,
+        progress=_progress,
+        workers=args.workers or default_workers(),
+        device=args.device,
+        batch_size=args.batch_size,
+        executor=args.executor,
+        ray_address=args.ray_address,
     )
     summary.print_table()
     return 0
@@ -712,6 +750,37 @@ def build_parser() -> argparse.ArgumentParser:
     _add_seed_options(p)
     _add_expansion_options(p)
     p.set_defaults(func=lambda a: cmd_generate(a, expand=True))
+
+    p = commands.add_parser(
+        "fuzz",
+        help="search the seeds' valid expansions for the ones a model gets wrong; writes them as a suite",
+    )
+    p.add_argument(
+        "--model", required=True, help="the target model: HF id or directory, module:function, ..."
+    )
+    _add_seed_options(p)
+    _add_expansion_options(p, ablation=False, defaults=FUZZ_EXPANSION)
+    p.add_argument(
+        "--queries", type=_pos, default=50, help="model inputs per seed, its own included (default 50)"
+    )
+    p.add_argument(
+        "--beam", type=_pos, default=3, help="partial edits searched on from, per seed and depth (default 3)"
+    )
+    p.add_argument("--depth", type=_pos, default=2, help="insertion steps at most (default 2)")
+    p.add_argument(
+        "--max-queries", type=_pos, help="no further chunk of seeds once this many inputs were asked"
+    )
+    p.add_argument(
+        "--model-batch-size", type=_pos, default=32, help="target model inputs per batch (default 32)"
+    )
+    p.add_argument(
+        "--seeds-from",
+        type=Path,
+        metavar="SUITE",
+        help="fuzz the MFT seeds of this suite directory instead of searching --dataset (give the "
+        "suite's own --lexicon and --requirements)",
+    )
+    p.set_defaults(func=cmd_fuzz)
 
     grammar = commands.add_parser("grammar", help="reference grammar tools").add_subparsers(
         dest="grammar_command", required=True, metavar="COMMAND"

@@ -4,8 +4,9 @@ Every case carries how it was made (``TestCase.provenance``); each of its *featu
 
 - ``{slot}=value`` for each template slot, and ``{slot}.attr=value`` for each attribute the slot's shipped
   lexicon gives that value (``{first_name}.gender=female``, ``{city}.country=China``); ``template=id``;
-- ``inserted=word`` and ``inserted tag=TAG`` for each word a grammar expansion inserted, and
-  ``production=LHS: from → to`` for the production it used;
+- ``inserted=word``, ``inserted tag=TAG`` and ``site=before 'word'`` (the word it went before) for each
+  word a grammar expansion (or ``fuzz``) inserted, and ``production=LHS: from → to`` for the production
+  it used;
 - ``perturbation=name``, and for each edit ``edited=word`` (what it changed) and ``edit=from → to``;
 - ``seed=id`` (the seed group: a seed with its expansions or perturbations), ``label=L``, ``kind=K`` and
   ``length=...`` (words over all input fields, in buckets).
@@ -51,6 +52,7 @@ MIN_SUPPORT = 2  # a feature held by one case cannot be told from that case
 TOP = 5  # explanations kept per capability and model
 GENERIC = frozenset({"kind", "length", "label", "seed"})  # features that do not say how a case was made
 LENGTHS = ((5, "1–5 words"), (10, "6–10 words"), (20, "11–20 words"), (40, "21–40 words"))
+_WORD = re.compile(r"[^\W_][\w'-]*")
 MINIMAL_EDITS = "minimal-edits.json"  # written into a run directory by ``autocheck explain --minimal-edits``
 
 
@@ -139,9 +141,13 @@ def case_features(case: dict[str, Any], fields: list[str], attributes: _Attribut
         for attr, attr_value in attributes.of(slot, str(value)).items():
             if isinstance(attr_value, str):  # a category (gender, country), not a number (population)
                 out.add(f"{{{slot}}}.{attr}={attr_value}")
+    text = str(case.get(fields[0], "")) if fields else ""
     for item in prov.get("inserted") or ():
-        out.add(f"inserted={item.get('word')}")
+        word = str(item.get("word"))
+        out.add(f"inserted={word}")
         out.add(f"inserted tag={item.get('tag')}")
+        following = _WORD.search(text, int(item.get("offset", 0)) + len(word))  # the word it went before
+        out.add(f"site=before {following.group().lower()!r}" if following else "site=at the end")
     production = prov.get("production")
     if isinstance(production, dict):
         out.add(

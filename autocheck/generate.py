@@ -348,7 +348,7 @@ def _manifest(
     return {
         "autocheck": __version__,
         "task": spec.task.to_json(),
-        "capabilities": {c.id: _describe(c) for c in spec.capabilities if c.id in summary.counts},
+        "capabilities": {c.id: describe_capability(c) for c in spec.capabilities if c.id in summary.counts},
         "settings": config.settings(),
         "fingerprint": config.fingerprint(),
         "environment": environment(),
@@ -362,7 +362,7 @@ def _manifest(
     }
 
 
-def _describe(capability: Any) -> dict[str, Any]:
+def describe_capability(capability: Any) -> dict[str, Any]:
     """What a report shows of a capability: its group, description, test type and expectation."""
     out = {
         "capability": capability.capability,

@@ -1,0 +1,400 @@
+"""Fuzzing guided by the model under test: search each seed's valid expansions for the ones it gets wrong.
+
+A generated suite is model-agnostic; ``fuzz`` is the other mode. For each MFT dataset seed that the target
+model passes, it asks the model about the seed's expansions (the same parsing, production differentiation,
+masked-LM fill and validation as ``generate``: ``expand.job.Expander``), scores each by how much
+probability the model still puts on the expected label(s) (lower: nearer to failing), and goes on from
+the ``beam`` lowest-scoring partial edits, which are parsed and expanded again (one more insertion per
+``depth``), until a case fails, the seed's ``queries`` are spent or ``depth`` is reached. Every query is a
+model input; the seed's own answer is its first.
+
+Whatever it found is written as an ordinary suite: each fuzzed seed, the failures found for it and, for a
+seed left unbroken, its nearest miss (a passing expansion: with its seed it also forms an INV test, as
+every expansion does in ``run``). Each found case names how it was found in ``provenance["fuzz"]``: the
+target model, its outcome there, the depth, the queries spent on its seed when it was asked, its score
+(the probability the target put on the expected labels), and the edit path
+(the production and words of each insertion). ``autocheck run`` reruns the suite on any other model.
+
+The seeds come from a dataset search as in ``generate``, or from an existing suite (``seeds_from``:
+its MFT seed cases, fuzzed with the settings given, which should be the suite's own).
+
+Reproducible and resumable as ``generate`` is: seeds are taken in chunks of ``chunk_size``, all the
+seeds of a chunk advance one depth together (their partial edits expanded in one call of the executor,
+cut into the same units whatever the workers; their candidates asked in one batched model call), and a
+chunk's cases are written and checkpointed before the next begins, so an interrupted fuzz resumes after
+its last finished chunk with the same bytes. Expansions come from the chunk cache and answers from the
+prediction cache, so a rerun does no model work it has done before.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field, replace
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .config import FUZZ_EXPANSION, GenerateConfig
+from .execute import make_executor
+from .expand.job import Expander, Timer
+from .expect import FAIL, allowed, mft_outcome
+from .generate import Progress, describe_capability, expandable, seed_cases
+from .models import Model, as_model
+from .records import SEED, TestCase
+from .run import input_of
+from .store import InputError, content_hash, dumps, environment, prepare_output_dir
+from .suite import CASES, MANIFEST, STATE, SUITE_FILES, SuiteWriter, iter_cases, load_state, read_manifest
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How far the fuzzer searches each seed (hashed with the generation settings to guard --resume)."""
+
+    queries: int = 50  # model inputs per seed, its own answer included
+    beam: int = 3  # partial edits a seed's search goes on from, at each depth
+    depth: int = 2  # inserted words' steps at most (each step one expansion of the previous edit)
+    max_queries: int | None = None  # in total: no chunk is started once this many were spent
+
+    def __post_init__(self) -> None:
+        for name in ("queries", "beam", "depth"):
+            if getattr(self, name) < 1:
+                raise InputError(f"--{name} must be at least 1, not {getattr(self, name)}")
+
+
+@dataclass
+class FuzzCounts:
+    seeds: int = 0  # MFT seed cases the target was asked about
+    already_failing: int = 0  # seeds the target fails (or cannot answer): nothing to search
+    broken: int = 0  # seeds for which a failing expansion was found
+    failures: int = 0  # failing expansions found
+    near_misses: int = 0  # nearest passing expansions of the seeds left unbroken
+    queries: int = 0  # model inputs asked, seeds included
+    errors: int = 0  # inputs without an answer (never a failure)
+
+
+@dataclass
+class FuzzSummary:
+    out: Path
+    counts: dict[str, FuzzCounts]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def print_table(self) -> None:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"fuzz suite written to {self.out}")
+        columns = [f.replace("_", " ") for f in asdict(FuzzCounts())]
+        for column in ["capability", *columns]:
+            table.add_column(column, justify="left" if column == "capability" else "right")
+        for cap_id, counts in self.counts.items():
+            table.add_row(cap_id, *(f"{n:,}" for n in asdict(counts).values()))
+        Console().print(table)
+
+
+@dataclass
+class _Search:
+    """One seed's search: what it spent, what it saw, where it goes on from and what it found."""
+
+    seed: TestCase
+    budget: int
+    spent: int = 1  # the seed's own answer
+    seen: set[str] = field(default_factory=set)
+    frontier: list[TestCase] = field(default_factory=list)  # the partial edits it goes on from
+    failures: list[TestCase] = field(default_factory=list)
+    nearest: tuple[float, TestCase] | None = None
+
+
+Answers = Callable[[list[TestCase]], list[tuple[float, str | None]]]  # per case: (score, outcome or None)
+Expand = Callable[[list[TestCase]], dict[str, list[dict[str, Any]]]]
+
+
+def fuzz_config(**settings: Any) -> GenerateConfig:
+    """A ``GenerateConfig`` with fuzz's own defaults (``config.FUZZ_EXPANSION``: more candidates per
+    partial edit than a suite keeps), as ``autocheck fuzz`` makes it."""
+    return GenerateConfig(**{**FUZZ_EXPANSION, **settings})
+
+
+def fuzz(
+    config: GenerateConfig,
+    model: Any,
+    out: str | Path,
+    *,
+    search: SearchConfig = SearchConfig(),
+    seeds_from: str | Path | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    progress: Progress | None = None,
+    workers: int = 1,
+    device: str = "auto",
+    batch_size: int = 64,
+    executor: str = "local",
+    ray_address: str | None = None,
+    ray_actors: int | None = None,
+) -> FuzzSummary:
+    """Fuzz the MFT dataset seeds ``config`` selects (or those of the suite directory ``seeds_from``)
+    against ``model`` (any form ``models.as_model`` takes) and write what was found into ``out`` as a
+    suite; the scheduling options are ``generate``'s."""
+    started, cpu_started = time.perf_counter(), time.process_time()
+    scheduler = make_executor(executor, workers=workers, address=ray_address, actors=ray_actors)
+    out = prepare_output_dir(out, resume=resume, overwrite=overwrite, files=SUITE_FILES, manifest=MANIFEST)
+    timer = Timer()
+    if seeds_from is None:
+        spec, capabilities, lexicon, _, _, cases = seed_cases(config, timer, progress)
+    else:
+        spec, capabilities, lexicon, cases = suite_seeds(config, Path(seeds_from))
+    if not expandable(spec.task, capabilities) or not config.expand:
+        raise InputError(
+            f"{spec.path}: fuzz expands the MFT seeds of a one-field task's dataset search; none of "
+            f"{', '.join(c.id for c in capabilities)} has any"
+        )
+    target: Model = as_model(model, spec.task)
+    source = () if seeds_from is None else (str(Path(seeds_from).resolve()),)
+    fingerprint = content_hash(config.fingerprint(), dumps(asdict(search)), target.identity, *source)
+    state: dict[str, Any] = {"chunks": 0, "offset": 0, "counts": {}}
+    if resume:
+        state = _resume_point(out, fingerprint)
+    counts = {c.id: FuzzCounts(**state["counts"].get(c.id, {})) for c in capabilities}
+    expander = Expander(
+        config, lexicon, {c.id: c for c in capabilities}, timer, device=device, batch_size=batch_size
+    )
+
+    def expand(nodes: list[TestCase]) -> dict[str, list[dict[str, Any]]]:
+        found: dict[str, list[dict[str, Any]]] = {}
+        for _, result in scheduler.expand([nodes], expander):
+            found.update(result.expansions)
+        return found
+
+    answers = mft_answers(target, spec.task)
+    fuzzable = (c for c in cases if c.kind == SEED and c.test_type == "MFT" and c.editable)
+    chunks: Iterable[list[TestCase]] = islice(_chunks(fuzzable, config.chunk_size), state["chunks"], None)
+    if progress is not None:
+        chunks = progress(chunks, None, "fuzz")
+    with SuiteWriter(out, offset=state["offset"] if resume else None) as writer:
+        for index, chunk in enumerate(chunks, start=state["chunks"]):
+            spent = sum(c.queries for c in counts.values())
+            if search.max_queries is not None and spent >= search.max_queries:
+                log.info("fuzz: %d queries spent (--max-queries %d); stopping", spent, search.max_queries)
+                break
+            for found in search_chunk(chunk, search, expand, answers, target.identity, counts):
+                writer.write_all(case.to_json() for case in found)
+            writer.checkpoint(
+                {
+                    "fingerprint": fingerprint,
+                    "chunks": index + 1,
+                    "counts": {k: asdict(v) for k, v in counts.items()},
+                }
+            )
+        scheduler.close()
+        timings = {
+            **{stage: round(seconds, 3) for stage, seconds in timer.seconds.items() if "/" not in stage},
+            "wall": round(time.perf_counter() - started, 3),
+            "cpu_main_process": round(time.process_time() - cpu_started, 3),
+            "workers": workers,
+        }
+        writer.finish(
+            {
+                "autocheck": __version__,
+                "task": spec.task.to_json(),
+                "capabilities": {c.id: describe_capability(c) for c in capabilities},
+                "settings": config.settings(),
+                "fuzz": {**asdict(search), "target": {"name": target.name, "identity": target.identity}},
+                "fingerprint": fingerprint,
+                "environment": environment(),
+                "resources": {**({"lexicon": lexicon.describe()} if lexicon else {}), **expander.describe()},
+                "counts": {k: asdict(v) for k, v in counts.items()},
+            },
+            timings,
+        )
+    return FuzzSummary(out, counts, timings)
+
+
+def suite_seeds(config: GenerateConfig, suite: Path) -> tuple[Any, list[Any], Any, Iterator[TestCase]]:
+    """The seed cases of an existing suite, with the spec, capabilities and lexicon ``config`` names
+    (the capabilities the suite holds among those selected): fuzz's other case source."""
+    from .requirements import load_spec
+    from .sources.lexicon import load_lexicon
+
+    spec = load_spec(
+        config.requirements, config.task if config.requirements is None else None, data=config.spec
+    )
+    held = set(read_manifest(suite).get("capabilities") or ())
+    capabilities = [c for c in spec.select(config.capabilities) if c.id in held]
+    if not capabilities:
+        raise InputError(
+            f"{suite / MANIFEST}: none of its capabilities ({', '.join(sorted(held)) or 'none recorded'}) "
+            f"is among those selected from {spec.path}"
+        )
+    lexicon = load_lexicon(spec.task.polarity_lexicon(config.lexicon), compat=config.compat)
+    ids = {c.id for c in capabilities}
+    return (
+        spec,
+        capabilities,
+        lexicon,
+        (c for c in iter_cases(suite / CASES, spec.task) if c.capability in ids),
+    )
+
+
+def search_chunk(
+    chunk: list[TestCase],
+    search: SearchConfig,
+    expand: Expand,
+    answers: Answers,
+    target: str,
+    counts: dict[str, FuzzCounts],
+) -> Iterator[list[TestCase]]:
+    """Search one chunk's seeds together, depth by depth; per seed, the cases to write (in seed order)."""
+    first = answers(chunk)
+    searches = []
+    for seed, (_, outcome) in zip(chunk, first):
+        tally = counts[seed.capability]
+        tally.seeds += 1
+        tally.queries += 1
+        tally.errors += outcome is None
+        if outcome is None or outcome == FAIL:  # nothing to search: the flip must be pass -> fail
+            tally.already_failing += 1
+        else:
+            searches.append(_Search(seed, search.queries, seen={seed.text}, frontier=[seed]))
+    for depth in range(1, search.depth + 1):
+        active = [s for s in searches if s.frontier and not s.failures and s.spent < s.budget]
+        if not active:
+            break
+        children = expand([_as_seed(node) for s in active for node in s.frontier])
+        asked: list[tuple[_Search, TestCase, int]] = []  # with the seed's queries once it is asked
+        for s in active:
+            for node in s.frontier:  # the most promising partial edit's candidates first
+                for child in children.get(node.id, ()):
+                    case = _rooted(TestCase.from_json(child), node, s.seed)
+                    if case.text not in s.seen and s.spent < s.budget:
+                        s.seen.add(case.text)
+                        s.spent += 1
+                        asked.append((s, case, s.spent))
+            s.frontier = []
+        scored: dict[int, list[tuple[float, TestCase]]] = {}
+        for (s, case, queries), (score, outcome) in zip(asked, answers([case for _, case, _ in asked])):
+            tally = counts[s.seed.capability]
+            tally.queries += 1
+            if outcome is None:
+                tally.errors += 1
+                continue
+            found = _found(case, target=target, depth=depth, queries=queries, score=score, outcome=outcome)
+            if outcome == FAIL:
+                s.failures.append(found)
+            else:
+                scored.setdefault(id(s), []).append((score, found))
+                if s.nearest is None or score < s.nearest[0]:
+                    s.nearest = (score, found)
+        for s in active:  # the lowest scores go on, ties in the order they were asked
+            ranked = sorted(scored.get(id(s), ()), key=lambda pair: pair[0])
+            s.frontier = [case for _, case in ranked[: search.beam]]
+    by_id = {s.seed.id: s for s in searches}
+    for seed in chunk:
+        done = by_id.get(seed.id)
+        if done is None:
+            yield [seed]
+            continue
+        tally = counts[seed.capability]
+        tally.broken += bool(done.failures)
+        tally.failures += len(done.failures)
+        near = [] if done.failures or done.nearest is None else [done.nearest[1]]
+        tally.near_misses += len(near)
+        yield [seed, *done.failures, *near]
+
+
+def _as_seed(node: TestCase) -> TestCase:
+    """A partial edit as a seed the expander takes (its search record left out: the expansion of a
+    text does not depend on the model that led there, so the chunk cache serves every target)."""
+    if node.kind == SEED:
+        return node
+    provenance = {k: v for k, v in node.provenance.items() if k != "fuzz"}
+    return replace(node, kind=SEED, seed_id=None, provenance=provenance)
+
+
+def mft_answers(model: Model, task: Any) -> Answers:
+    """What the search asks the model: per case, the probability it puts on the case's allowed labels
+    (lower: nearer to failing) and the case's MFT outcome as ``run`` reads it (None: no answer, which is
+    never a failure; an unreadable reply fails, as in ``run``). One batched call per list of cases."""
+
+    def ask(cases: list[TestCase]) -> list[tuple[float, str | None]]:
+        if not cases:
+            return []
+        outputs = model.predict([input_of(case, task) for case in cases])
+        probs, labels = model.read(outputs)
+        found: list[tuple[float, str | None]] = []
+        for i, case in enumerate(cases):
+            if i in outputs.errors:
+                found.append((float("nan"), None))
+            elif i in outputs.invalid:
+                found.append((0.0, FAIL))
+            else:
+                kept = [task.labels.index(label) for label in allowed(case.expected)]
+                found.append((float(probs[i, kept].sum()), mft_outcome(task, case.expected, str(labels[i]))))
+        return found
+
+    return ask
+
+
+def _rooted(child: TestCase, parent: TestCase, seed: TestCase) -> TestCase:
+    """An expansion of a partial edit as an expansion of the seed itself: its id and seed id the seed's,
+    its inserted words those of every step (offsets into its own text), its edit path one step longer."""
+    prov = dict(child.provenance)
+    step = {
+        "production": prov.get("production"),
+        "words": [item["word"] for item in prov.get("inserted", ())],
+    }
+    path = [*parent.provenance.get("fuzz", {}).get("path", ()), step]
+    if parent is not seed:  # the parent's words move right past the ones inserted before them
+        added = [(item["offset"], len(item["word"]) + 1) for item in prov["inserted"]]
+        moved = [
+            {
+                **item,
+                "offset": item["offset"]
+                + sum(size for at, size in _in_parent(added) if at <= item["offset"]),
+            }
+            for item in parent.provenance["inserted"]
+        ]
+        prov["inserted"] = sorted([*moved, *prov["inserted"]], key=lambda item: item["offset"])
+    prov["fuzz"] = {"path": path}
+    # a partial edit carries its seed's capability, expectation and label: the child has them too
+    return replace(child, id=f"{seed.id}-x{content_hash(child.text)[:10]}", seed_id=seed.id, provenance=prov)
+
+
+def _in_parent(added: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Insertions (offset in the new text, size) as offsets in the text they were inserted into."""
+    out, shift = [], 0
+    for at, size in sorted(added):
+        out.append((at - shift, size))
+        shift += size
+    return out
+
+
+def _found(case: TestCase, *, target: str, depth: int, queries: int, score: float, outcome: str) -> TestCase:
+    """``case`` with how the search found it and what the target made of it."""
+    how = {"target": target, "outcome": outcome, "depth": depth, "queries": queries, "score": round(score, 6)}
+    provenance = {**case.provenance, "fuzz": {**how, **case.provenance["fuzz"]}}
+    return replace(case, provenance=provenance)
+
+
+def _chunks(items: Iterable[TestCase], size: int) -> Iterator[list[TestCase]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def _resume_point(out: Path, fingerprint: str) -> dict[str, Any]:
+    state = load_state(out)
+    if state is None:
+        if (out / MANIFEST).exists():
+            raise InputError(f"{out}: this fuzz already finished; nothing to resume")
+        return {"chunks": 0, "offset": 0, "counts": {}}
+    if state.get("fingerprint") != fingerprint:
+        raise InputError.hint(
+            f"{out / STATE}: the fuzz in this directory used other settings or another target model; resume "
+            "it with the same options or write to a new {out}",
+            out="out=DIR",
+        )
+    return state
