@@ -46,7 +46,7 @@ from panel import NAMES, SHARED, load_panel, new_failures  # noqa: E402
 
 SAMPLE = Path(__file__).with_name("yield_sample.jsonl")
 # 9b0ddbd's defaults where they differ from today's: the frozen baseline
-BASELINE = {"insertions": "modifiers"}
+BASELINE = {"insertions": "modifiers", "spread": "off"}
 SETTINGS: dict[str, dict[str, Any]] = {"baseline": BASELINE, "any": {"insertions": "any"}, "defaults": {}}
 NEUTRAL_PHRASES = (  # sentiment-free sentences about a film, as CheckList's neutral additions
     "I saw it on Tuesday.",
