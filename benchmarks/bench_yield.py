@@ -22,7 +22,8 @@ of making the cases (process CPU, models loaded, caches off), new failures per C
 median model is the median of the models' new failures per CPU-second.
 
 ``--write-sample N`` draws N new-failure rows of the ``defaults`` setting at random (over all models, one
-row per case) into ``benchmarks/yield_sample.jsonl`` for blind reading: the texts only, no verdict.
+row per case) into ``benchmarks/yield_sample.jsonl`` and N of its expansions into
+``benchmarks/yield_kept_sample.jsonl``, for blind reading: the texts and the seed's label, no verdict.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_generate import stand_in_config  # noqa: E402  (sibling scripts, not a package)
 from panel import NAMES, SHARED, load_panel, new_failures  # noqa: E402
 
-SAMPLE = Path(__file__).with_name("yield_sample.jsonl")
+SAMPLE = Path(__file__).with_name("yield_sample.jsonl")  # new failures of the defaults, unlabelled
+KEPT_SAMPLE = Path(__file__).with_name("yield_kept_sample.jsonl")  # expansions the defaults keep
 # 9b0ddbd's defaults where they differ from today's: the frozen baseline
 BASELINE = {"insertions": "modifiers", "spread": "off"}
 SETTINGS: dict[str, dict[str, Any]] = {"baseline": BASELINE, "any": {"insertions": "any"}, "defaults": {}}
@@ -225,19 +227,25 @@ def main() -> None:
         seeds = statistics.median(results[name][m].seeds_broken for m in args.models)
         print(f"  {name:<16} new failures per CPU-second {rate:.2f}, distinct seeds broken {seeds:g}")
     if args.write_sample:
-        write_sample(results["defaults"], args.write_sample, args.seed)
+        write_samples(results["defaults"], args.out / "suites/defaults", args.write_sample, args.seed)
 
 
-def write_sample(found: dict[str, Any], n: int, seed: int) -> None:
-    """``n`` new-failure rows drawn at random, one per case, without the model or any check's verdict."""
-    rows = {r["case"]: r for y in found.values() for r in y.rows}
-    chosen = random.Random(seed).sample(sorted(rows), min(n, len(rows)))
-    with open(SAMPLE, "w", encoding="utf-8") as f:
-        for case in chosen:
-            r = rows[case]
-            f.write(json.dumps({"case": case, "seed_text": r["seed_text"], "text": r["text"],
-                                "seed_label": r["expected"]}) + "\n")  # fmt: skip
-    print(f"wrote {len(chosen)} unlabelled rows to {SAMPLE}")
+def write_samples(found: dict[str, Any], suite: Path, n: int, seed: int) -> None:
+    """``n`` new-failure rows (over all models, one per case) and ``n`` kept expansions of ``suite``, drawn
+    at random, for blind reading: the texts and the seed's label, never a model's answer or a check's."""
+    from autocheck.store import read_jsonl
+
+    cases = {c["id"]: c for c in read_jsonl(suite / "cases.jsonl")}
+    failing = sorted({r["case"] for y in found.values() for r in y.rows})
+    expansions = sorted(i for i, c in cases.items() if c["kind"] == "expansion")
+    rng = random.Random(seed)
+    for path, pool in ((SAMPLE, failing), (KEPT_SAMPLE, expansions)):
+        with open(path, "w", encoding="utf-8") as f:
+            for case in rng.sample(pool, min(n, len(pool))):
+                seed_case = cases[cases[case]["seed_id"]]
+                row = {"case": case, "seed_text": seed_case["text"], "text": cases[case]["text"]}
+                f.write(json.dumps({**row, "seed_label": seed_case["expected"]}) + "\n")
+        print(f"wrote {min(n, len(pool))} unlabelled rows to {path}")
 
 
 if __name__ == "__main__":

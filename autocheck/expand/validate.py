@@ -284,7 +284,7 @@ def select(
 
     ``spread`` (the words kept so far, lower-cased, counted; updated in place) spreads a suite over more
     words: a valid fill inserting a word already kept is set aside while its template may still find
-    fills with new words, and taken (best first, after those) only when it finds too few. The masked LM
+    fills with new words, and the best of them is taken only when it finds none. The masked LM
     puts most of its mass on a few words ("real", "little", "just"), so the top fills of every template
     would otherwise repeat them across a suite (issue #35: ten words made half the expansions).
 
@@ -355,7 +355,7 @@ def select(
         window *= 2
     for i, fills in enumerate(set_aside):
         for c, extra in fills:
-            if len(kept[i]) >= room[i]:
+            if kept[i]:  # a repeat only for a template that found nothing else
                 stats.unused += 1
             elif c.text in kept_texts.get(c.seed.id, ()):  # kept since, by another template
                 stats.rejected["duplicate"] += 1
