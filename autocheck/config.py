@@ -169,11 +169,13 @@ class GenerateConfig:
         choices=("phrases", "modifiers", "content", "any"),
     )
     # expand/validate.py (select): the masked LM repeats a few words across a suite ("really", "just",
-    # "whole": ten words made half of the expansions at 9b0ddbd); set those aside while new words fit
+    # "whole": ten words made half of the expansions at 9b0ddbd); set those aside while new words fit, per
+    # unit of seed cases so that the output does not depend on the workers
     spread: str = option(
         "words",
         "--spread",
-        "prefer fills whose words the run has not inserted yet (words) or keep the masked LM's best (off)",
+        "prefer fills whose words no other fill of the same seed cases inserted (words) or keep the masked "
+        "LM's best (off)",
         group=EXPAND,
         choices=("words", "off"),
     )

@@ -7,7 +7,9 @@
 One sample of seeds (SST, LC1-LC10, the offline stand-ins: stand-in benepar, mini BERT masked LM, opinion
 lexicon) expanded under each setting (``SETTINGS``):
 
-* ``baseline``: the defaults of 9b0ddbd, frozen (``--insertions modifiers``: one adjective or adverb);
+* ``baseline``: the defaults of 9b0ddbd, frozen: made by 9b0ddbd's own code with ``--baseline-src
+  CHECKOUT`` (``git archive 9b0ddbd | tar -x -C CHECKOUT``), else by this code with ``--insertions
+  modifiers --spread off`` (one adjective or adverb, with this code's word checks);
 * ``any``: ``--insertions any``, every tag the grammar proposes (the paper's way);
 * ``defaults``: today's defaults (``GenerateConfig()``);
 * ``typos``, ``neutral phrase``: CheckList-style perturbations of the baseline's seed cases (the shipped
@@ -18,7 +20,8 @@ Each suite runs on every panel model (``panel.py``). Per setting the suite's spr
 inserted strings, tag patterns, productions, the share of multi-word insertions, the most frequent word's
 share of expansions), and per (model, setting): cases, failures, new failures (the seed passes, the case
 fails), distinct seeds broken, distinct inserted strings and productions among new failures, the CPU-seconds
-of making the cases (process CPU, models loaded, caches off), new failures per CPU-second. The panel's
+of making the cases (one ``autocheck generate`` process each: start-up, model loading, caches off; the
+perturbations in this process), new failures per CPU-second. The panel's
 median model is the median of the models' new failures per CPU-second.
 
 ``--write-sample N`` draws N new-failure rows of the ``defaults`` setting at random (over all models, one
@@ -50,6 +53,7 @@ KEPT_SAMPLE = Path(__file__).with_name("yield_kept_sample.jsonl")  # expansions 
 # 9b0ddbd's defaults where they differ from today's: the frozen baseline
 BASELINE = {"insertions": "modifiers", "spread": "off"}
 SETTINGS: dict[str, dict[str, Any]] = {"baseline": BASELINE, "any": {"insertions": "any"}, "defaults": {}}
+REPO = Path(__file__).resolve().parents[1]
 NEUTRAL_PHRASES = (  # sentiment-free sentences about a film, as CheckList's neutral additions
     "I saw it on Tuesday.",
     "It was released last year.",
@@ -79,15 +83,21 @@ def machine() -> str:
 
 
 def generated(name: str, settings: dict[str, Any], args, out: Path) -> float:
-    """Generate the setting's suite into ``out``; its CPU-seconds."""
-    from autocheck.generate import generate
-
-    config = stand_in_config(
-        max_seeds=args.max_seeds, max_variants=args.max_variants, seed=args.seed, **settings
-    )
+    """Generate the setting's suite into ``out`` with ``autocheck generate`` in its own process (the
+    baseline with ``--baseline-src``'s code when given); its CPU-seconds, start-up and model loading
+    included, caches off."""
+    config = stand_in_config(max_seeds=args.max_seeds, max_variants=args.max_variants, seed=args.seed)
+    command = [sys.executable, "-m", "autocheck", "generate", "--out", str(out), "--dataset", config.dataset,
+               "--lexicon", config.lexicon, "--parser", config.parser, "--mlm", config.mlm,
+               "--max-seeds", str(args.max_seeds), "--max-variants", str(args.max_variants),
+               "--seed", str(args.seed)]  # fmt: skip
+    src = args.baseline_src if name == "baseline" and args.baseline_src else REPO
+    for option, value in settings.items() if src == REPO else ():  # 9b0ddbd: its own defaults
+        command += [f"--{option}", value]
     shutil.rmtree(out, ignore_errors=True)
+    env = {**os.environ, "PYTHONPATH": str(src), "AUTOCHECK_CACHE": "off", "OMP_NUM_THREADS": "1"}
     start = cpu_seconds()
-    generate(config, out)
+    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return cpu_seconds() - start
 
 
@@ -165,6 +175,9 @@ def main() -> None:
     parser.add_argument("--settings", nargs="+", default=[*SETTINGS, *PERTURBATIONS])
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench-yield"))
     parser.add_argument("--write-sample", type=int, default=0)
+    parser.add_argument(
+        "--baseline-src", type=Path, help="a checkout of 9b0ddbd: the baseline made by its code, its defaults"
+    )
     args = parser.parse_args()
     os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
     import torch
