@@ -39,7 +39,14 @@ def candidate(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_
 )
 def test_the_dictionary_check(word, tag, keeps):
     c = candidate("It is a film", "PRP VBZ DT NN", 3, (word,), (tag,))
-    assert Dictionary().passes([c]) == [keeps]  # type: ignore[list-item]
+    assert Dictionary(participles=True).passes([c]) == [keeps]  # type: ignore[list-item]
+
+
+def test_the_dictionary_check_leaves_verbs_alone_where_participles_are_verbs():
+    c = candidate(
+        "It is here", "PRP VBZ RB", 2, ("saying",), ("VBG",)
+    )  # It is [saying] here (--insertions any)
+    assert Dictionary().passes([c]) == [True]  # type: ignore[list-item]
 
 
 @pytest.mark.parametrize(

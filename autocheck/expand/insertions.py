@@ -194,4 +194,4 @@ def checks_for(mode: str) -> list[Check]:
     """The word checks of an ``--insertions`` mode (none under ``--compat``, which the caller decides):
     ``words.py``'s in every mode, the determinative and adverb checks where modifiers are inserted."""
     modifiers: list[Check] = [Determinatives(), Adverbs()] if mode in ("modifiers", "phrases") else []
-    return [*modifiers, Dictionary(), IdentityTerms(), PolarityItems()]
+    return [*modifiers, Dictionary(participles=mode == "phrases"), IdentityTerms(), PolarityItems()]

@@ -6,16 +6,17 @@ people"), and polarity items outside the contexts that license them ("I ever got
 ``validate.Check``; ``insertions.checks_for`` runs them in every ``--insertions`` mode (not ``--compat``).
 
 * ``dictionary``: an inserted adjective (``JJ`` mask) is a WordNet 3.0 adjective and an inserted adverb
-  (``RB``) a WordNet adverb, and an attributive participle (``VBN``/``VBG`` before a noun) a WordNet
-  adjective too ("a [forgotten] film", not "a [going] film"). The list is shipped
+  (``RB``) a WordNet adverb, and under ``--insertions phrases``, where a participle is only inserted
+  before a noun, a participle (``VBN``/``VBG``) a WordNet adjective too ("a [forgotten] film", not "a
+  [saying] film"). The list is shipped
   (``data/lexicons/modifier_words.tsv``, built by ``data/lexicons/build.py``), so the check needs no
   NLTK corpus at run time.
 * ``identity term``: no word naming a group of people by race, nationality, religion, gender, sexuality or
   disability is inserted, in any task: it changes whom a text is about (in hate speech, whom it targets),
   which an expansion must not. Nationalities and religions are the shipped lexicons' (``nationality``,
   ``religion``); the other groups' words are listed here.
-* ``polarity item``: "ever", "any", "anymore", "yet", "at all"'s words and the like need a negation before
-  them in their sentence, a question, a superlative or a comparison ("the best I [ever] saw", "better than
+* ``polarity item``: "ever", "any", "anymore", "yet" and the like need a negation before them in their
+  sentence, a question, a superlative or a comparison ("the best I [ever] saw", "better than
   [ever]", "I did not [ever] ...", not "I [ever] got").
 """
 
@@ -70,17 +71,19 @@ def identity_terms() -> frozenset[str]:
 
 
 class Dictionary:
-    """Every inserted adjective, adverb and attributive participle is a dictionary word of its kind."""
+    """Every inserted adjective and adverb (and participle, when ``participles``: where participles are
+    only inserted before a noun) is a dictionary word of its kind."""
 
     name = "dictionary"
+
+    def __init__(self, participles: bool = False):
+        self.tags = {"JJ", "RB", *(ATTRIBUTIVE_PARTICIPLES if participles else ())}
 
     def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
         words = modifier_words()
         return [
             all(
-                w.lower() in words[_kind(tag)]
-                for w, tag in zip(c.words, c.template.tags)
-                if tag in ("JJ", "RB") or tag in ATTRIBUTIVE_PARTICIPLES
+                w.lower() in words[_kind(tag)] for w, tag in zip(c.words, c.template.tags) if tag in self.tags
             )
             for c in candidates
         ]
