@@ -97,7 +97,10 @@ def generated(name: str, settings: dict[str, Any], args, out: Path) -> float:
     shutil.rmtree(out, ignore_errors=True)
     env = {**os.environ, "PYTHONPATH": str(src), "AUTOCHECK_CACHE": "off", "OMP_NUM_THREADS": "1"}
     start = cpu_seconds()
-    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # run from the checkout: ``python -m`` puts the working directory first on the path
+    subprocess.run(
+        command, env=env, cwd=src, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     return cpu_seconds() - start
 
 
@@ -175,6 +178,7 @@ def main() -> None:
     parser.add_argument("--settings", nargs="+", default=[*SETTINGS, *PERTURBATIONS])
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench-yield"))
     parser.add_argument("--write-sample", type=int, default=0)
+    parser.add_argument("--reuse", action="store_true", help="keep the generated suites --out holds already")
     parser.add_argument(
         "--baseline-src", type=Path, help="a checkout of 9b0ddbd: the baseline made by its code, its defaults"
     )
@@ -194,8 +198,12 @@ def main() -> None:
     baseline = args.out / "suites/baseline"
     for name in args.settings:
         suite = args.out / "suites" / name.replace(" ", "-")
-        if name in SETTINGS:
+        spent = suite.with_suffix(".cpu")  # a suite's CPU-seconds, for --reuse
+        if args.reuse and spent.is_file() and name in SETTINGS:
+            cpu[name] = float(spent.read_text())
+        elif name in SETTINGS:
             cpu[name] = generated(name, SETTINGS[name], args, suite)
+            spent.write_text(f"{cpu[name]:.2f}\n")
         else:
             if not baseline.is_dir():
                 cpu["baseline"] = generated("baseline", BASELINE, args, baseline)
