@@ -155,15 +155,29 @@ class GenerateConfig:
     )
     first_beam: int | None = 4  # multi-mask templates: this beam first, the full beam only if short of fills
     # expand/insertions.py: what the defaults keep, read directly, was 57 % grammatical and 20 % natural
-    # with every tag; one adjective or adverb in the phrases that take it raised both (README, Validity)
+    # with every tag; one adjective or adverb in the phrases that take it raised both (README, Validity),
+    # and up to three of them with attributive participles (phrases) spread the suite over more words and
+    # tag patterns (docs/yield.md)
     insertions: str = option(
-        "modifiers",
+        "phrases",
         "--insertions",
-        "the words an expansion may insert: one adjective before a noun or one adverb in a clause, verb "
-        "or adjective phrase (modifiers), content words (common nouns, adjectives, adverbs, verbs), or any "
-        "tag the grammar proposes (the paper; always so with --compat)",
+        "the words an expansion may insert: up to three adjectives, attributive participles and adverbs "
+        "where a noun phrase, clause, verb or adjective phrase takes them (phrases), exactly one adjective "
+        "before a noun or one adverb (modifiers), content words (common nouns, adjectives, adverbs, verbs), "
+        "or any tag the grammar proposes (the paper; always so with --compat)",
         group=EXPAND,
-        choices=("modifiers", "content", "any"),
+        choices=("phrases", "modifiers", "content", "any"),
+    )
+    # expand/validate.py (select): the masked LM repeats a few words across a suite ("really", "just",
+    # "whole": ten words made half of the expansions at 9b0ddbd); set those aside while new words fit, per
+    # unit of seed cases so that the output does not depend on the workers
+    spread: str = option(
+        "words",
+        "--spread",
+        "prefer fills whose words no other fill of the same seed cases inserted (words) or keep the masked "
+        "LM's best (off)",
+        group=EXPAND,
+        choices=("words", "off"),
     )
     # expand/slot.py: on the held-out part of benchmarks/validity_labels.jsonl the only check with an AUC
     # above 0.65 for grammatical expansions; the threshold was chosen on the tuning part (bench_validity.py)

@@ -9,6 +9,7 @@ import pytest
 from conftest import require
 
 from autocheck.cli import main
+from autocheck.expand.words import identity_terms
 from autocheck.export import load_export
 from autocheck.sources.datasets import DatasetStats, load_examples
 from autocheck.sources.lexicon import load_lexicon
@@ -67,6 +68,7 @@ def test_hate_speech_runs_end_to_end_on_hatecheck(shared_data, tmp_path):
     lexicon = load_lexicon(manifest["resources"]["lexicon"]["source"])
     inserted = [i["word"] for c in cases if c["kind"] == "expansion" for i in c["provenance"]["inserted"]]
     assert inserted and all(lexicon.is_neutral(word.lower(), None) for word in inserted)
+    assert not {word.lower() for word in inserted} & identity_terms()  # "black [white] people" (issue #35)
 
     assert main(["run", str(suite), "--model", f"{tmp_path / 'bow.py'}:predict", "--out", str(runs)]) == 0
     results = json.loads((runs / "results.json").read_text())

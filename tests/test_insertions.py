@@ -18,6 +18,7 @@ from autocheck.expand.insertions import (
     INSERTABLE,
     Adverbs,
     Determinatives,
+    modifier_phrase,
     one_modifier,
 )
 
@@ -94,7 +95,9 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
     ("seed", "tags", "before", "word", "keeps"),
     [
         ("It is amusing", "PRP VBZ JJ", 2, "so", True),  # is [so] amusing
-        ("It is captivating", "PRP VBZ VBG", 2, "very", True),  # a participle takes a degree too
+        ("It is captivating", "PRP VBZ VBG", 2, "very", True),  # a participle that is an adjective too
+        ("I like being buried", "PRP VBP VBG VBN", 2, "very", False),  # like [very] being: a verb form
+        ("It is quickly done", "PRP VBZ RB VBN", 2, "very", True),  # is [very] quickly done: an adverb
         ("Brown Sugar signals director", "NNP NNP VBZ NN", 3, "so", False),  # signals [so] director
         ("It is pretty cheesy", "PRP VBZ JJ JJ", 2, "very", False),  # [very] pretty cheesy: a degree word
         ("It is worse", "PRP VBZ JJR", 2, "very", False),  # a comparative
@@ -112,6 +115,59 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
 )
 def test_the_adverb_check(seed, tags, before, word, keeps):
     assert Adverbs().passes([adverb_candidate(seed, tags, before, word)]) == [keeps]  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("lhs", "rhs", "placement"),
+    [
+        ("NP", ("DT", "NN"), ((1, "JJ"),)),  # a [new] film
+        ("NP", ("DT", "NN"), ((1, "VBN"),)),  # a [forgotten] film
+        ("NP", ("DT", "NN"), ((1, "RB"), (1, "JJ"))),  # a [very] [old] film
+        ("ADJP", ("JJ",), ((0, "RB"),)),  # [very] light
+        ("VP", ("VBD", "NP"), ((0, "RB"), (2, "RB"))),  # [still] liked it [enormously]
+        ("S", ("NP", "VP"), ((1, "RB"),)),  # It [also] is
+    ],
+)
+def test_phrases_keep_up_to_three_adjuncts_where_their_phrase_takes_them(lhs, rhs, placement):
+    assert modifier_phrase(lhs, rhs, placement)
+
+
+@pytest.mark.parametrize(
+    ("lhs", "rhs", "placement"),
+    [
+        ("NP", ("DT", "NN"), ((1, "JJ"), (1, "JJ"))),  # a [little] [old] loop: stacked adjectives
+        ("NP", ("DT", "NN"), ((1, "RB"),)),  # a [very] film: an adverb grading nothing inserted
+        ("NP", ("DT", "NN"), ((1, "JJ"), (1, "RB"))),  # a [old] [very] film
+        ("ADJP", ("JJ",), ((0, "RB"), (0, "RB"))),  # [very] [really] good: two adverbs in one place
+        ("VP", ("VBD", "NP"), ((0, "RB"), (1, "RB"), (2, "RB"), (2, "RB"))),  # four words
+        ("NP", ("DT", "NN"), ((1, "NN"),)),  # a noun
+        ("PP", ("IN", "NP"), ((0, "RB"),)),  # lives [directly] of
+    ],
+)
+def test_phrases_reject_stacks_and_what_modifiers_reject(lhs, rhs, placement):
+    assert not modifier_phrase(lhs, rhs, placement)
+
+
+def phrase_candidate(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_tags: tuple[str, ...]):
+    """A fill of several words all inserted before token ``before``."""
+    seed = tuple(tokens.split())
+    masks = tuple((before, tag) for tag in mask_tags)
+    template = SimpleNamespace(masks=masks, parse=SimpleNamespace(tokens=seed))
+    return SimpleNamespace(template=template, words=words, seed_tags=[(0, len(seed), tags.split())])
+
+
+@pytest.mark.parametrize(
+    ("words", "keeps"),
+    [
+        (("very", "old"), True),  # a [very] [old] film: the adverb grades the inserted adjective
+        (("actually", "whole"), False),  # an [actually] [whole] film: no degree adverb
+        (("so", "big"), False),  # a [so] [big] film: English writes "so big a film"
+        (("just", "old"), False),  # a [just] [old] film
+    ],
+)
+def test_the_adverb_check_reads_the_next_inserted_word(words, keeps):
+    candidate = phrase_candidate("It is a film", "PRP VBZ DT NN", 3, words, ("RB", "JJ"))
+    assert Adverbs().passes([candidate]) == [keeps]  # type: ignore[list-item]
 
 
 def test_the_adverb_check_reads_the_next_word_in_its_own_sentence():
@@ -132,7 +188,7 @@ def test_the_adverb_check_leaves_adjective_slots_alone():
     assert Adverbs().passes([back]) == [True]  # type: ignore[list-item]
 
 
-def test_generation_inserts_one_modifier_by_default_and_any_tag_on_request(stand_in_config, tmp_path):  # noqa: F811
+def test_generation_inserts_one_modifier_or_any_tag_on_request(stand_in_config, tmp_path):  # noqa: F811
     from dataclasses import replace
 
     from autocheck import generate as generation
@@ -142,7 +198,7 @@ def test_generation_inserts_one_modifier_by_default_and_any_tag_on_request(stand
         cases = [json.loads(line) for line in (out / "cases.jsonl").read_text().splitlines()]
         return [c["provenance"]["inserted"] for c in cases if c["kind"] == "expansion"]
 
-    result = generation.generate(stand_in_config, tmp_path / "modifiers")
+    result = generation.generate(replace(stand_in_config, insertions="modifiers"), tmp_path / "modifiers")
     found = inserted(tmp_path / "modifiers")
     assert found and all(len(words) == 1 and words[0]["tag"] in ("JJ", "RB") for words in found)
     assert not any(words[0]["word"].lower() in DETERMINATIVES | CIRCUMSTANCES for words in found)
@@ -157,3 +213,11 @@ def test_generation_inserts_one_modifier_by_default_and_any_tag_on_request(stand
     assert content <= CONTENT_TAGS
     assert every - CONTENT_TAGS  # the rule is what kept them out
     assert any(len(words) > 1 for words in inserted(tmp_path / "any"))
+    generation.generate(stand_in_config, tmp_path / "phrases")  # the default
+    phrases = inserted(tmp_path / "phrases")
+    assert phrases and all(1 <= len(words) <= 3 for words in phrases)
+    assert {w["tag"] for words in phrases for w in words} <= {"JJ", "RB", "VBN", "VBG"}
+    assert (
+        json.loads((tmp_path / "phrases" / "manifest.json").read_text())["settings"]["insertions"]
+        == "phrases"
+    )

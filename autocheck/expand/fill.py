@@ -18,6 +18,7 @@ Candidates are examined in score order and the first ``fills_per_mask`` valid on
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
@@ -60,6 +61,7 @@ def fill(
     first_beam: int | None = GenerateConfig.first_beam,
     checks: Sequence[Check] = (),
     slot: SlotRule | None = None,
+    spread: bool = False,
 ) -> Iterator[TestCase]:
     """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
 
@@ -73,12 +75,14 @@ def fill(
     examined skipped: the search stops once the fills it needs are found. ``first_beam=None`` searches
     with ``beam_size`` at once. ``checks``: a user's own validation checks (``validate.Check``). ``slot``
     (with ``vocabulary``): the slot rule; a template it leaves without any fill in its last search is
-    counted in ``stats.slot``.
+    counted in ``stats.slot``. ``spread``: prefer fills whose words no earlier fill of this call inserted
+    (``validate.select``).
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
     stats = stats if stats is not None else FillStats()
     kept_texts: dict[str, set[str]] = {}  # across chunks, so duplicates are seen run-wide
+    used_words: Counter[str] | None = Counter() if spread else None  # likewise, words kept
     widths = [beam_size]
     if fills_per_mask is not None and first_beam is not None and first_beam < beam_size:
         widths = [first_beam, beam_size]
@@ -116,6 +120,7 @@ def fill(
             more = _validate_grouped(
                 group, fresh, cases_by_id, lexicon, requirement, [wanted - len(kept[i]) for i in todo],
                 stats=stats, kept_texts=kept_texts, fluency=fluency, context=context, checks=checks,
+                spread=used_words,
             )  # fmt: skip
             for i, cases in zip(todo, more):
                 kept[i].extend(cases)
@@ -178,12 +183,23 @@ def _validate_grouped(
     fluency: Fluency | None = None,
     context: FunctionPairs | None = None,
     checks: Sequence[Check] = (),
+    spread: Counter[str] | None = None,
 ) -> list[list[TestCase]]:
     """``validate`` with the fills still wanted per template (``room``), kept fills per template."""
     kept_texts = kept_texts if kept_texts is not None else {}
     seeds = [cases_by_id[t.case_id] for t in templates]
     every_check = standard_checks(lexicon, requirement, kept_texts, context, checks)
-    kept = select(templates, suggestions, seeds, every_check, room, kept_texts, stats=stats, fluency=fluency)
+    kept = select(
+        templates,
+        suggestions,
+        seeds,
+        every_check,
+        room,
+        kept_texts,
+        stats=stats,
+        fluency=fluency,
+        spread=spread,
+    )
     return [[_expansion(c, extra) for c, extra in fills] for fills in kept]
 
 

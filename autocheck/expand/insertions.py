@@ -36,10 +36,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .validate import sentence_at
+from .words import Dictionary, IdentityTerms, PolarityItems, modifier_words
 
 if TYPE_CHECKING:
     from .expansion import Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
-    from .validate import Candidate
+    from .validate import Candidate, Check
 
 CONTENT_TAGS = frozenset(
     {"NN", "NNS", "JJ", "JJR", "JJS", "RB", "RBR", "RBS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ"}
@@ -47,6 +48,10 @@ CONTENT_TAGS = frozenset(
 # the phrases each adjunct tag may be inserted into (PTB labels)
 MODIFIER_PARENTS = {"JJ": frozenset({"NP"}), "RB": frozenset({"S", "VP", "ADJP"})}
 NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
+# ``phrases``: the words that go before a noun phrase's first noun (an attributive participle must also be
+# a dictionary adjective, ``words.Dictionary``), and the most words one expansion inserts
+PRENOMINAL_TAGS = frozenset({"JJ", "VBN", "VBG"})
+MAX_PHRASE = 3
 # quantifiers and words of identity (the Cambridge Grammar's determinatives that the PTB tags JJ) and
 # ordinals: they set a noun's number or pick it out of a set or a series the sentence does not give
 DETERMINATIVES = frozenset(
@@ -55,7 +60,7 @@ DETERMINATIVES = frozenset(
 )
 # adverbs the PTB tags RB alike but that a sentence takes on different terms (the Cambridge Grammar's
 # adjunct classes): circumstances of place, time and direction, connectives and words that need a
-# negation (never inserted), degree adverbs (before an adjective or participle) and focus adverbs (not
+# negation (never inserted), degree adverbs (before an adjective or adverb) and focus adverbs (not
 # before an auxiliary or an adverb)
 CIRCUMSTANCES = frozenset(
     """here there now then today tonight tomorrow yesterday ago soon later earlier again already yet once
@@ -65,7 +70,12 @@ CIRCUMSTANCES = frozenset(
 )
 DEGREE = frozenset("very so too extremely pretty rather fairly somewhat almost nearly".split())
 FOCUS = frozenset("just only even merely simply".split())
-_ADJECTIVAL = frozenset({"JJ", "VBG", "VBN"})
+# the degree adverbs that grade an attributive adjective in place ("a [very] [old] film"; not "a so old
+# film", which English writes "so old a film")
+ATTRIBUTIVE_DEGREE = frozenset("very extremely fairly rather pretty really".split())
+# a degree adverb grades an adjective or an adverb ("[very] good", "[very] quickly") or a participle that
+# is a dictionary adjective, never another verb form ("[very] being buried") or a noun
+DEGREE_HEADS = frozenset({"JJ", "RB"})
 _BE_FORMS = frozenset("is are was were am be been being 's 're 'm".split())
 
 
@@ -79,15 +89,41 @@ def one_modifier(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
     gap, tag = placement[0]
     if lhs not in MODIFIER_PARENTS.get(tag, ()):
         return False
-    # an attributive adjective: right before the first noun ("a [new] film", not "[sure] a film", "the
-    # [whole] worst film" or "the film [new] process")
-    return tag != "JJ" or (
-        gap < len(rhs) and rhs[gap] in NOUN_TAGS and not any(s in NOUN_TAGS for s in rhs[:gap])
-    )
+    return tag != "JJ" or _prenominal(rhs, gap)
+
+
+def _prenominal(rhs: Sequence[str], gap: int) -> bool:
+    """An attributive word goes right before a noun phrase's first noun ("a [new] film", not "[sure] a
+    film", "the [whole] worst film" or "the film [new] process")."""
+    return gap < len(rhs) and rhs[gap] in NOUN_TAGS and not any(s in NOUN_TAGS for s in rhs[:gap])
+
+
+def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
+    if not 1 <= len(placement) <= MAX_PHRASE:
+        return False
+    adverb_gaps = [gap for gap, tag in placement if tag == "RB"]
+    if len(adverb_gaps) != len(set(adverb_gaps)):  # "[very] [really] good": one adverb a place
+        return False
+    # one attributive word: the masked LM's stacked adjectives were mostly out of order or read as a
+    # degree ("a [little] [old] loop", "the [whole] [real] film")
+    if sum(tag in PRENOMINAL_TAGS for _, tag in placement) > 1:
+        return False
+    for n, (gap, tag) in enumerate(placement):
+        if tag in PRENOMINAL_TAGS:
+            if lhs != "NP" or not _prenominal(rhs, gap):
+                return False
+        elif tag == "RB":
+            grades_next = n + 1 < len(placement) and placement[n + 1] == (gap, "JJ")  # "a [very] [old] film"
+            if lhs not in MODIFIER_PARENTS["RB"] and not (lhs == "NP" and grades_next):
+                return False
+        else:
+            return False
+    return True
 
 
 INSERTABLE: dict[str, Callable[[str, Sequence[str], Placement], bool] | None] = {
     "modifiers": one_modifier,
+    "phrases": modifier_phrase,
     "content": content_words,
     "any": None,
 }
@@ -104,10 +140,11 @@ class Determinatives:
 
 
 class Adverbs:
-    """The ``adverb`` check of ``--insertions modifiers``: an inserted adverb is no circumstance,
-    connective or word that needs a negation (``CIRCUMSTANCES``), a degree adverb comes before an
-    adjective or participle that is no degree adverb itself, a focus adverb not before a form of "be", a
-    modal or an adverb. The next word's tag is the seed's, tagged in context."""
+    """The ``adverb`` check of ``--insertions modifiers`` and ``phrases``: no inserted adverb is a
+    circumstance, connective or word that needs a negation (``CIRCUMSTANCES``), a degree adverb comes
+    before an adjective or adverb that is no degree adverb itself, a focus adverb not before a form of
+    "be", a modal or an adverb. The next word is the next inserted one (with its mask's tag) or the seed's
+    token (with its tag in the seed, tagged in context)."""
 
     name = "adverb"
 
@@ -116,16 +153,45 @@ class Adverbs:
 
     @staticmethod
     def _fits(candidate: Candidate) -> bool:
-        (index, tag), word = candidate.template.masks[0], candidate.words[0].lower()
-        if tag != "RB" or len(candidate.words) != 1:
-            return True
-        if word in CIRCUMSTANCES:
-            return False
+        return all(
+            _adverb_fits(word.lower(), following, following_tag)
+            and (not inserted_next or word.lower() in ATTRIBUTIVE_DEGREE)
+            for word, tag, following, following_tag, inserted_next in _with_following(candidate)
+            if tag == "RB"
+        )
+
+
+def _with_following(candidate: Candidate) -> list[tuple[str, str, str, str | None, bool]]:
+    """Each inserted word with its mask's tag, the word right after it in the filled text with that
+    word's tag, and whether that word is inserted too: the next inserted word and its mask's tag, or the
+    seed's token and its tag in the seed ("" and None after the last token)."""
+    masks, tokens = candidate.template.masks, candidate.template.parse.tokens
+    out: list[tuple[str, str, str, str | None, bool]] = []
+    for n, ((index, tag), word) in enumerate(zip(masks, candidate.words)):
+        if n + 1 < len(masks) and masks[n + 1][0] == index:  # the next word goes in at the same place
+            out.append((word, tag, candidate.words[n + 1], masks[n + 1][1], True))
+            continue
         a, b, tags = sentence_at(candidate.seed_tags, index)
-        following = candidate.template.parse.tokens[index] if index < b else ""  # "" after the last token
-        following_tag = tags[index - a] if index < b else None
-        if word in DEGREE:
-            return following_tag in _ADJECTIVAL and following.lower() not in DEGREE
-        if word in FOCUS:
-            return following_tag not in ("MD", "RB") and following.lower() not in _BE_FORMS
-        return True
+        following = (tokens[index], tags[index - a]) if index < b else ("", None)
+        out.append((word, tag, *following, False))
+    return out
+
+
+def _adverb_fits(word: str, following: str, following_tag: str | None) -> bool:
+    if word in CIRCUMSTANCES:
+        return False
+    if word in DEGREE:
+        adjectival = following_tag in DEGREE_HEADS or (
+            following_tag in ("VBG", "VBN") and following.lower() in modifier_words()["JJ"]
+        )  # a participle that is an adjective ("[very] captivating"), not a verb form ("[very] being")
+        return adjectival and following.lower() not in DEGREE
+    if word in FOCUS:
+        return following_tag not in ("MD", "RB") and following.lower() not in _BE_FORMS
+    return True
+
+
+def checks_for(mode: str) -> list[Check]:
+    """The word checks of an ``--insertions`` mode (none under ``--compat``, which the caller decides):
+    ``words.py``'s in every mode, the determinative and adverb checks where modifiers are inserted."""
+    modifiers: list[Check] = [Determinatives(), Adverbs()] if mode in ("modifiers", "phrases") else []
+    return [*modifiers, Dictionary(participles=mode == "phrases"), IdentityTerms(), PolarityItems()]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import GenerateConfig
 from ..records import SEED, TestCase
 from ..store import InputError, content_hash, dumps
-from .insertions import INSERTABLE, Adverbs, Determinatives
+from .insertions import INSERTABLE, checks_for
 
 if TYPE_CHECKING:
     from ..records import MaskedTemplate
@@ -150,7 +150,7 @@ class Expander:
         self.checks = [CHECKS.get(name)() for name in config.checks]  # a user's own, after ours
         self.reparse = config.reparse == "on"  # the parser's check, after a user's, before fluency
         self.agreement = config.agreement == "on"
-        self.modifiers_only = config.insertions == "modifiers" and not config.compat
+        self.word_checks = [] if config.compat else checks_for(config.insertions)  # insertions.py, words.py
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
             is_treebank = Path(config.grammar).is_dir()
@@ -362,8 +362,9 @@ class Expander:
                     vocabulary=self.vocabulary,
                     slot=self.slot,
                     first_beam=self.config.first_beam,
+                    spread=self.config.spread == "words" and not self.config.compat,
                     checks=[
-                        *((Determinatives(), Adverbs()) if self.modifiers_only else ()),
+                        *self.word_checks,
                         *self.checks,
                         *([Agreement()] if self.agreement else []),
                         *([Reparse(self.parser)] if self.reparse else []),

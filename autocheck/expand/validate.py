@@ -277,9 +277,16 @@ def select(
     *,
     stats: FillStats | None = None,
     fluency: Fluency | None = None,
+    spread: Counter[str] | None = None,
 ) -> list[list[tuple[Candidate, dict[str, Any]]]]:
     """The valid fills of each template (``suggestions[i]`` for ``templates[i]``, best first, at most
     ``room[i]`` of them), each with what the fluency check recorded.
+
+    ``spread`` (the words kept so far, lower-cased, counted; updated in place) spreads a suite over more
+    words: a valid fill inserting a word already kept is set aside while its template may still find
+    fills with new words, and the best of them is taken only when it finds none. The masked LM
+    puts most of its mass on a few words ("real", "little", "just"), so the top fills of every template
+    would otherwise repeat them across a suite (issue #35: ten words made half the expansions).
 
     Candidates are examined best first in waves (2, 4, 8, ... times the largest room, per template still
     short of its room), each wave checked (and fluency-scored) in one batch, so a template that finds its
@@ -295,6 +302,15 @@ def select(
     window = 2 * wanted  # the tagger works sentence by sentence: small first waves waste least
     seed_tags: dict[str, list] = {}
     disfluent: Counter[int] = Counter()  # fluency rejections per template
+    set_aside: list[list[tuple[Candidate, dict[str, Any]]]] = [[] for _ in templates]  # (``spread``)
+
+    def keep(c: Candidate, extra: dict[str, Any]) -> None:
+        kept_texts.setdefault(c.seed.id, set()).add(c.text)
+        kept[c.index].append((c, extra))
+        stats.kept += 1
+        if spread is not None:
+            spread.update(w.lower() for w in c.words)
+
     while pending:
         _tag_seeds([templates[i].parse for i in pending], seed_tags)
         wave = [
@@ -327,15 +343,24 @@ def select(
                     "window": fluency.scorer.window,
                     "threshold": fluency.threshold,
                 }
-            kept_texts.setdefault(c.seed.id, set()).add(c.text)
-            kept[c.index].append((c, extra))
-            stats.kept += 1
+            if spread is not None and any(w.lower() in spread for w in c.words):
+                set_aside[c.index].append((c, extra))
+                continue
+            keep(c, extra)
         pending = [
             i
             for i in pending
             if len(kept[i]) < room[i] and examined[i] < len(suggestions[i]) and disfluent[i] < FLUENCY_TRIES
         ]
         window *= 2
+    for i, fills in enumerate(set_aside):
+        for c, extra in fills:
+            if kept[i]:  # a repeat only for a template that found nothing else
+                stats.unused += 1
+            elif c.text in kept_texts.get(c.seed.id, ()):  # kept since, by another template
+                stats.rejected["duplicate"] += 1
+            else:
+                keep(c, extra)
     stats.unused += sum(len(fills) - n for fills, n in zip(suggestions, examined))
     return kept
 

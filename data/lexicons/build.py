@@ -377,6 +377,22 @@ def build_adjectives(out: Path) -> None:
     )
 
 
+def build_modifier_words(out: Path) -> None:
+    """modifier_words.tsv: every one-word WordNet 3.0 adjective (JJ) and adverb (RB) lemma, lower-cased, the
+    lexicon that expansions' inserted adjectives and adverbs must be in (autocheck/expand/words.py)."""
+    from nltk.corpus import wordnet as wn
+
+    lemmas = {(w.lower(), tag) for pos, tag in (("a", "JJ"), ("r", "RB")) for w in wn.all_lemma_names(pos)}
+    rows = sorted((w, t) for w, t in lemmas if "_" not in w and any(c.isalpha() for c in w))
+    head = (
+        "# One-word WordNet 3.0 adjective (JJ) and adverb (RB) lemmas, lower-cased: an inserted adjective\n"
+        "# or adverb must be one (autocheck/expand/words.py). Built by data/lexicons/build.py from NLTK's\n"
+        "# WordNet 3.0 (WordNet 3.0 licence: Princeton University, see README.md).\n"
+    )
+    (out / "modifier_words.tsv").write_text(head + "".join(f"{w}\t{t}\n" for w, t in rows), encoding="utf-8")
+    print(f"modifier_words.tsv: {len(rows)} entries", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=HERE, help="folder for the JSON files (default: here)")
@@ -390,6 +406,7 @@ def main(argv: list[str] | None = None) -> None:
     build_professions(out)
     build_religions(out)
     build_adjectives(out)
+    build_modifier_words(out)
 
 
 if __name__ == "__main__":

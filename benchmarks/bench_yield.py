@@ -1,0 +1,273 @@
+"""Bug-finding yield: the new failures each generator setting finds on a panel of models nobody here wrote.
+
+    pip install -e ".[yield]"
+    python benchmarks/bench_yield.py [--max-seeds 15] [--max-variants 2] [--seed 20261127]
+        [--models vader textblob ...] [--out /tmp/bench-yield] [--write-sample N]
+
+One sample of seeds (SST, LC1-LC10, the offline stand-ins: stand-in benepar, mini BERT masked LM, opinion
+lexicon) expanded under each setting (``SETTINGS``):
+
+* ``baseline``: the defaults of 9b0ddbd, frozen: made by 9b0ddbd's own code with ``--baseline-src
+  CHECKOUT`` (``git archive 9b0ddbd | tar -x -C CHECKOUT``), else by this code with ``--insertions
+  modifiers --spread off`` (one adjective or adverb, with this code's word checks);
+* ``any``: ``--insertions any``, every tag the grammar proposes (the paper's way);
+* ``defaults``: today's defaults (``GenerateConfig()``);
+* ``typos``, ``neutral phrase``: CheckList-style perturbations of the baseline's seed cases (the shipped
+  ``typos`` and ``append_phrase`` with neutral phrases), 3 versions per seed case, as MFT cases with the
+  seed's label.
+
+Each suite runs on every panel model (``panel.py``). Per setting the suite's spread (expansions, distinct
+inserted strings, tag patterns, productions, the share of multi-word insertions, the most frequent word's
+share of expansions), and per (model, setting): cases, failures, new failures (the seed passes, the case
+fails), distinct seeds broken, distinct inserted strings and productions among new failures, the CPU-seconds
+of making the cases (one ``autocheck generate`` process each: start-up, model loading, caches off; the
+perturbations in this process), new failures per CPU-second. The panel's
+median model is the median of the models' new failures per CPU-second.
+
+``--write-sample N`` draws N new-failure rows of the ``defaults`` setting at random (over all models, one
+row per case) into ``benchmarks/yield_sample.jsonl`` and N of its expansions into
+``benchmarks/yield_kept_sample.jsonl``, for blind reading: the texts and the seed's label, no verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_generate import stand_in_config  # noqa: E402  (sibling scripts, not a package)
+from panel import NAMES, SHARED, load_panel, new_failures  # noqa: E402
+
+SAMPLE = Path(__file__).with_name("yield_sample.jsonl")  # new failures of the defaults, unlabelled
+KEPT_SAMPLE = Path(__file__).with_name("yield_kept_sample.jsonl")  # expansions the defaults keep
+# 9b0ddbd's defaults where they differ from today's: the frozen baseline
+BASELINE = {"insertions": "modifiers", "spread": "off"}
+SETTINGS: dict[str, dict[str, Any]] = {"baseline": BASELINE, "any": {"insertions": "any"}, "defaults": {}}
+REPO = Path(__file__).resolve().parents[1]
+NEUTRAL_PHRASES = (  # sentiment-free sentences about a film, as CheckList's neutral additions
+    "I saw it on Tuesday.",
+    "It was released last year.",
+    "We watched it at home.",
+    "The screening started at eight.",
+    "It is about two hours long.",
+    "My brother came with me.",
+)
+PERTURBATIONS = {"typos": {}, "neutral phrase": {"phrases": list(NEUTRAL_PHRASES)}}
+VERSIONS = 3  # perturbed versions per seed case
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime
+
+
+def machine() -> str:
+    model = next(
+        (line.split(":", 1)[1].strip() for line in subprocess.run(
+            ["lscpu"], capture_output=True, text=True
+        ).stdout.splitlines() if line.startswith("Model name")),
+        "unknown CPU",
+    )  # fmt: skip
+    return f"{model}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"
+
+
+def generated(name: str, settings: dict[str, Any], args, out: Path) -> float:
+    """Generate the setting's suite into ``out`` with ``autocheck generate`` in its own process (the
+    baseline with ``--baseline-src``'s code when given); its CPU-seconds, start-up and model loading
+    included, caches off."""
+    config = stand_in_config(max_seeds=args.max_seeds, max_variants=args.max_variants, seed=args.seed)
+    command = [sys.executable, "-m", "autocheck", "generate", "--out", str(out), "--dataset", config.dataset,
+               "--lexicon", config.lexicon, "--parser", config.parser, "--mlm", config.mlm,
+               "--max-seeds", str(args.max_seeds), "--max-variants", str(args.max_variants),
+               "--seed", str(args.seed)]  # fmt: skip
+    src = args.baseline_src if name == "baseline" and args.baseline_src else REPO
+    for option, value in settings.items() if src == REPO else ():  # 9b0ddbd: its own defaults
+        command += [f"--{option}", value]
+    shutil.rmtree(out, ignore_errors=True)
+    env = {**os.environ, "PYTHONPATH": str(src), "AUTOCHECK_CACHE": "off", "OMP_NUM_THREADS": "1"}
+    start = cpu_seconds()
+    # run from the checkout: ``python -m`` puts the working directory first on the path
+    subprocess.run(
+        command, env=env, cwd=src, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    return cpu_seconds() - start
+
+
+def perturbed(name: str, options: dict[str, Any], seeds_from: Path, out: Path, seed: int) -> float:
+    """The baseline suite's seed cases and ``VERSIONS`` perturbations of each into ``out``; CPU-seconds."""
+    import numpy as np
+
+    from autocheck.author.perturb import perturb
+    from autocheck.records import PERTURBATION, SEED, TestCase
+    from autocheck.store import content_hash, read_jsonl
+    from autocheck.suite import CASES, MANIFEST, write_suite
+
+    start = cpu_seconds()
+    seeds = [TestCase.from_json(d) for d in read_jsonl(seeds_from / CASES) if d["kind"] == SEED]
+    function = "typos" if name == "typos" else "append_phrase"
+    cases = []
+    for case in seeds:
+        rng = np.random.default_rng([seed, int(content_hash(case.id, length=8), 16)])
+        cases.append(case)
+        for version in perturb(function, case.inputs, rng, n=VERSIONS, **options):
+            cases.append(
+                TestCase(
+                    id=f"{case.id}-p{content_hash(version.inputs['text'], length=8)}",
+                    capability=case.capability,
+                    kind=PERTURBATION,
+                    inputs=version.inputs,
+                    expected=case.expected,
+                    test_type="MFT",
+                    label=case.label,
+                    seed_id=case.id,
+                    provenance={"perturbation": name},
+                )
+            )
+    shutil.rmtree(out, ignore_errors=True)
+    write_suite(out, cases, json.loads((seeds_from / MANIFEST).read_text()))
+    return cpu_seconds() - start
+
+
+def insertion(case: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(inserted string, tag pattern, production) of an expansion; None for any other case."""
+    provenance = case.get("provenance", {})
+    inserted = provenance.get("inserted")
+    if not inserted:
+        return None
+    production = provenance["production"]
+    return (
+        " ".join(i["word"].lower() for i in inserted),
+        " ".join(i["tag"] for i in inserted),
+        f"{production['lhs']} -> {' '.join(production['to'])}",
+    )
+
+
+def spread(suite: Path) -> dict[str, Any]:
+    from autocheck.store import read_jsonl
+
+    found = [i for i in map(insertion, read_jsonl(suite / "cases.jsonl")) if i]
+    words = Counter(w for string, _, _ in found for w in set(string.split()))
+    top, count = words.most_common(1)[0] if words else ("-", 0)
+    return {
+        "expansions": len(found),
+        "strings": len({s for s, _, _ in found}),
+        "patterns": len({t for _, t, _ in found}),
+        "productions": len({p for _, _, p in found}),
+        "multi-word": sum(" " in s for s, _, _ in found) / max(1, len(found)),
+        "top word": f"{top} {count / max(1, len(found)):.1%}",
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--max-seeds", type=int, default=15)
+    parser.add_argument("--max-variants", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=20261127)
+    parser.add_argument("--models", nargs="+", default=list(NAMES), choices=NAMES)
+    parser.add_argument("--settings", nargs="+", default=[*SETTINGS, *PERTURBATIONS])
+    parser.add_argument("--out", type=Path, default=Path("/tmp/bench-yield"))
+    parser.add_argument("--write-sample", type=int, default=0)
+    parser.add_argument("--reuse", action="store_true", help="keep the generated suites --out holds already")
+    parser.add_argument(
+        "--baseline-src", type=Path, help="a checkout of 9b0ddbd: the baseline made by its code, its defaults"
+    )
+    args = parser.parse_args()
+    os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
+    import torch
+
+    torch.set_num_threads(1)
+    print(f"machine: {machine()}")
+    print(
+        f"sample: SST, LC1-LC10, stand-ins, --max-seeds {args.max_seeds} --max-variants {args.max_variants} "
+        f"--seed {args.seed}"
+    )
+    cpu: dict[str, float] = {}
+    cache = os.environ.get("AUTOCHECK_CACHE")
+    os.environ["AUTOCHECK_CACHE"] = "off"  # every parse and fill really made, for the CPU figures
+    baseline = args.out / "suites/baseline"
+    for name in args.settings:
+        suite = args.out / "suites" / name.replace(" ", "-")
+        spent = suite.with_suffix(".cpu")  # a suite's CPU-seconds, for --reuse
+        if args.reuse and spent.is_file() and name in SETTINGS:
+            cpu[name] = float(spent.read_text())
+        elif name in SETTINGS:
+            cpu[name] = generated(name, SETTINGS[name], args, suite)
+            spent.write_text(f"{cpu[name]:.2f}\n")
+        else:
+            if not baseline.is_dir():
+                cpu["baseline"] = generated("baseline", BASELINE, args, baseline)
+            cpu[name] = perturbed(name, PERTURBATIONS[name], baseline, suite, args.seed)
+    if cache is None:
+        del os.environ["AUTOCHECK_CACHE"]
+    else:
+        os.environ["AUTOCHECK_CACHE"] = cache
+
+    print(f"\n{'setting':<16}{'CPU s':>7}{'expansions':>11}{'strings':>9}{'patterns':>9}{'productions':>12}"
+          f"{'multi-word':>11}  top word")  # fmt: skip
+    for name in args.settings:
+        s = spread(args.out / "suites" / name.replace(" ", "-"))
+        print(
+            f"{name:<16}{cpu[name]:>7.1f}{s['expansions']:>11}{s['strings']:>9}{s['patterns']:>9}"
+            f"{s['productions']:>12}{s['multi-word']:>11.1%}  {s['top word']}"
+        )
+
+    models = load_panel(args.models)
+    results = {
+        name: new_failures(
+            args.out / "suites" / name.replace(" ", "-"), models, args.out / "runs" / name.replace(" ", "-")
+        )
+        for name in args.settings
+    }
+    print(
+        f"\n{'model':<24}{'setting':<16}{'cases':>7}{'fail':>7}{'new':>6}{'seeds':>7}{'strings':>9}"
+        f"{'prods':>7}{'new/CPU s':>11}"
+    )
+    for model in args.models:
+        for name in args.settings:
+            y = results[name][model]
+            found = [i for i in (insertion({"provenance": r["provenance"]}) for r in y.rows) if i]
+            print(
+                f"{model:<24}{name:<16}{y.cases:>7}{y.failures:>7}{len(y.rows):>6}{y.seeds_broken:>7}"
+                f"{len({s for s, _, _ in found}):>9}{len({p for _, _, p in found}):>7}"
+                f"{len(y.rows) / cpu[name]:>11.2f}"
+            )
+    print("\npanel median (over models)")
+    for name in args.settings:
+        rate = statistics.median(len(results[name][m].rows) / cpu[name] for m in args.models)
+        seeds = statistics.median(results[name][m].seeds_broken for m in args.models)
+        print(f"  {name:<16} new failures per CPU-second {rate:.2f}, distinct seeds broken {seeds:g}")
+    if args.write_sample:
+        write_samples(results["defaults"], args.out / "suites/defaults", args.write_sample, args.seed)
+
+
+def write_samples(found: dict[str, Any], suite: Path, n: int, seed: int) -> None:
+    """``n`` new-failure rows (over all models, one per case) and ``n`` kept expansions of ``suite``, drawn
+    at random, for blind reading: the texts and the seed's label, never a model's answer or a check's."""
+    from autocheck.store import read_jsonl
+
+    cases = {c["id"]: c for c in read_jsonl(suite / "cases.jsonl")}
+    failing = sorted({r["case"] for y in found.values() for r in y.rows})
+    expansions = sorted(i for i, c in cases.items() if c["kind"] == "expansion")
+    rng = random.Random(seed)
+    for path, pool in ((SAMPLE, failing), (KEPT_SAMPLE, expansions)):
+        with open(path, "w", encoding="utf-8") as f:
+            for case in rng.sample(pool, min(n, len(pool))):
+                seed_case = cases[cases[case]["seed_id"]]
+                row = {"case": case, "seed_text": seed_case["text"], "text": cases[case]["text"]}
+                f.write(json.dumps({**row, "seed_label": seed_case["expected"]}) + "\n")
+        print(f"wrote {min(n, len(pool))} unlabelled rows to {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""benchmarks/panel.py's count of new failures (a case fails while its seed passes), which bench_yield.py and
+the fuzz benchmarks report: on a hand-made suite and a rule model whose answers are known."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+from panel import new_failures  # noqa: E402
+
+from autocheck.models.base import default_task  # noqa: E402
+from autocheck.models.callables import python_model  # noqa: E402
+from autocheck.records import EXPANSION, PERTURBATION, SEED, TestCase  # noqa: E402
+from autocheck.suite import write_suite  # noqa: E402
+
+
+def case(id: str, text: str, kind: str = SEED, seed: str | None = None) -> TestCase:
+    return TestCase(
+        id=id, capability="LC1", kind=kind, inputs=text, expected="positive", test_type="MFT",
+        label="positive", seed_id=seed,
+    )  # fmt: skip
+
+
+def positive_unless_odd(texts: list[str]) -> list[list[float]]:
+    """Positive, except for a text with "odd" in it."""
+    return [[0.9, 0.1] if "odd" in t else [0.1, 0.9] for t in texts]
+
+
+positive_unless_odd.labels = ("negative", "positive")  # type: ignore[attr-defined]
+
+
+def test_new_failures_are_failing_cases_whose_seed_passes(tmp_path):
+    cases = [
+        case("s1", "a good film"),
+        case("s1-x1", "a good odd film", EXPANSION, "s1"),  # new: the seed passes
+        case("s1-x2", "a good new film", EXPANSION, "s1"),  # passes
+        case("s1-p1", "a good film odd", PERTURBATION, "s1"),  # new, a perturbation
+        case("s2", "an odd film"),  # the seed fails
+        case("s2-x1", "an odd old film", EXPANSION, "s2"),  # fails, but only repeats its seed
+    ]
+    write_suite(tmp_path / "suite", cases, {"task": default_task().to_json()})
+    model = python_model(positive_unless_odd, default_task(), name="rule")
+    found = new_failures(tmp_path / "suite", {"rule": model}, tmp_path / "run")["rule"]
+    assert (found.cases, found.failures) == (4, 3)
+    assert [r["case"] for r in found.rows] == ["s1-x1", "s1-p1"]
+    assert found.seeds_broken == 1
+    assert found.rows[0]["seed_text"] == "a good film" and found.rows[0]["text"] == "a good odd film"

@@ -1,0 +1,106 @@
+"""Checks on the inserted words (expand/words.py): dictionary words, no identity terms, polarity items only
+where licensed; and the spread of a suite over words (validate.select)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from types import SimpleNamespace
+
+import pytest
+from test_fill import Lexicon, always, seed, template
+
+from autocheck.expand.validate import select, standard_checks
+from autocheck.expand.words import Dictionary, IdentityTerms, PolarityItems
+
+
+def candidate(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_tags: tuple[str, ...]):
+    """What the word checks read of a ``validate.Candidate``: words inserted before token ``before`` of a
+    one-sentence seed (tokens split on spaces, tagged ``tags``)."""
+    seed_tokens = tuple(tokens.split())
+    masks = tuple((before, tag) for tag in mask_tags)
+    t = SimpleNamespace(masks=masks, tags=mask_tags, parse=SimpleNamespace(tokens=seed_tokens))
+    return SimpleNamespace(template=t, words=words, seed_tags=[(0, len(seed_tokens), tags.split())])
+
+
+@pytest.mark.parametrize(
+    ("word", "tag", "keeps"),
+    [
+        ("new", "JJ", True),
+        ("really", "RB", True),
+        ("s", "JJ", False),  # a tokenizer's piece the tagger called an adjective
+        ("billy", "JJ", False),  # a name
+        ("because", "RB", False),  # a conjunction
+        ("else", "RB", False),
+        ("moving", "VBG", True),  # a [moving] film: a participle that is an adjective
+        ("saying", "VBG", False),  # a [saying] film
+        ("Quickly", "RB", True),  # looked up lower-cased
+        ("thing", "NN", True),  # other tags are the tagger's alone
+    ],
+)
+def test_the_dictionary_check(word, tag, keeps):
+    c = candidate("It is a film", "PRP VBZ DT NN", 3, (word,), (tag,))
+    assert Dictionary(participles=True).passes([c]) == [keeps]  # type: ignore[list-item]
+
+
+def test_the_dictionary_check_leaves_verbs_alone_where_participles_are_verbs():
+    c = candidate(
+        "It is here", "PRP VBZ RB", 2, ("saying",), ("VBG",)
+    )  # It is [saying] here (--insertions any)
+    assert Dictionary().passes([c]) == [True]  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("word", "keeps"),
+    [("american", False), ("American", False), ("white", False), ("Muslim", False), ("gay", False),
+     ("disabled", False), ("women", False), ("new", True), ("moving", True)],
+)  # fmt: skip
+def test_identity_terms_are_never_inserted(word, keeps):
+    c = candidate("They are people", "PRP VBP NNS", 2, (word,), ("JJ",))
+    assert IdentityTerms().passes([c]) == [keeps]  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("tokens", "tags", "before", "keeps"),
+    [
+        ("I got it", "PRP VBD PRP", 1, False),  # I [ever] got it
+        ("I did n't get it", "PRP VBD RB VB PRP", 3, True),  # under a negation
+        ("the best film I saw", "DT JJS NN PRP VBD", 4, True),  # after a superlative
+        ("Did you see it ?", "VBD PRP VB PRP .", 2, True),  # a question
+        ("I saw it . I did not", "PRP VBD PRP . PRP VBD RB", 1, False),  # the negation is in another sentence
+    ],
+)
+def test_polarity_items_need_a_licence(tokens, tags, before, keeps):
+    c = candidate(tokens, tags, before, ("ever",), ("RB",))
+    if ". " in tokens:  # two sentences
+        c.seed_tags = [(0, 4, tags.split()[:4]), (4, 7, tags.split()[4:])]
+    assert PolarityItems().passes([c]) == [keeps]  # type: ignore[list-item]
+
+
+def test_polarity_items_check_leaves_other_words_alone():
+    assert PolarityItems().passes([candidate("I got it", "PRP VBD PRP", 1, ("also",), ("RB",))]) == [True]  # type: ignore[list-item]
+
+
+def test_spread_prefers_words_not_kept_yet_and_falls_back_to_a_repeat():
+    text, other, third = "this is a movie .", "that is a film .", "here is a show ."
+    templates = [
+        template(text, [(3, "JJ")], case_id="c1", tid="a"),
+        template(other, [(3, "JJ")], case_id="c2", tid="b"),
+        template(third, [(3, "JJ")], case_id="c3", tid="c"),
+    ]
+    seeds = [seed(text, case_id="c1"), seed(other, case_id="c2"), seed(third, case_id="c3")]
+    fills = [
+        [(("old",), -1.0), (("new",), -2.0)],
+        [(("old",), -1.0), (("new",), -2.0)],  # a new word and a repeat: the new word alone
+        [(("old",), -1.0)],  # nothing but a repeat: taken after all
+    ]
+
+    def run(spread):
+        kept_texts: dict[str, set[str]] = {}
+        checks = standard_checks(Lexicon(), always, kept_texts)
+        kept = select(templates, fills, seeds, checks, [1, 2, 1], kept_texts, spread=spread)
+        return [[c.words for c, _ in fills_kept] for fills_kept in kept]
+
+    assert run(None) == [[("old",)], [("old",), ("new",)], [("old",)]]
+    used: Counter[str] = Counter()
+    assert run(used) == [[("old",)], [("new",)], [("old",)]]
+    assert used == Counter({"old": 2, "new": 1})
