@@ -1,0 +1,156 @@
+"""Named entities as typed character spans: what an NER model answers and what an NER case expects.
+
+An entity is ``(start, end, type)``: the characters ``text[start:end]`` and an entity type (``PERSON``,
+``GPE``, ``ORG`` ...). A model's answer and an MFT case's expectation are tuples of entities sorted by
+offset; on disk, lists of ``[start, end, type]``.
+
+* ``parse_markup`` reads the shipped suite's templates: ``"[Maria Lopez](PERSON) flew to [Lima](GPE)."`` is the
+  text ``"Maria Lopez flew to Lima."`` with its two entities, so a label is where the words are by
+  construction, whatever a placeholder was filled with.
+* ``decode_tags`` reads token tags in BIO (IOB2), IOB1 (CoNLL-2003's own), BIOES and BILOU: the CoNLL reader
+  and token-classification models both answer tags per token.
+* ``carry`` moves entities through a perturbation's edits (``author.perturb``'s ``change["edits"]``): a name
+  replaced by another name is still one entity, at the new offsets.
+* ``compare`` is the MFT and INV test: the same entities, exact span and type, over the types the task
+  tests (a model's other types, e.g. spaCy's ``CARDINAL``, are not judged).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+Entity = tuple[int, int, str]
+
+_MARKUP = re.compile(r"\[([^\[\]]+)\]\(([A-Z][A-Z_]*)\)")
+
+
+def parse_markup(marked: str) -> tuple[str, tuple[Entity, ...]]:
+    """The plain text of ``marked`` and its entities, each written ``[words](TYPE)``."""
+    pieces: list[str] = []
+    entities: list[Entity] = []
+    at = length = 0
+    for match in _MARKUP.finditer(marked):
+        pieces.append(marked[at : match.start()])
+        length += match.start() - at
+        words, kind = match.group(1), match.group(2)
+        entities.append((length, length + len(words), kind))
+        pieces.append(words)
+        length += len(words)
+        at = match.end()
+    pieces.append(marked[at:])
+    return "".join(pieces), tuple(entities)
+
+
+def as_entities(value: Any, where: str) -> tuple[Entity, ...]:
+    """Entities from JSON (``[[start, end, type], ...]``) or a model's answer (also spaCy-like objects with
+    ``start_char``/``end_char``/``label_``, or ``{"start", "end", "label"|"entity_group"|"type"}`` as a
+    Hugging Face pipeline answers), sorted; ``ValueError`` naming ``where`` for anything else."""
+    out = []
+    for item in value if isinstance(value, list | tuple) else [value]:
+        if hasattr(item, "start_char") and hasattr(item, "label_"):
+            item = (item.start_char, item.end_char, item.label_)
+        elif isinstance(item, Mapping):
+            kind = item.get("label", item.get("entity_group", item.get("type")))
+            item = (item.get("start"), item.get("end"), kind)
+        if not (
+            isinstance(item, list | tuple)
+            and len(item) == 3
+            and all(type(x) is int for x in item[:2])
+            and isinstance(item[2], str)
+            and 0 <= item[0] < item[1]
+        ):
+            raise ValueError(
+                f"{where}: an entity must be [start, end, type] with 0 <= start < end, not {item!r}"
+            )
+        out.append((item[0], item[1], item[2]))
+    return tuple(sorted(out))
+
+
+def decode_tags(tags: Sequence[str], offsets: Sequence[tuple[int, int]]) -> tuple[Entity, ...]:
+    """Entities from per-token tags and the tokens' character offsets. Tags are ``O`` or ``P-TYPE`` with
+    ``P`` one of B/I/E/S/L/U: B starts an entity, S/U is one alone, E/L ends one, and an I that does not
+    continue an entity of its type starts one (IOB1, and a forgiving reading of broken BIO).
+
+    Written here rather than taken from seqeval or spaCy: the reader must not need the NER extra, and the
+    rule is these few lines."""
+    out: list[Entity] = []
+    current: list[Any] | None = None  # [start, end, type] of the open entity
+    for tag, (start, end) in zip(tags, offsets):
+        prefix, _, kind = tag.partition("-")
+        if tag == "O" or not kind:
+            current = None
+            continue
+        continues = current is not None and current[2] == kind and prefix in ("I", "E", "L")
+        if continues:
+            assert current is not None
+            current[1] = end
+        else:
+            current = [start, end, kind]
+            out.append(current)  # type: ignore[arg-type]
+        if prefix in ("E", "L", "S", "U"):
+            current = None
+    return tuple((s, e, k) for s, e, k in out)
+
+
+def tags_of(entities: Iterable[Entity], offsets: Sequence[tuple[int, int]]) -> list[str]:
+    """BIO tags of tokens at ``offsets`` for ``entities`` (an entity tags the tokens inside its span)."""
+    tags = ["O"] * len(offsets)
+    for start, end, kind in entities:
+        inside = [i for i, (a, b) in enumerate(offsets) if a >= start and b <= end]
+        for n, i in enumerate(inside):
+            tags[i] = f"{'B' if n == 0 else 'I'}-{kind}"
+    return tags
+
+
+def carry(
+    entities: Iterable[Entity], edits: Sequence[Mapping[str, Any]], field: str = "text"
+) -> tuple[Entity, ...] | None:
+    """``entities`` of a text moved through ``edits`` (``{"field", "start", "end", "to"}`` in the original
+    text's offsets, as ``author.perturb`` records them): an edit inside an entity (a name replaced, a typo in
+    it) changes its end, an edit before it shifts it. None when an edit crosses an entity's edge: where the
+    entity is then is not known, so the case cannot be judged."""
+    out = []
+    for start, end, kind in entities:
+        new_start, new_end = start, end
+        for edit in edits:
+            if edit.get("field", field) != field:
+                continue
+            a, b, delta = edit["start"], edit["end"], len(edit["to"]) - (edit["end"] - edit["start"])
+            if b <= start:
+                new_start += delta
+                new_end += delta
+            elif a >= end:
+                continue
+            elif a >= start and b <= end:
+                new_end += delta
+            else:
+                return None
+        out.append((new_start, new_end, kind))
+    return tuple(sorted(out))
+
+
+def judged(entities: Iterable[Entity], types: Iterable[str]) -> tuple[Entity, ...]:
+    """The entities of the types the task tests."""
+    kept = set(types)
+    return tuple(e for e in entities if e[2] in kept)
+
+
+def compare(expected: Iterable[Entity], predicted: Iterable[Entity], types: Iterable[str]) -> dict[str, Any]:
+    """How a prediction meets an expectation, over ``types``: ``missed`` (expected, not predicted exactly),
+    ``spurious`` (predicted, not expected) and ``ok`` (neither)."""
+    types = tuple(types)
+    want, got = set(judged(expected, types)), set(judged(predicted, types))
+    return {"ok": want == got, "missed": sorted(want - got), "spurious": sorted(got - want)}
+
+
+def shown(text: str, entities: Iterable[Entity]) -> str:
+    """The text with its entities marked as ``parse_markup`` reads them, for people."""
+    out, at = [], 0
+    for start, end, kind in sorted(entities):
+        if start < at:  # overlapping answers: shown in a list instead
+            return f"{text}  {[(text[s:e], k) for s, e, k in entities]}"
+        out += [text[at:start], f"[{text[start:end]}]({kind})"]
+        at = end
+    return "".join(out) + text[at:]
