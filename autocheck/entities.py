@@ -4,8 +4,8 @@ An entity is ``(start, end, type)``: the characters ``text[start:end]`` and an e
 ``GPE``, ``ORG`` ...). A model's answer and an MFT case's expectation are tuples of entities sorted by
 offset; on disk, lists of ``[start, end, type]``.
 
-* ``parse_markup`` reads the shipped suite's templates: ``"[Maria Lopez](PERSON) flew to [Lima](GPE)."`` is the
-  text ``"Maria Lopez flew to Lima."`` with its two entities, so a label is where the words are by
+* ``parse_markup`` reads the shipped suite's templates: ``"[Maria Lopez](PERSON) flew to [Lima](GPE)."``
+  is the text ``"Maria Lopez flew to Lima."`` with its two entities, so a label is where the words are by
   construction, whatever a placeholder was filled with.
 * ``decode_tags`` reads token tags in BIO (IOB2), IOB1 (CoNLL-2003's own), BIOES and BILOU: the CoNLL reader
   and token-classification models both answer tags per token.

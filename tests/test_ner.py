@@ -36,6 +36,8 @@ def test_carry_moves_entities_through_edits():
     assert carry(entities, name) == ((0, 7, "PERSON"), (16, 21, "GPE"))
     typo = [{"field": "text", "start": 10, "end": 12, "to": "ot"}]  # outside both entities
     assert carry(entities, typo) == entities
+    before = [{"field": "text", "start": 13, "end": 13, "to": "the city of "}]
+    assert carry(entities, before) == ((0, 4, "PERSON"), (25, 30, "GPE"))
     crossing = [{"field": "text", "start": 2, "end": 8, "to": "x"}]
     assert carry(entities, crossing) is None
 
