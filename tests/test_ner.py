@@ -49,3 +49,32 @@ def test_compare_judges_exact_spans_over_the_task_types():
     assert not result["ok"]
     assert result["missed"] == [(13, 18, "GPE")] and result["spurious"] == [(13, 18, "ORG")]
     assert not compare(expected, ((0, 3, "PERSON"), (13, 18, "GPE")), ["PERSON", "GPE"])["ok"]
+
+
+def test_conll_reader_gives_sentences_with_exact_entity_offsets():
+    from autocheck.sources.datasets import load_examples
+
+    examples = list(
+        load_examples("conll:tests/fixtures/ner/train.conll", entities=True, label_map={"PER": "PERSON"})
+    )
+    assert len(examples) == 4  # -DOCSTART- lines are no sentences
+    first = examples[0]
+    assert first.text == "EU rejects German call to boycott British lamb ."
+    assert [(first.text[s:e], k) for s, e, k in first.label] == [
+        ("EU", "ORG"), ("German", "MISC"), ("British", "MISC")
+    ]  # fmt: skip
+    assert examples[1].label == ((0, 15, "PERSON"),)  # IOB1 tags, the type mapped
+    assert examples[3].label == ()  # a sentence without entities is kept, labelled with none
+    assert examples[2].meta["document"] == "train.conll#2"
+
+
+def test_conll_reader_names_file_and_line_of_a_bad_tag(tmp_path):
+    from autocheck.sources.datasets import load_examples
+    from autocheck.store import InputError
+
+    bad = tmp_path / "dev.conll"
+    bad.write_text("Paris B-LOC\nis\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"dev.conll:2: expected a token and its NER tag"):
+        list(load_examples(f"conll:{tmp_path}", split="dev", entities=True))
+    with pytest.raises(InputError, match="no test file"):
+        list(load_examples(f"conll:{tmp_path}", split="test", entities=True))

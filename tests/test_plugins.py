@@ -67,7 +67,7 @@ def test_plugin_parts_are_listed_without_importing_the_plugin(plugin_site):
     assert done.returncode == 0, done.stderr
     first, second = done.stdout.splitlines()[:2]
     assert first == "['local', 'logged', 'ray'] ['broken', 'no_ly_adverbs'] True False"
-    assert second == "True ['lines'] ['opinion', 'sentiwordnet', 'tiny', 'vader']"
+    assert second == "True ['conll', 'lines'] ['opinion', 'sentiwordnet', 'tiny', 'vader']"
 
 
 def test_run_uses_a_plugins_model_form(plugin_site, tmp_path):
