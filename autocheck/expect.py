@@ -5,10 +5,13 @@ label (``tasks.Task.read``); of a question-answering task, an answer string (and
 
 - MFT: the predicted label is the expected label or one of a tuple of allowed labels; for question
   answering, the answer equals one of the acceptable answers after SQuAD's normalisation (lower case, no
-  punctuation, no articles, single spaces: ``squad_normalize``).
+  punctuation, no articles, single spaces: ``squad_normalize``); for named-entity recognition, the predicted
+  entities of the task's types are exactly the expected ones, span and type (``entities.compare``).
 - INV (a changed case compared with its original): fails when the predicted label changes AND the
   probability of the original's predicted class moves by more than ``INV_THRESHOLD`` (0.1), as CheckList's
-  ``Expect.inv(0.1)``; for question answering, when the normalised answer changes.
+  ``Expect.inv(0.1)``; for question answering, when the normalised answer changes; for named-entity
+  recognition, when the entities differ from the original's carried through the perturbation's edits (a
+  name replaced by another is still one entity, at its new offsets: ``entities.carry``).
 - DIR, CheckList's monotonic expectations, with a ``tolerance``:
   * ``{"direction": "up"|"down", "score": {"plus": P, "minus": M}}``: the score P(P) − P(M) must not move
     against the direction by more than the tolerance. This is CheckList's reading of "more positive" for
@@ -29,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .entities import as_entities, compare
 from .tasks import Task
 
 INV_THRESHOLD = 0.1
@@ -48,13 +52,17 @@ def allowed(expected: Any) -> tuple[str, ...]:
     return tuple(expected) if isinstance(expected, tuple | list) else (expected,)
 
 
-def mft_outcome(task: Task, expected: Any, label: str) -> str:
+def mft_outcome(task: Task, expected: Any, label: Any) -> str:
+    if task.is_entities:
+        return PASS if compare(expected, label, task.labels)["ok"] else FAIL
     if task.is_span:
         return PASS if squad_normalize(label) in {squad_normalize(a) for a in allowed(expected)} else FAIL
     return PASS if label in allowed(expected) else FAIL
 
 
-def inv_outcome(task: Task, orig_probs: np.ndarray, orig_label: str, probs: np.ndarray, label: str) -> str:
+def inv_outcome(task: Task, orig_probs: np.ndarray, orig_label: Any, probs: np.ndarray, label: Any) -> str:
+    if task.is_entities:  # orig_label: the original's entities carried to this text (``entities.carry``)
+        return PASS if compare(orig_label, label, task.labels)["ok"] else FAIL
     if task.is_span:
         return PASS if squad_normalize(label) == squad_normalize(orig_label) else FAIL
     if label == orig_label:
@@ -93,6 +101,13 @@ def dir_outcome(
 def check_expected(task: Task, test_type: str, expected: Any) -> str | None:
     """Why ``expected`` is not a valid expectation of ``test_type`` in ``task`` (None when it is)."""
     labels = set(task.labels)
+    if test_type == "MFT" and task.is_entities:
+        try:
+            entities = as_entities(expected, "expected")
+        except ValueError as error:
+            return str(error)
+        unknown = {kind for *_, kind in entities} - labels
+        return f"entity types {sorted(unknown)} are not the task's {task.labels}" if unknown else None
     if test_type == "MFT":
         values = allowed(expected)
         if task.is_span:
@@ -101,7 +116,7 @@ def check_expected(task: Task, test_type: str, expected: Any) -> str | None:
     if test_type == "INV":
         return None if expected is None else "null expected"
     if test_type == "DIR":
-        if task.is_span:
+        if task.is_span or task.is_entities:
             return "DIR tests need a classification task"
         if not isinstance(expected, dict):
             return "an object expected"

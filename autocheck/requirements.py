@@ -146,7 +146,8 @@ class Capability:
     def expected_for(self, label: Label | tuple[str, ...], compat: bool = False) -> Expected | None:
         """The expectation for a seed of ``label``; with ``compat``, the original code's where the spec
         records one (LC10: a negative seed answered "no" had to be strictly positive). A question-answering
-        seed's ``label`` is its answers, which no per-label expectation names."""
+        seed's ``label`` is its answers, which no per-label expectation names; an NER seed's, its entities,
+        which an MFT expects as they are."""
         if compat and label in (original := self.spec.get("compat", {}).get("expected", {})):
             value = original[label]
             return tuple(value) if isinstance(value, list) else value
@@ -154,7 +155,9 @@ class Capability:
             return None
         if self.test_type == "DIR":
             return self.direction
-        return None if isinstance(label, tuple) else dict(self.expected).get(label)
+        if isinstance(label, tuple):  # an NER seed expects its own entities; answers name no expectation
+            return label if all(isinstance(entity, tuple) for entity in label) else None
+        return dict(self.expected).get(label)
 
     @property
     def needs_dataset(self) -> bool:
@@ -363,7 +366,7 @@ def _word_test(spec: dict[str, Any]) -> WordTest:
 def _predicates(context: _Context, where: str, spec: dict[str, Any]) -> Predicates:
     path, labels = context.path, context.labels
     group_labels = _as_set(spec["label"]) if "label" in spec else None
-    if group_labels is not None and not context.task.is_span:
+    if group_labels is not None and context.task.output == "label":
         _check_labels(path, f"{where}.label", group_labels, labels)
     field_name = spec.get("field", context.task.inputs[0])
     if field_name not in context.task.inputs:
@@ -462,7 +465,7 @@ def _direction(context: _Context, where: str, spec: dict[str, Any]) -> dict[str,
 def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capability:
     path, labels, task = context.path, context.labels, context.task
     expected = spec.get("expected", {})
-    if spec["test_type"] == "MFT" and "search" in spec and not expected and not task.is_span:
+    if spec["test_type"] == "MFT" and "search" in spec and not expected and task.output == "label":
         raise InputError(f"{path}: {where}: an MFT capability over dataset seeds needs 'expected'")
     for source, value in expected.items():
         _check_labels(path, f"{where}.expected.{source}", _as_set(value) | {source}, labels)

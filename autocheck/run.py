@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from . import progress
+from .entities import carry
 from .execute import make_executor
 from .expect import ERROR, FAIL, NA, PASS, case_outcome, inv_outcome, mft_outcome
 from .models import Model, as_model
@@ -125,7 +126,7 @@ def _predict_all(
             counted = progress.Counted(reporter, len(chunk), compute or (lambda b: map(model._answers, b)))
             parts.append((start, model.predict(chunk, counted, batch_size=batch_size, use_cache=use_cache)))
             counted.finish()  # every input answered from the cache: no batch was computed
-    width = 1 if index.task.is_span else len(index.task.labels)
+    width = 1 if index.task.output != "label" else len(index.task.labels)
     result = _Predictions(np.zeros((0, width)), [], {}, {})
     chunks = []
     for start, outputs in parts:
@@ -159,6 +160,12 @@ def _outcome(task: Task, case: TestCase, p: _Predictions, t: int, s: int | None)
         return NA, None  # nothing to compare with
     if p.label_only and case.test_type == "DIR":
         return NA, None  # see LABEL_ONLY_DIR
+    original = p.labels[s] if s is not None else None
+    if task.is_entities and original is not None:  # the original's entities where they are in this text
+        edits = case.provenance.get("perturbation", {}).get("edits", ())
+        original = carry(original, edits, task.inputs[0])  # type: ignore[arg-type, assignment]
+        if original is None:
+            return NA, None  # an edit crossed an entity's edge: where it is now is not known
     outcome = case_outcome(
         task,
         case.test_type,
@@ -166,7 +173,7 @@ def _outcome(task: Task, case: TestCase, p: _Predictions, t: int, s: int | None)
         p.probs[t],
         p.labels[t],  # type: ignore[arg-type]
         p.probs[s] if s is not None else None,
-        p.labels[s] if s is not None else None,
+        original,
     )
     return outcome, None
 
@@ -186,6 +193,8 @@ def _row(task: Task, case: TestCase, model: Model, p: _Predictions, t: int, outc
         row["error"] = p.errors[t]
     elif t in p.invalid:
         row["reply"] = p.invalid[t]
+    elif task.is_entities:
+        row["entities"] = [list(e) for e in p.labels[t]]  # type: ignore[union-attr]
     elif task.is_span:
         row["answer"], row["score"] = p.labels[t], round(float(p.probs[t, 0]), 6)
     else:

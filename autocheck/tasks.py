@@ -6,7 +6,9 @@ A task is declared in the header of its spec file (``requirements/<task>.json``,
 * ``inputs`` — the named text fields of one input: ``["text"]`` (the default), ``["premise", "hypothesis"]``,
   ``["question1", "question2"]``, ``["context", "question"]``;
 * ``output`` — ``"label"`` (a classifier over ``labels``, the default) or ``"span"`` (extractive question
-  answering: the answer is a span of the context, compared by SQuAD's normalised exact match);
+  answering: the answer is a span of the context, compared by SQuAD's normalised exact match) or
+  ``"entities"`` (named-entity recognition: typed character spans, ``entities.py``; ``labels`` are the
+  entity types tested, ``label_aliases`` the other names models give them, ``PER`` for ``PERSON``);
 * ``labels`` and ``label_aliases`` — the label set, and the other names models give those labels
   (``ENTAILMENT``, ``duplicate``, ``hateful``; compared case-insensitively);
 * ``label_order`` — per number of classes, the label of each generic ``LABEL_i`` name;
@@ -34,7 +36,7 @@ import numpy as np
 
 from .store import InputError
 
-LABEL, SPAN = "label", "span"
+LABEL, SPAN, ENTITIES = "label", "span", "entities"
 HEADER_KEYS = (
     "description", "inputs", "output", "labels", "label_aliases", "label_order", "binary", "score", "prompt",
     "lexicon",
@@ -69,6 +71,12 @@ class Task:
     @property
     def is_span(self) -> bool:
         return self.output == SPAN
+
+    @property
+    def is_entities(self) -> bool:
+        """Named-entity recognition: the answer is a list of typed character spans (``entities.py``), and
+        ``labels`` are the entity types the task tests."""
+        return self.output == ENTITIES
 
     # ----------------------------------------------------------------------------------------- JSON
 

@@ -46,6 +46,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..entities import parse_markup
 from ..records import SEED, TestCase
 from ..store import InputError, content_hash, rng_for
 from ..tasks import Task
@@ -115,6 +116,13 @@ def compile_templates(
                 raise InputError(f"{here}: a question-answering MFT template needs 'answer'")
             raw = t.get("answer", ())
             answers = tuple(_pieces(a, f"{here}.answer") for a in ([raw] if isinstance(raw, str) else raw))
+        elif task.is_entities:  # the entities are marked in the text: [{first_name}](PERSON)
+            marked = {kind for text in fields.values() for *_, kind in parse_markup(text)[1]}
+            if marked - labels:
+                raise InputError(
+                    f"{here}: entity type(s) {sorted(marked - labels)} are not the {task.name} task's "
+                    f"types {list(task.labels)}"
+                )
         elif spec["test_type"] == "MFT" and "label" not in t:
             raise InputError(f"{here}: an MFT template needs 'label'")
         slots = [p for _, pieces in formats for p in pieces if isinstance(p, Slot)]
@@ -125,7 +133,7 @@ def compile_templates(
             _check_slot(slot, dict(lexicons), here)
         conditions = tuple((c, _condition(c, keys, f"{here}.where")) for c in t.get("where", ()))
         label = None
-        if spec["test_type"] == "MFT" and not task.is_span:
+        if spec["test_type"] == "MFT" and not task.is_span and not task.is_entities:
             label = _label(t["label"], keys, labels, f"{here}.label")
         out.append(
             Template(
@@ -536,7 +544,7 @@ class TemplateCases:
                     mlm = _masked_lm(mlm)
                     variants = _fill_masks(variants, mlm, top)
                 expected = capability.expected_for(None)
-                if capability.test_type == "MFT":
+                if capability.test_type == "MFT" and not task.is_entities:  # entities: per variant, below
                     if task.is_span:
                         expected = tuple(
                             dict.fromkeys(
@@ -548,7 +556,14 @@ class TemplateCases:
                     if expected is None:
                         continue  # no label rule matched this filling
                 slots = {key: entry.value for key, entry in entries.items()}
+                # where a name comes from (the person_origin lexicon): reports tally failures by origin
+                origins = sorted({str(e.attrs["origin"]) for e in entries.values() if "origin" in e.attrs})
                 for variant in variants:
+                    label: Any = expected if isinstance(expected, str) else ""
+                    if task.is_entities:  # the text without its markup; the entities are where the words are
+                        text, label = parse_markup(variant[0])
+                        variant = (text,)
+                        expected = label if capability.test_type == "MFT" else expected
                     case_id = f"{capability.id}-{content_hash(template.id, *variant)}"
                     if case_id in seen:
                         continue
@@ -561,8 +576,12 @@ class TemplateCases:
                         inputs=inputs,
                         expected=expected,
                         test_type=capability.test_type,
-                        label=expected if isinstance(expected, str) else "",
-                        provenance={"template": template.id, "slots": slots},
+                        label=label,
+                        provenance={
+                            "template": template.id,
+                            "slots": slots,
+                            **({"origin": origins[0]} if len(origins) == 1 else {}),
+                        },
                     )
 
 

@@ -24,6 +24,7 @@ from typing import Any, TypeGuard
 import numpy as np
 
 from ..cache import Cache
+from ..entities import as_entities
 from ..resources import ResourceMissing
 from ..store import InputError, content_hash
 from ..tasks import Task
@@ -115,7 +116,7 @@ class Model:
                 cache.put_many({self._key(item): answer for item, answer in fresh.items()})
         if cache:
             cache.close()
-        if not self.task.is_span and not self.labels:  # every answer came from the cache or elsewhere
+        if self.task.output == "label" and not self.labels:  # every answer came from the cache or elsewhere
             rows = (a.get(LABEL_ONLY, a) if isinstance(a, dict) else a for a in found.values())
             width = next((len(a) for a in rows if isinstance(a, list)), None)
             if width:
@@ -164,7 +165,7 @@ class Model:
         return self.predict([(t,) if isinstance(t, str) else tuple(t) for t in texts]).probs
 
     def _outputs(self, answers: list[Any], errors: list[str | None]) -> Outputs:
-        span = self.task.is_span
+        span = self.task.is_span or self.task.is_entities  # an answer (text, or entities) and a score
         width = 1 if span else len(self.labels)
         out = Outputs(np.full((len(answers), width), np.nan), [None] * len(answers) if span else None)
         for i, (answer, error) in enumerate(zip(answers, errors)):
@@ -175,6 +176,8 @@ class Model:
                 self.probabilities = False
             elif isinstance(answer, dict):  # a cached Invalid
                 out.invalid[i] = answer["invalid"]
+            elif self.task.is_entities:
+                out.answers[i], out.probs[i, 0] = answer, 1.0  # type: ignore[index]
             elif span:
                 out.answers[i], out.probs[i, 0] = answer[0], answer[1]  # type: ignore[index]
             else:
@@ -200,6 +203,11 @@ class Model:
         for answer in raw:
             if isinstance(answer, (Invalid, Failed)):
                 out.append(answer)
+            elif self.task.is_entities:
+                try:
+                    out.append([list(e) for e in as_entities(answer, f"model {self.name}")])
+                except ValueError as error:
+                    raise InputError(f"{error}; expected {self._expected()}") from None
             elif self.task.is_span:
                 try:
                     text, score = (answer, 1.0) if isinstance(answer, str) else answer
@@ -213,6 +221,8 @@ class Model:
         return out
 
     def _expected(self) -> str:
+        if self.task.is_entities:
+            return "a list of entities, [start, end, type] each (or spaCy spans, or pipeline-style dicts)"
         if self.task.is_span:
             return "an answer text or an (answer, score) pair"
         width = f"{len(self.labels)} " if self.labels else ""
@@ -283,7 +293,16 @@ class Model:
 
     def read(self, outputs: Outputs) -> tuple[np.ndarray, list[str | None]]:
         """Per input: probabilities over the task's labels and the predicted label (a classifier, read by
-        ``Task.read``), or the score and the answer (a span model). Rows without an answer read NaN/None."""
+        ``Task.read``), or the score and the answer (a span model; an NER model's entities, their types read
+        in the task's names). Rows without an answer read NaN/None."""
+        if self.task.is_entities:
+            assert outputs.answers is not None
+            names = dict(self.task.aliases)  # PER -> PERSON; a type the task does not name stays as it is
+            entities = [
+                None if a is None else tuple((s, e, names.get(k.lower(), k)) for s, e, k in a)  # type: ignore[str-unpack]
+                for a in outputs.answers
+            ]
+            return outputs.probs, entities  # type: ignore[return-value]
         if self.task.is_span:
             assert outputs.answers is not None
             return outputs.probs, list(outputs.answers)
