@@ -13,12 +13,15 @@ offset; on disk, lists of ``[start, end, type]``.
   replaced by another name is still one entity, at the new offsets.
 * ``compare`` is the MFT and INV test: the same entities, exact span and type, over the types the task
   tests (a model's other types, e.g. spaCy's ``CARDINAL``, are not judged).
+* ``EntityTally``: a run's MFT results by entity type and by the origin of the names (``results.json``).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 Entity = tuple[int, int, str]
@@ -154,3 +157,56 @@ def shown(text: str, entities: Iterable[Entity]) -> str:
         out += [text[at:start], f"[{text[start:end]}]({kind})"]
         at = end
     return "".join(out) + text[at:]
+
+
+@dataclass
+class EntityTally:
+    """A model's MFT results on an NER suite, by entity type and by the origin of the names in a case
+    (``provenance["origin"]``, from the ``person_origin`` lexicon).
+
+    Per type, over the expected and predicted entities of every judged MFT case: ``expected``, ``missed``
+    (no exact prediction of that span and type), ``predicted`` and ``spurious`` (predicted, not expected:
+    a wrong type or a wrong span counts once missed and once spurious). Per origin: cases judged and failed.
+    """
+
+    types: dict[str, Counter] = field(default_factory=dict)
+    origins: dict[str, Counter] = field(default_factory=dict)
+
+    def add(
+        self, expected: Iterable[Entity], predicted: Iterable[Entity], types: Sequence[str], origin: Any
+    ) -> None:
+        result = compare(expected, predicted, types)
+        for kind in types:
+            counts = self.types.setdefault(kind, Counter())
+            counts["expected"] += sum(e[2] == kind for e in judged(expected, types))
+            counts["predicted"] += sum(e[2] == kind for e in judged(predicted, types))
+            counts["missed"] += sum(e[2] == kind for e in result["missed"])
+            counts["spurious"] += sum(e[2] == kind for e in result["spurious"])
+        if isinstance(origin, str):
+            by_origin = self.origins.setdefault(origin, Counter())
+            by_origin["applicable"] += 1
+            by_origin["failures"] += not result["ok"]
+
+    def to_json(self) -> dict[str, Any]:
+        def rate(part: int, whole: int) -> float | None:
+            return round(part / whole, 6) if whole else None
+
+        return {
+            "types": {
+                kind: {
+                    **{k: c[k] for k in ("expected", "missed", "predicted", "spurious")},
+                    "miss_rate": rate(c["missed"], c["expected"]),
+                    "spurious_rate": rate(c["spurious"], c["predicted"]),
+                }
+                for kind, c in sorted(self.types.items())
+                if c["expected"] or c["predicted"]
+            },
+            "origins": {
+                origin: {
+                    "applicable": c["applicable"],
+                    "failures": c["failures"],
+                    "failure_rate": rate(c["failures"], c["applicable"]),
+                }
+                for origin, c in sorted(self.origins.items())
+            },
+        }

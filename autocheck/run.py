@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from . import progress
-from .entities import carry
+from .entities import EntityTally, carry
 from .execute import make_executor
 from .expect import ERROR, FAIL, NA, PASS, case_outcome, inv_outcome, mft_outcome
 from .models import Model, as_model
@@ -267,6 +267,7 @@ def run_suite(
             timings[model.name] = time.perf_counter() - started
 
     tallies: list[defaultdict[str, CapabilityTally]] = [defaultdict(CapabilityTally) for _ in models]
+    by_entity = [EntityTally() for _ in models]
     groups: list[dict[str, Group]] = [{} for _ in models]
     out_dir.mkdir(parents=True, exist_ok=True)
     with JsonlWriter(out_dir / PREDICTIONS) as writer:
@@ -309,6 +310,14 @@ def run_suite(
                         answer = None if s in p.invalid else seed_label
                         before = FAIL if answer is None else mft_outcome(task, seed.expected, answer)
                         tally.transitions[f"{before}_to_{outcome}"] += 1
+                if (
+                    task.is_entities
+                    and case.test_type == "MFT"
+                    and outcome in (PASS, FAIL)
+                    and t not in p.invalid
+                ):
+                    origin = case.provenance.get("origin")
+                    by_entity[m].add(case.expected, p.labels[t], task.labels, origin)
                 row = _row(task, case, models[m], p, t, outcome)
                 if reason:
                     row["reason"] = reason
@@ -355,6 +364,8 @@ def run_suite(
                 NO_SOURCE,
             )
         entry["overall"] = overall_counts(entry)
+        if task.is_entities:
+            entry["entities"] = by_entity[m].to_json()
     atomic_write_json(out_dir / RESULTS, results)
     # Where the answers came from varies between equal runs, so it is kept out of results.json (whose bytes
     # depend only on the suite and the models' answers).

@@ -400,6 +400,8 @@ def format_table(
             cells += [cell.rjust(w) for cell, w in zip(r[1:], widths[1:])]
             lines.append("  ".join(cells).rstrip())
         lines.append("")
+        if "entities" in model:
+            lines += entity_tables(model["entities"])
     note = (
         "fail: failures / applicable cases (seed groups for INV/DIR), 95% Wilson interval; seeds, derived "
         "(expansions or perturbations): their own rates; p→f, f→p: seed → expansion transitions; err: no "
@@ -407,6 +409,29 @@ def format_table(
         + binary_note(results)
     )
     return "\n".join(lines + _wrap(note.strip(), width))
+
+
+def entity_tables(tally: dict[str, Any]) -> list[str]:
+    """An NER run's MFT results by entity type (missed and spurious entities) and by the origin of the
+    names (failed cases, with their 95% Wilson interval), as ``entities.EntityTally`` counts them."""
+    lines = [
+        "by entity type (MFT cases)",
+        "type      expected  missed  miss %  predicted  spurious  spurious %",
+    ]
+    for kind, c in tally.get("types", {}).items():
+        lines.append(
+            f"{kind:<8}{c['expected']:>10}{c['missed']:>8}{pct(c['miss_rate']):>8}{c['predicted']:>11}"
+            f"{c['spurious']:>10}{pct(c['spurious_rate']):>12}"
+        )
+    origins = tally.get("origins", {})
+    if origins:
+        lines += ["", "by origin of the names (MFT cases)", "origin        fail  95% CI     failed"]
+        for origin, c in sorted(origins.items(), key=lambda kv: -(kv[1]["failure_rate"] or 0)):
+            ci = _ci(wilson(c["failures"], c["applicable"]))
+            lines.append(
+                f"{origin:<12}{pct(c['failure_rate']):>6}  {ci:<9}{c['failures']:>4}/{c['applicable']}"
+            )
+    return [*lines, ""]
 
 
 def _wrap(text: str, width: int) -> list[str]:
