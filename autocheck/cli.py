@@ -911,7 +911,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the suite's distinct inputs to FILE for a model run elsewhere: .jsonl with the ids a "
         "prediction file names (file:PATH), else one input per line (CheckList's to_raw_file)",
     )
-    p.add_argument("--format", default="jsonl", choices=["jsonl", "csv", "hf"])
+    p.add_argument(
+        "--format", default="jsonl", choices=["jsonl", "csv", "hf", "conll"], help="conll: an NER suite"
+    )
     p.add_argument(
         "--split", type=_ratios, default="8:1:1", help="train:validation:test ratio (default 8:1:1)"
     )

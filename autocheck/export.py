@@ -19,7 +19,8 @@ Label rules. Every MFT expectation is read as a set of allowed labels (one label
 INV and DIR cases have no label and are left out. The label space defaults to the suite's task: its binary
 poles when it reads binary models (sentiment: negative/positive, the models the paper retrains), otherwise
 all its labels. Rows carry the task's input fields as columns (``text``; ``premise``, ``hypothesis``; ...);
-a question-answering suite's rows carry their acceptable ``answers`` instead of a label.
+a question-answering suite's rows carry their acceptable ``answers`` instead of a label, an NER suite's their
+``entities``; ``format="conll"`` writes an NER suite's MFT cases as BIO-tagged ``token TAG`` lines.
 ``export_summary.json`` counts per split, capability and
 label what was written, and per capability what was mapped from a set and what was left out, and why.
 """
@@ -39,6 +40,7 @@ from autocheck.store import (
     InputError,
     JsonlWriter,
     atomic_write_json,
+    atomic_write_text,
     load_json,
     prepare_output_dir,
     read_jsonl,
@@ -52,7 +54,7 @@ BINARY = ("negative", "positive")
 THREE_CLASS = ("negative", "neutral", "positive")
 SUMMARY = "export_summary.json"
 COLUMNS = ("id", "group", "capability", "kind", "label", "label_name", "soft_label")  # + input fields
-Format = Literal["jsonl", "csv", "hf"]
+Format = Literal["jsonl", "csv", "hf", "conll"]
 SetLabelRule = Literal["hard", "drop", "soft"]
 
 
@@ -123,7 +125,9 @@ def export_files(format: Format) -> list[str]:
 
 
 # Every format's names: --overwrite may replace an export made in another format.
-EXPORT_FILES = tuple(dict.fromkeys(name for fmt in ("jsonl", "csv", "hf") for name in export_files(fmt)))
+EXPORT_FILES = tuple(
+    dict.fromkeys(name for fmt in ("jsonl", "csv", "hf", "conll") for name in export_files(fmt))
+)
 
 
 def export_suite(
@@ -144,8 +148,13 @@ def export_suite(
     task = suite_task(suite_dir)
     if label_space is None:
         label_space = (task.binary.low, task.binary.high) if task.binary else task.labels
-    if format not in ("jsonl", "csv", "hf"):
-        raise InputError(f"unknown export format {format!r} (jsonl, csv or hf)")
+    if format not in ("jsonl", "csv", "hf", "conll"):
+        raise InputError(f"unknown export format {format!r} (jsonl, csv, hf or conll)")
+    if (format == "conll") != task.is_entities and format in ("conll", "csv", "hf"):
+        raise InputError(
+            f"export format {format!r}: "
+            + ("CoNLL is for an NER suite" if format == "conll" else "an NER suite exports as conll or jsonl")
+        )
     if set_label_rule not in ("hard", "drop", "soft"):
         raise InputError(f"unknown set_label_rule {set_label_rule!r} (hard, drop or soft)")
     if len(split) != 3 or min(split) < 0 or sum(split) <= 0:
@@ -161,7 +170,7 @@ def export_suite(
     from_sets: dict[str, Counter[str]] = defaultdict(Counter)
     for case in iter_cases(cases_path, task):  # validated: a damaged line names file, line and field
         mapped: tuple[int, list[float]] | str
-        if task.is_span:
+        if task.is_span or task.is_entities:
             mapped = (-1, []) if case.test_type == "MFT" else "no single label (INV/DIR)"
         else:
             mapped = map_expected(case.expected, label_space, set_label_rule)
@@ -169,7 +178,7 @@ def export_suite(
             left_out[case.capability][mapped] += 1
             continue
         label, soft = mapped
-        if isinstance(case.expected, tuple) and len(case.expected) > 1:
+        if isinstance(case.expected, tuple) and len(case.expected) > 1 and not task.is_entities:
             target = label_space[label] if label >= 0 else "soft"
             from_sets[case.capability]["|".join(case.expected) + "->" + target] += 1
         rows.append(
@@ -180,6 +189,7 @@ def export_suite(
                 "kind": case.kind,
                 **case.inputs,
                 **({"answers": list(case.expected)} if task.is_span else {}),
+                **({"entities": [list(e) for e in case.expected]} if task.is_entities else {}),
                 "label": label,
                 "label_name": label_space[label] if label >= 0 else "",
                 "soft_label": soft,
@@ -230,6 +240,16 @@ def export_suite(
     return summary
 
 
+def conll_lines(text: str, entities: Sequence[Sequence[Any]]) -> list[str]:
+    """``token TAG`` lines of one text, BIO-tagged: tokens are runs of word characters and single other
+    characters, so every entity edge (at a word or a sign, ``$44``) is a token edge."""
+    from .entities import tags_of
+
+    tokens = [(m.group(), m.span()) for m in re.finditer(r"\w+|[^\w\s]", text)]
+    tags = tags_of([(s, e, k) for s, e, k in entities], [span for _, span in tokens])
+    return [f"{token} {tag}" for (token, _), tag in zip(tokens, tags)]
+
+
 def _write(
     by_split: dict[str, list[dict[str, Any]]],
     out: Path,
@@ -239,7 +259,13 @@ def _write(
     span: bool,
 ) -> None:
     columns = (*COLUMNS[:4], *inputs, *(("answers",) if span else ()), *COLUMNS[4:])
-    if format == "jsonl":
+    if format == "conll":
+        for name, split_rows in by_split.items():
+            lines = [
+                line for row in split_rows for line in (*conll_lines(row[inputs[0]], row["entities"]), "")
+            ]
+            atomic_write_text(out / f"{name}.conll", "".join(f"{line}\n" for line in lines))
+    elif format == "jsonl":
         for name, split_rows in by_split.items():
             with JsonlWriter(out / f"{name}.jsonl") as writer:
                 writer.write_all(split_rows)

@@ -6,7 +6,8 @@ Formats (one prediction per line):
 * JSON Lines: ``{"id": "...", "probs": [0.1, 0.9]}`` or ``{"text": "...", "label": "positive"}``: the input
   named by the ``id`` that ``autocheck export --inputs`` wrote, or by its fields (the task's inputs:
   ``text``; ``premise`` and ``hypothesis``; ...); the answer as ``probs`` (a list in the model's class order,
-  or class name -> probability), ``label`` alone (label-only), or ``answer`` and ``score`` (span tasks);
+  or class name -> probability), ``label`` alone (label-only), ``answer`` and ``score`` (span tasks), or
+  ``entities`` (an NER task: ``[[start, end, type], ...]`` character offsets into the text);
 * CheckList's ``label p0 p1 [p2]`` (``pred_and_softmax``) or ``p0 p1 [p2]`` (``softmax``), whitespace
   separated; probabilities in (negative, positive) or (negative, neutral, positive) order. A file is read
   as ``label + probabilities`` when on every line the first field is an integer (written without a decimal
@@ -59,6 +60,8 @@ class FilePredictions(Model):
         self.keys: list[tuple[str, Any]] | None = None  # ("id", id) or ("input", fields) per line
         if lines[0][1].lstrip().startswith("{"):
             self.rows, self.keys = self._read_jsonl(lines)
+        elif task.is_entities:
+            raise InputError(f"{path}: NER predictions are JSON Lines with 'entities' (see the docs)")
         elif task.is_span:
             self.rows = [(line, 1.0) for _, line in lines]
         elif all(len(line.split()) == 1 for _, line in lines):
@@ -113,6 +116,10 @@ class FilePredictions(Model):
 
     def _answer(self, record: dict[str, Any], where: str) -> Any:
         """A line's answer in a shape ``Model._checked`` reads."""
+        if self.task.is_entities:
+            if not isinstance(record.get("entities"), list):
+                raise InputError(f"{where}: field 'entities' (a list of [start, end, type]) is missing")
+            return record["entities"]
         if self.task.is_span:
             if not isinstance(record.get("answer"), str):
                 raise InputError(f"{where}: field 'answer' (a text) is missing")
