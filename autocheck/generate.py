@@ -133,6 +133,7 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
                     labels=spec.task.labels,
                     expand=uses_contractions(capabilities),
                     max_rows=config.max_rows,
+                    entities=spec.task.is_entities,
                 )
 
             read()  # resolve the source now: a missing file or column is an error before any work

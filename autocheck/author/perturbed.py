@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..entities import carry
 from ..records import PERTURBATION, SEED, TestCase
 from ..store import InputError, rng_for
 
@@ -53,6 +54,10 @@ def perturbed_cases(capability: Any, cases: Iterable[TestCase], seed: int) -> It
         expected = capability.expected_for(case.label)
         yield replace(case, kind=SEED, expected=expected, test_type=capability.test_type)
         for k, p in enumerate(changed, 1):
+            label = case.label
+            if label and all(isinstance(e, tuple) for e in label):  # NER: the entities move with the edits
+                field = next(iter(case.inputs))
+                label = carry(label, p.change.get("edits", ()), field) or ""  # type: ignore[arg-type, assignment]
             yield TestCase(
                 id=f"{case.id}~{k}",
                 capability=case.capability,
@@ -60,7 +65,7 @@ def perturbed_cases(capability: Any, cases: Iterable[TestCase], seed: int) -> It
                 inputs=p.inputs,
                 expected=expected,
                 test_type=capability.test_type,
-                label=case.label,
+                label=label,
                 seed_id=case.id,
                 provenance={**case.provenance, "perturbation": p.change},
             )
