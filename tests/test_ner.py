@@ -334,3 +334,22 @@ def test_export_conll_reads_back_as_the_same_entities(built, tmp_path):
     spans = lambda text, entities: [(text[s:e].replace(" ", ""), k) for s, e, k in entities]  # noqa: E731
     mft = {tuple(spans(c.text, c.expected)) for c in exported.values() if c.test_type == "MFT"}
     assert all(tuple(spans(e.text, e.label)) in mft for e in examples)
+
+
+def test_typos_can_keep_the_initials_that_mark_names():
+    import numpy as np
+
+    from autocheck.author.perturb import perturb
+
+    text = "Ulsan is near Busan"
+    starts = {0, 6, 9, 14}
+    swapped = set()
+    for seed in range(40):
+        (version,) = perturb("typos", {"text": text}, np.random.default_rng(seed), keep_initials=True)
+        swapped |= {edit["start"] for edit in version.change["edits"]}
+    assert swapped and not swapped & starts
+    anywhere = {
+        perturb("typos", {"text": text}, np.random.default_rng(seed))[0].change["edits"][0]["start"]
+        for seed in range(40)
+    }
+    assert anywhere & starts  # without the option a first letter may move

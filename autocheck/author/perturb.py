@@ -149,9 +149,11 @@ def typos(
     fields: Sequence[str] | None = None,
     n: int = 1,
     n_typos: int = 1,
+    keep_initials: bool = False,
 ) -> list[Perturbed]:
     """Swap ``n_typos`` pairs of adjacent letters inside words (different letters, so the text changes),
-    in every selected field. [] when a field has no such pair."""
+    in every selected field. [] when a field has no such pair. ``keep_initials``: never a word's first
+    letter, so a name keeps the capital that marks it ("Ulsan" may become "Ulasn", never "lUsan")."""
     if not isinstance(n_typos, int) or n_typos < 1:
         raise InputError(f"option n_typos must be a positive integer, got {n_typos!r}")
     selected = _select(inputs, fields)
@@ -161,7 +163,10 @@ def typos(
         pairs = [
             i
             for i in range(len(text) - 1)
-            if text[i].isalpha() and text[i + 1].isalpha() and text[i] != text[i + 1]
+            if text[i].isalpha()
+            and text[i + 1].isalpha()
+            and text[i] != text[i + 1]
+            and not (keep_initials and (i == 0 or not text[i - 1].isalpha()))
         ]
         if len(pairs) < n_typos:
             return []
