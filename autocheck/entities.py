@@ -148,6 +148,12 @@ def compare(expected: Iterable[Entity], predicted: Iterable[Entity], types: Iter
     return {"ok": want == got, "missed": sorted(want - got), "spurious": sorted(got - want)}
 
 
+def listed(entities: Iterable[Sequence[Any]]) -> str:
+    """Entities without their text, for a page that shows the text beside them: ``PERSON 0-11, GPE 20-24``
+    (``none`` for none)."""
+    return ", ".join(f"{kind} {start}-{end}" for start, end, kind in entities) or "none"
+
+
 def shown(text: str, entities: Iterable[Entity]) -> str:
     """The text with its entities marked as ``parse_markup`` reads them, for people."""
     out, at = [], 0

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..entities import listed
 from ..expect import ERROR, FAIL, PASS
 from ..explain import compare_features
 from ..results import group_outcome, natural_key
@@ -70,6 +71,8 @@ def _said(row: dict[str, Any]) -> str:
         return f"unreadable reply: {row['reply']}"
     if "answer" in row:
         return str(row["answer"])
+    if "entities" in row:
+        return listed(row["entities"])
     probs = " / ".join(f"{p:.2f}" for p in row.get("probs", ()))
     return f"{row.get('label')} ({probs})" if probs else str(row.get("label", ""))
 

@@ -25,6 +25,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from ..entities import listed, shown
 from ..expect import ERROR, FAIL
 from ..run import PREDICTIONS
 from ..store import InputError, atomic_write_text, load_json, read_jsonl
@@ -179,6 +180,8 @@ def why(case: dict[str, Any]) -> str:
         return f"{measure} should go {expected.get('direction')} (tolerance {expected.get('tolerance')})"
     if expected is None:
         return ""
+    if expected and all(isinstance(e, list) for e in expected):  # an NER case's entities
+        return "expected " + shown(case.get("text", ""), [(s, e, k) for s, e, k in expected])
     return "expected " + (" or ".join(expected) if isinstance(expected, list) else str(expected))
 
 
@@ -201,6 +204,8 @@ def prediction_html(row: dict[str, Any] | None, failed: bool = True) -> str:
         return f"<span class=fail>unreadable reply</span><br><span class=muted>{_e(row['reply'])}</span>"
     if "answer" in row:
         return f"<span class=fail>{_e(row['answer'])}</span>"
+    if "entities" in row:
+        return f"<span class={'fail' if failed else 'pass'}>{_e(listed(row['entities']))}</span>"
     probs = " / ".join(f"{p:.2f}" for p in row.get("probs", ()))
     said = f"<span class=fail>{_e(row.get('label'))}</span>" if failed else f"<b>{_e(row.get('label'))}</b>"
     return f"{said}<br><span class=muted>{_e(probs)}</span>"
