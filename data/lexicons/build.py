@@ -18,6 +18,8 @@ Sources (see README.md beside this file for sizes and licences):
 - professions: mimesis' English occupation list, single-word titles, ranked by wordfreq;
 - adjectives: NLTK's opinion lexicon (Hu and Liu 2004) and VADER lexicon, WordNet for the part of speech,
   wordfreq for ranking;
+- person_origin: full names from the person providers of 15 Faker locales (romanized where Faker has
+  them), 20 per origin, spread over each locale's lists; one-word names, none a place's name;
 - religions: written by hand (ten items; no package has them), see RELIGIONS.
 """
 
