@@ -353,3 +353,26 @@ def test_typos_can_keep_the_initials_that_mark_names():
         for seed in range(40)
     }
     assert anywhere & starts  # without the option a first letter may move
+
+
+def test_a_token_classification_pipeline_object_answers_its_entity_groups(tmp_path):
+    import transformers
+    from conftest import tiny_bert
+
+    from autocheck.models import as_model
+    from autocheck.requirements import load_spec
+
+    words = ["john", "smith", "moved", "to", "paris", "."]
+    tags = {0: "O", 1: "B-PER", 2: "I-PER", 3: "B-LOC", 4: "I-LOC"}
+    directory = tiny_bert(tmp_path / "ner-bert", "ForTokenClassification", words, tags)
+    pipe = transformers.pipeline("token-classification", model=directory, device="cpu")
+    model = as_model(pipe, load_spec(None, "ner").task)
+    text = "John Smith moved to Paris."
+    _, (entities,) = model.read(model.predict([(text,)]))
+    groups = pipe(text, aggregation_strategy="simple")
+    assert entities == tuple(
+        sorted(
+            (g["start"], g["end"], "PERSON" if g["entity_group"] == "PER" else g["entity_group"])
+            for g in groups
+        )
+    )

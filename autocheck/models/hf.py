@@ -260,7 +260,9 @@ def _check_loaded_head(spec: str, config: Any, auto_class: str, info: dict[str, 
 
 class PipelineModel(Model):
     """A Hugging Face ``pipeline`` object (``text-classification``; pairs as ``text``/``text_pair``),
-    asked with ``top_k=None`` so every class gets its probability. ``pipeline:TASK:MODEL`` builds one."""
+    asked with ``top_k=None`` so every class gets its probability; for an NER task a
+    ``token-classification`` pipeline, asked for its entity groups (``aggregation_strategy="simple"``:
+    its BIO tags decoded into spans). ``pipeline:TASK:MODEL`` builds one."""
 
     def __init__(
         self,
@@ -281,11 +283,15 @@ class PipelineModel(Model):
         self.name = name or f"pipeline:{pipe.task}:{source or type(pipe.model).__name__}"
         config = pipe.model.config
         id2label = getattr(config, "id2label", None) or {}
-        self.labels = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {self.name}")
+        if not task.is_entities:  # an NER model's tags are no labels of the task (its types are read later)
+            self.labels = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {self.name}")
         identity, self.pinned = hf_identity(source, config, version)
         self.identity = f"pipeline:{pipe.task}:{identity}"  # its own answers (function_to_apply, ...)
 
     def _predict(self, batch: list[Input]) -> Any:
+        if self.task.is_entities:
+            texts = [item[0] for item in batch]
+            return self.pipe(texts, aggregation_strategy="simple", batch_size=self.batch_size)
         args: list[Any] = (
             [item[0] for item in batch]
             if len(batch[0]) == 1
