@@ -1,7 +1,8 @@
 """Run a suite against models: per-case outcomes, failure rates, seed→expansion transitions.
 
-The suite's task (recorded in its manifest; sentiment for a suite without one) says what the inputs are and
-how each model's answers are read (``tasks.Task.read``); ``expect.py`` holds CheckList's expectations.
+The suite's task (recorded in its manifest; sentiment for a suite without one) says what the inputs are;
+its output kind (``outputs``) how each model's answers are read, compared and written; ``expect.py`` says
+which comparison each test type makes.
 
 Every expansion of an MFT or INV suite also forms an INV test with its seed (inserted words are
 sentiment-neutral): its ``inv`` outcome. Transitions (pass→fail, ...) count (seed, expansion) pairs where
@@ -33,6 +34,7 @@ from .expect import ERROR, FAIL, NA, PASS, case_outcome, inv_outcome, mft_outcom
 from .models import Model, as_model
 from .models.base import Input
 from .models.files import FilePredictions
+from .outputs import kind_of
 from .records import PERTURBATION, SEED, TestCase
 from .results import (
     NO_SOURCE,
@@ -125,8 +127,7 @@ def _predict_all(
             counted = progress.Counted(reporter, len(chunk), compute or (lambda b: map(model._answers, b)))
             parts.append((start, model.predict(chunk, counted, batch_size=batch_size, use_cache=use_cache)))
             counted.finish()  # every input answered from the cache: no batch was computed
-    width = 1 if index.task.is_span else len(index.task.labels)
-    result = _Predictions(np.zeros((0, width)), [], {}, {})
+    result = _Predictions(np.zeros((0, 0)), [], {}, {})
     chunks = []
     for start, outputs in parts:
         probs, labels = model.read(outputs)
@@ -164,7 +165,7 @@ def _outcome(task: Task, case: TestCase, p: _Predictions, t: int, s: int | None)
         case.test_type,
         case.expected,
         p.probs[t],
-        p.labels[t],  # type: ignore[arg-type]
+        p.labels[t],
         p.probs[s] if s is not None else None,
         p.labels[s] if s is not None else None,
     )
@@ -186,10 +187,8 @@ def _row(task: Task, case: TestCase, model: Model, p: _Predictions, t: int, outc
         row["error"] = p.errors[t]
     elif t in p.invalid:
         row["reply"] = p.invalid[t]
-    elif task.is_span:
-        row["answer"], row["score"] = p.labels[t], round(float(p.probs[t, 0]), 6)
     else:
-        row["probs"], row["label"] = [round(float(x), 6) for x in p.probs[t]], p.labels[t]
+        row.update(kind_of(task).result_fields(p.probs[t], p.labels[t]))
     return row
 
 

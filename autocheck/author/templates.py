@@ -46,6 +46,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..outputs import kind_of
 from ..records import SEED, TestCase
 from ..store import InputError, content_hash, rng_for
 from ..tasks import Task
@@ -110,7 +111,7 @@ def compile_templates(
             )
         formats = tuple((name, _pieces(fields[name], f"{here}.{name}")) for name in task.inputs)
         answers: tuple[tuple[Piece, ...], ...] = ()
-        if task.is_span:
+        if not kind_of(task).expects_labels:
             if spec["test_type"] == "MFT" and "answer" not in t:
                 raise InputError(f"{here}: a question-answering MFT template needs 'answer'")
             raw = t.get("answer", ())
@@ -125,7 +126,7 @@ def compile_templates(
             _check_slot(slot, dict(lexicons), here)
         conditions = tuple((c, _condition(c, keys, f"{here}.where")) for c in t.get("where", ()))
         label = None
-        if spec["test_type"] == "MFT" and not task.is_span:
+        if spec["test_type"] == "MFT" and kind_of(task).expects_labels:
             label = _label(t["label"], keys, labels, f"{here}.label")
         out.append(
             Template(
@@ -537,7 +538,7 @@ class TemplateCases:
                     variants = _fill_masks(variants, mlm, top)
                 expected = capability.expected_for(None)
                 if capability.test_type == "MFT":
-                    if task.is_span:
+                    if not kind_of(task).expects_labels:
                         expected = tuple(
                             dict.fromkeys(
                                 a for pieces in template.answers for a in _render(pieces, entries, "")

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..outputs import for_output
 from ..resources import ResourceMissing, offline
 from ..store import InputError, content_hash
 from ..tasks import Task
@@ -226,7 +227,8 @@ class PipelineModel(Model):
         batch_size: int = 32,
         version: str | None = None,
     ):
-        if task.is_span or len(task.inputs) > 2:
+        for_output(f"a {getattr(pipe, 'task', '?')} pipeline", task, {"label": None})
+        if len(task.inputs) > 2:
             raise InputError(
                 f"a {getattr(pipe, 'task', '?')} pipeline answers one text or a pair; the {task.name} task "
                 f"has inputs {list(task.inputs)}"
@@ -272,4 +274,5 @@ def load_pipeline(
 
 
 def load_hf(spec: str, task: Task, **options: Any) -> Model:
-    return (HFQuestionAnswering if task.is_span else HFModel)(spec, task, **options)
+    form = for_output(f"model '{spec}'", task, {"label": HFModel, "span": HFQuestionAnswering})
+    return form(spec, task, **options)
