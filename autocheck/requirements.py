@@ -507,3 +507,8 @@ def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capabili
         if "direction" in spec
         else None,
     )
+
+
+def default_task() -> Task:
+    """The sentiment task (what a suite without a recorded task is)."""
+    return load_spec(None, "sentiment").task

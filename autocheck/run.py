@@ -124,7 +124,7 @@ def _predict_all(
     with progress.bar(len(index.inputs), model.name, "inputs") as reporter:
         for start in range(0, len(index.inputs), PREDICT_CHUNK):
             chunk = index.inputs[start : start + PREDICT_CHUNK]
-            counted = progress.Counted(reporter, len(chunk), compute or (lambda b: map(model._answers, b)))
+            counted = progress.Counted(reporter, len(chunk), compute or (lambda b: map(model.answer, b)))
             parts.append((start, model.predict(chunk, counted, batch_size=batch_size, use_cache=use_cache)))
             counted.finish()  # every input answered from the cache: no batch was computed
     result = _Predictions(np.zeros((0, 0)), [], {}, {})

@@ -50,7 +50,7 @@ def suite_task(suite_dir: str | Path) -> Task:
                 f"{where}: field 'task' is not a task header ({type(e).__name__}: {e})"
             ) from None
         return task
-    from .models.base import default_task
+    from .requirements import default_task
 
     return default_task()
 

@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 Input = tuple[str, ...]
 
-__all__ = ["Failed", "Input", "Invalid", "Model", "Outputs", "default_labels", "default_task"]
+__all__ = ["Failed", "Input", "Invalid", "Model", "Outputs", "default_labels"]
 
 
 class Model:
@@ -84,7 +84,7 @@ class Model:
         cacheable = self.cacheable and use_cache
         if cacheable and not self.pinned and self.learns_version and todo:
             first, todo = todo[:size], todo[size:]
-            early = self._record(first, self._answers(first), found, errors)
+            early = self._record(first, self.answer(first), found, errors)
         cache = Cache("predictions") if cacheable and self.pinned else None
         hits: set[Input] = set()
         if cache:
@@ -97,7 +97,7 @@ class Model:
         if todo:
             log.info("%s: predicting %d inputs (%d cached)", self.name, len(todo), len(hits))
         batches = [todo[start : start + size] for start in range(0, len(todo), size)]
-        answered = compute(batches) if compute and batches else map(self._answers, batches)
+        answered = compute(batches) if compute and batches else map(self.answer, batches)
         for batch, answers in zip(batches, answered):
             fresh = self._record(batch, answers, found, errors)
             if cache and self.pinned:  # an endpoint that changed its version mid-run is no longer pinned
@@ -126,7 +126,7 @@ class Model:
         found.update(fresh)
         return fresh
 
-    def _answers(self, batch: list[Input]) -> list[Any]:
+    def answer(self, batch: list[Input]) -> list[Any]:
         """The model's answers to ``batch``. A batch the model raises on (out of memory, an input it
         cannot take) is retried in halves, so one bad input fails alone: it is recorded as ``Failed`` and
         the run goes on. Errors in what the user gave (``InputError``, a missing resource) stop the run."""
@@ -141,7 +141,7 @@ class Model:
                 return [Failed(f"the model raised {why}")]
             log.warning("%s: a batch of %d failed (%s); retrying it in halves", self.name, len(batch), why)
             half = len(batch) // 2
-            return self._answers(batch[:half]) + self._answers(batch[half:])
+            return self.answer(batch[:half]) + self.answer(batch[half:])
 
     def predict_proba(self, texts: Sequence[str | Input]) -> np.ndarray:
         """Class probabilities (in ``labels`` order) for texts (one-field tasks) or inputs: a shortcut to
@@ -191,10 +191,3 @@ class Failed:
     """No answer for this input (an endpoint that kept failing): recorded, and the case is not run."""
 
     why: str
-
-
-def default_task() -> Task:
-    """The sentiment task (what a suite without a recorded task is)."""
-    from ..requirements import load_spec
-
-    return load_spec(None, "sentiment").task

@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from ..outputs import for_output
+from ..requirements import default_task
 from ..store import InputError, content_hash, file_sha256
 from ..tasks import Task
-from .base import Input, Model, default_task
+from .base import Input, Model
 
 
 def _pin(model: Model, base: str, obj: Any, version: str | None) -> None:

@@ -142,7 +142,7 @@ def test_cases(
     test: dict[str, Any], where: str, max_items: int | None = None, task: Task | None = None
 ) -> list[TestCase]:
     """The cases of one CheckList test (see the module docstring for the mapping)."""
-    from ..models import default_task
+    from ..requirements import default_task
 
     task = task or default_task()
     for key in ("name", "type", "data"):
