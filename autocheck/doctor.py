@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .config import DEFAULT_MLM
+from .outputs import kind_of
 from .resources import find_nltk, offline, project_file, shared_data_dir
 from .store import InputError
 
@@ -96,7 +97,7 @@ def _hf_row(name: str, spec: str, kind: str, task: Any = None) -> Row:
         state = "not in the Hugging Face cache (offline)" if offline() and not where else reason
         return Row(name, MISSING, f"{spec}: {state}{_stand_in(kind)}")
     labels = ""
-    if task is not None and kind == "model" and not task.is_span:  # the labels run will read
+    if task is not None and kind == "model" and kind_of(task).expects_labels:  # the labels run will read
         id2label = getattr(config, "id2label", None) or {}
         try:
             read = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {spec}")

@@ -528,9 +528,8 @@ def minimal_edits(run_dir: str | Path, model: Any, *, max_calls: int, max_parts:
     The run's failure rates are not touched: this reads the run and returns a new record. An inserted word
     is taken out with the space it brought; a capital that the insertion lowered (``lowered``) stays
     lowered, so the subset is the expansion's own text minus words."""
-    import numpy as np
-
     from .expect import case_outcome
+    from .outputs import kind_of
     from .report.summary import load_results
     from .tasks import Task
 
@@ -568,11 +567,7 @@ def minimal_edits(run_dir: str | Path, model: Any, *, max_calls: int, max_parts:
         for j, (c, keep, inputs) in enumerate(batch):
             if c.case["id"] in found or j in outputs.errors or j in outputs.invalid or labels[j] is None:
                 continue
-            seed = c.seed_row
-            if task.is_span:
-                seed_probs, seed_label = np.array([seed.get("score", 0.0)]), seed.get("answer")
-            else:
-                seed_probs, seed_label = np.array(seed.get("probs") or []), seed.get("label")
+            seed_probs, seed_label = kind_of(task).from_result(c.seed_row)
             outcome = case_outcome(
                 task, c.case["test_type"], c.case.get("expected"), probs[j], labels[j], seed_probs, seed_label
             )

@@ -133,7 +133,7 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
                     labels=spec.task.labels,
                     expand=uses_contractions(capabilities),
                     max_rows=config.max_rows,
-                    entities=spec.task.is_entities,
+                    entities=spec.task.output == "entities",  # labels are spans into the text as given
                 )
 
             read()  # resolve the source now: a missing file or column is an error before any work

@@ -168,8 +168,11 @@ def _check_case_fields(d: dict[str, Any]) -> None:
     if not (d.get("seed_id") is None or isinstance(d["seed_id"], str)):
         raise ValueError(f"field 'seed_id' must be a case id or null, not {d['seed_id']!r}")
     expected = d.get("expected")
-    if not (expected is None or isinstance(expected, str | dict) or texts(expected)):
-        raise ValueError(f"field 'expected' must be a label, a list of labels or an object, not {expected!r}")
+    number = isinstance(expected, int | float) and not isinstance(expected, bool)  # an output kind's own
+    if not (expected is None or number or isinstance(expected, str | dict) or texts(expected)):
+        raise ValueError(
+            f"field 'expected' must be a label, a list of labels, a number or an object, not {expected!r}"
+        )
     if isinstance(expected, dict) and d["test_type"] != "DIR":
         raise ValueError(f"field 'expected' of a {d['test_type']} case cannot be an object (only DIR's)")
     label = d.get("label", "")

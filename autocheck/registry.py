@@ -1,6 +1,6 @@
-"""Registries of named parts: perturbations, model forms, lexicons, dataset readers, executors and
-validation checks. Each kind has one registry; autocheck registers its own parts in code, and a
-third-party package adds its own, without editing autocheck, through the entry-point group
+"""Registries of named parts: perturbations, model forms, lexicons, dataset readers, executors,
+validation checks and output kinds. Each kind has one registry; autocheck registers its own parts in code,
+and a third-party package adds its own, without editing autocheck, through the entry-point group
 ``autocheck.<kind>`` in its packaging metadata, e.g. in its ``pyproject.toml``::
 
     [project.entry-points."autocheck.perturbations"]
@@ -21,7 +21,7 @@ from .store import InputError
 
 T = TypeVar("T")
 
-KINDS = ("perturbations", "models", "lexicons", "datasets", "executors", "checks")
+KINDS = ("perturbations", "models", "lexicons", "datasets", "executors", "checks", "outputs")
 
 
 class Registry(Generic[T]):

@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .outputs import check_output, kind_of
 from .records import Expected, Label
 from .resources import project_file
 from .store import InputError, load_json
@@ -227,6 +228,7 @@ def load_spec(
         }
     the_task = Task.from_spec(header)
     the_task.check(str(path))
+    check_output(the_task, str(path))
     context = _Context(path, the_task, data.get("lexicons", {}))
     capabilities = tuple(
         _capability(context, f"$.capabilities[{i}]", spec) for i, spec in enumerate(data["capabilities"])
@@ -366,7 +368,7 @@ def _word_test(spec: dict[str, Any]) -> WordTest:
 def _predicates(context: _Context, where: str, spec: dict[str, Any]) -> Predicates:
     path, labels = context.path, context.labels
     group_labels = _as_set(spec["label"]) if "label" in spec else None
-    if group_labels is not None and context.task.output == "label":
+    if group_labels is not None and kind_of(context.task).expects_labels:
         _check_labels(path, f"{where}.label", group_labels, labels)
     field_name = spec.get("field", context.task.inputs[0])
     if field_name not in context.task.inputs:
@@ -465,7 +467,7 @@ def _direction(context: _Context, where: str, spec: dict[str, Any]) -> dict[str,
 def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capability:
     path, labels, task = context.path, context.labels, context.task
     expected = spec.get("expected", {})
-    if spec["test_type"] == "MFT" and "search" in spec and not expected and task.output == "label":
+    if spec["test_type"] == "MFT" and "search" in spec and not expected and kind_of(task).expects_labels:
         raise InputError(f"{path}: {where}: an MFT capability over dataset seeds needs 'expected'")
     for source, value in expected.items():
         _check_labels(path, f"{where}.expected.{source}", _as_set(value) | {source}, labels)
@@ -508,3 +510,8 @@ def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capabili
         if "direction" in spec
         else None,
     )
+
+
+def default_task() -> Task:
+    """The sentiment task (what a suite without a recorded task is)."""
+    return load_spec(None, "sentiment").task

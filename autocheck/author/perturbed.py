@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..entities import carry
+from ..outputs.entities import carry
 from ..records import PERTURBATION, SEED, TestCase
 from ..store import InputError, rng_for
 

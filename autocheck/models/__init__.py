@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from ..registry import Registry
+from ..requirements import default_task
 from ..tasks import Task
-from .base import Failed, Input, Invalid, Model, Outputs, default_labels, default_task
+from .base import Failed, Input, Invalid, Model, Outputs, default_labels
 from .callables import CallableModel
 
 __all__ = ["CallableModel", "Failed", "Input", "Invalid", "Model", "Outputs"]

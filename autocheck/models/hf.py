@@ -22,7 +22,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..entities import decode_tags
+from ..outputs import for_output
+from ..outputs.entities import decode_tags
 from ..resources import ResourceMissing, offline
 from ..store import InputError, content_hash
 from ..tasks import Task
@@ -273,7 +274,11 @@ class PipelineModel(Model):
         batch_size: int = 32,
         version: str | None = None,
     ):
-        if task.is_span or len(task.inputs) > 2:
+        # a classifier's pipeline, or an NER task's token-classification pipeline
+        self.entities = for_output(
+            f"a {getattr(pipe, 'task', '?')} pipeline", task, {"label": False, "entities": True}
+        )
+        if len(task.inputs) > 2:
             raise InputError(
                 f"a {getattr(pipe, 'task', '?')} pipeline answers one text or a pair; the {task.name} task "
                 f"has inputs {list(task.inputs)}"
@@ -283,13 +288,13 @@ class PipelineModel(Model):
         self.name = name or f"pipeline:{pipe.task}:{source or type(pipe.model).__name__}"
         config = pipe.model.config
         id2label = getattr(config, "id2label", None) or {}
-        if not task.is_entities:  # an NER model's tags are no labels of the task (its types are read later)
+        if not self.entities:  # an NER model's tags are no labels of the task (its types are read later)
             self.labels = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {self.name}")
         identity, self.pinned = hf_identity(source, config, version)
         self.identity = f"pipeline:{pipe.task}:{identity}"  # its own answers (function_to_apply, ...)
 
     def _predict(self, batch: list[Input]) -> Any:
-        if self.task.is_entities:
+        if self.entities:
             texts = [item[0] for item in batch]
             return self.pipe(texts, aggregation_strategy="simple", batch_size=self.batch_size)
         args: list[Any] = (
@@ -323,5 +328,6 @@ def load_pipeline(
 
 
 def load_hf(spec: str, task: Task, **options: Any) -> Model:
-    kind = HFTokenClassifier if task.is_entities else HFQuestionAnswering if task.is_span else HFModel
-    return kind(spec, task, **options)
+    forms = {"label": HFModel, "span": HFQuestionAnswering, "entities": HFTokenClassifier}
+    form: type[_HFBase] = for_output(f"model '{spec}'", task, forms)
+    return form(spec, task, **options)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..outputs import for_output
 from ..resources import ResourceMissing
 from ..store import InputError, content_hash, file_sha256
 from ..tasks import Task
@@ -26,8 +27,7 @@ NOT_FOR_NER = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "
 
 class SpacyModel(Model):
     def __init__(self, spec: str, task: Task, *, batch_size: int = 32, version: str | None = None):
-        if not task.is_entities:
-            raise InputError(f"model {spec}: a spaCy pipeline answers entities; {task.name} is no NER task")
+        for_output(f"model {spec} (a spaCy pipeline)", task, {"entities": None})
         try:
             import spacy
         except ImportError:

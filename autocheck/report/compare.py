@@ -40,9 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..entities import listed
 from ..expect import ERROR, FAIL, PASS
 from ..explain import compare_features
+from ..outputs.entities import listed
 from ..results import group_outcome, natural_key
 from ..run import PREDICTIONS
 from ..store import InputError, atomic_write_text, read_jsonl

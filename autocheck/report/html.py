@@ -25,8 +25,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from ..entities import listed, shown
 from ..expect import ERROR, FAIL
+from ..outputs.entities import listed, shown
 from ..run import PREDICTIONS
 from ..store import InputError, atomic_write_text, load_json, read_jsonl
 from ..suite import CASES

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..entities import decode_tags
+from ..outputs.entities import decode_tags
 from ..store import InputError
 
 _TAG = re.compile(r"O|[BIESLU]-\S+")

@@ -50,7 +50,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from ..entities import as_entities
+from ..outputs.entities import as_entities
 from ..records import Example
 from ..registry import Registry
 from ..resources import ResourceMissing

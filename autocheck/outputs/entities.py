@@ -1,4 +1,4 @@
-"""Named entities as typed character spans: what an NER model answers and what an NER case expects.
+"""The ``entities`` output kind: named-entity recognition, a model's answer a list of typed character spans.
 
 An entity is ``(start, end, type)``: the characters ``text[start:end]`` and an entity type (``PERSON``,
 ``GPE``, ``ORG`` ...). A model's answer and an MFT case's expectation are tuples of entities sorted by
@@ -14,6 +14,14 @@ offset; on disk, lists of ``[start, end, type]``.
 * ``compare`` is the MFT and INV test: the same entities, exact span and type, over the types the task
   tests (a model's other types, e.g. spaCy's ``CARDINAL``, are not judged).
 * ``EntityTally``: a run's MFT results by entity type and by the origin of the names (``results.json``).
+
+``EntitiesKind`` is the output kind (``kind.OutputKind``) over these: a model answers, per input, its
+entities (``[start, end, type]`` lists, spaCy spans or pipeline-style dicts, ``as_entities``), stored as
+``[[start, end, type], ...]``; the reading is a one-column score (1.0) and the entities with their types in
+the task's names (``label_aliases``: ``PER`` -> ``PERSON``). MFT and INV compare with ``compare``; DIR does
+not apply; the export writes the expected entities. Beyond the protocol it offers what NER's sources and
+runner use: ``unmark`` (a template's marked text), ``carry`` (an INV original's entities in the changed
+text) and ``tally`` (results by type and origin).
 """
 
 from __future__ import annotations
@@ -23,6 +31,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+
+from ..store import InputError
+from ..tasks import Task
+from .kind import FAIL, PASS, Answering, Outputs
+
+EXPECTED = "a list of entities, [start, end, type] each (or spaCy spans, or pipeline-style dicts)"
 
 Entity = tuple[int, int, str]
 
@@ -216,3 +232,95 @@ class EntityTally:
                 for origin, c in sorted(self.origins.items())
             },
         }
+
+
+class EntitiesKind:
+    name = "entities"
+    expects_labels = False  # an MFT case expects entities; templates mark them in the text (``unmark``)
+    export_columns: tuple[str, ...] = ("entities",)
+
+    def check_task(self, task: Task, where: str) -> None:
+        if not task.labels:
+            raise InputError(f"{where}: $.labels: an NER task names the entity types it tests")
+
+    def check_expected(self, task: Task, test_type: str, expected: Any) -> str | None:
+        if test_type == "MFT":
+            try:
+                entities = as_entities(expected, "expected")
+            except ValueError as error:
+                return str(error)
+            unknown = {kind for *_, kind in entities} - set(task.labels)
+            return f"entity types {sorted(unknown)} are not the task's {task.labels}" if unknown else None
+        if test_type == "INV":
+            return None if expected is None else "null expected"
+        if test_type == "DIR":
+            return "DIR tests need a classification task"
+        return "test_type must be MFT, INV or DIR"
+
+    def answer(self, model: Answering, raw: Any) -> Any:
+        try:
+            return [list(e) for e in as_entities(raw, f"model {model.name}")]
+        except ValueError as error:
+            raise InputError(f"{error}; expected {EXPECTED}") from None
+
+    def outputs(self, model: Answering, answers: Sequence[Any], errors: Sequence[str | None]) -> Outputs:
+        out = Outputs(np.full((len(answers), 1), np.nan), [None] * len(answers))
+        assert out.answers is not None
+        for i, (answer, error) in enumerate(zip(answers, errors)):
+            if error is not None:
+                out.errors[i] = error
+            elif isinstance(answer, dict):  # a cached Invalid
+                out.invalid[i] = answer["invalid"]
+            else:
+                out.answers[i], out.probs[i, 0] = answer, 1.0
+        return out
+
+    def read(self, model: Answering, outputs: Outputs) -> tuple[np.ndarray, list[Any]]:
+        assert outputs.answers is not None
+        names = dict(model.task.aliases)  # PER -> PERSON; a type the task does not name stays as it is
+        entities = [
+            None if a is None else tuple((s, e, names.get(k.lower(), k)) for s, e, k in a)
+            for a in outputs.answers
+        ]
+        return outputs.probs, entities
+
+    def mft(self, task: Task, expected: Any, answer: Any) -> str:
+        return PASS if compare(expected, answer, task.labels)["ok"] else FAIL
+
+    def inv(
+        self, task: Task, orig_scores: np.ndarray, orig_answer: Any, scores: np.ndarray, answer: Any
+    ) -> str:
+        # orig_answer: the original's entities carried to this text (``carry``, by the runner)
+        return PASS if compare(orig_answer, answer, task.labels)["ok"] else FAIL
+
+    def dir(
+        self,
+        task: Task,
+        expected: dict[str, Any],
+        orig_scores: np.ndarray,
+        orig_answer: Any,
+        scores: np.ndarray,
+        answer: Any,
+    ) -> str:
+        raise InputError("DIR tests need a classification task")  # check_expected refuses them first
+
+    def result_fields(self, scores: np.ndarray, answer: Any) -> dict[str, Any]:
+        return {"entities": [list(e) for e in answer]}
+
+    def from_result(self, row: dict[str, Any]) -> tuple[np.ndarray, Any]:
+        return np.array([1.0]), tuple(tuple(e) for e in row.get("entities", ()))
+
+    def export(
+        self, test_type: str, expected: Any, label_space: Sequence[str], rule: str
+    ) -> tuple[int, list[float], dict[str, Any]] | str:
+        if test_type != "MFT":
+            return "no entities of its own (INV/DIR)"
+        return -1, [], {"entities": [list(e) for e in expected]}
+
+    # ------------------------------------------------------------------------ beyond the protocol
+    unmark = staticmethod(parse_markup)
+    carry = staticmethod(carry)
+
+    @staticmethod
+    def tally() -> EntityTally:
+        return EntityTally()
