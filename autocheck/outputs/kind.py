@@ -13,8 +13,14 @@ A model's answers live in two shapes:
   (a task label, an answer text; None without an answer), what the tests compare (``read``).
 
 A new kind implements every method below (``outputs.label`` is the worked example, ``outputs.span`` a short
-one). A model form that reads a format of its own (a predictions file, an HTTP reply) declares which kinds
-it reads; an authoring source asks ``expects_labels``.
+one). Three hooks are optional, for answers located in the text (``outputs.entities``): ``unmark(text)``
+-> (text, expected) reads an expectation marked in a template's text; ``carry(answer, edits, field)`` moves
+an INV original's answer through a perturbation's edits (None: it cannot be placed, the case does not
+apply); ``tally()`` gives an object whose ``add(expected, answer, task_labels, origin)`` counts each judged
+MFT case and whose ``to_json()`` the results record under the kind's name.
+
+A model form that reads a format of its own (a predictions file, an HTTP reply) declares which kinds it
+reads; an authoring source asks ``expects_labels``.
 """
 
 from __future__ import annotations
