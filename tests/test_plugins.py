@@ -126,7 +126,7 @@ def test_run_compares_answers_of_a_plugins_output_kind(plugin_site, tmp_path):
         plugin_site, "run", str(suite), "--model", f"file:{answers}", "--out", str(tmp_path / "r2")
     )
     assert done.returncode == 2
-    assert "reads label or span answers; the word_count task's output is 'count'" in done.stderr
+    assert "reads label or span or entities answers; the word_count task's output is 'count'" in done.stderr
 
 
 def test_perturb_uses_a_plugins_perturbation(plugin_site, tmp_path):
