@@ -562,9 +562,8 @@ class TemplateCases:
                 origins = sorted({str(e.attrs["origin"]) for e in entries.values() if "origin" in e.attrs})
                 for variant in variants:
                     label: Any = expected if isinstance(expected, str) else ""
-                    if (
-                        unmark is not None
-                    ):  # the text without its markup; the entities are where the words are
+                    # a marked text: the text without its markup, the entities where the words are
+                    if unmark is not None:
                         text, label = unmark(variant[0])
                         variant = (text,)
                         expected = label if capability.test_type == "MFT" else expected
