@@ -18,9 +18,9 @@ from typing import Any, NoReturn
 
 from ..results import capability_errors, error_rate, headline, natural_key, overall_counts
 from ..run import RESULTS
+from ..stats import wilson
 from ..store import InputError, load_json
 
-Z95 = 1.959963984540054
 TALLIES = ("seeds", "expansions", "perturbations", "all", "groups")
 
 
@@ -246,29 +246,6 @@ def derived(c: dict[str, Any]) -> dict[str, Any]:
     """The tally of a capability's derived cases: its expansions, or its perturbations (INV/DIR)."""
     perturbations = c.get("perturbations") or {}
     return perturbations if perturbations.get("cases") and not c["expansions"]["cases"] else c["expansions"]
-
-
-def wilson(failures: int, n: int, z: float = Z95) -> tuple[float, float] | None:
-    """Wilson score interval of the proportion failures / n (None when n is 0)."""
-    if n <= 0:
-        return None
-    p = failures / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def newcombe(a: tuple[int, int], b: tuple[int, int], z: float = Z95) -> tuple[float, float] | None:
-    """Newcombe's hybrid score interval (his method 10) of p_b − p_a from two (failures, n) counts, each
-    proportion with its Wilson interval; None when either n is 0."""
-    wa, wb = wilson(*a, z), wilson(*b, z)
-    if wa is None or wb is None:
-        return None
-    pa, pb = a[0] / a[1], b[0] / b[1]
-    d = pb - pa
-    low = d - math.sqrt((pb - wb[0]) ** 2 + (wa[1] - pa) ** 2)
-    high = d + math.sqrt((wb[1] - pb) ** 2 + (pa - wa[0]) ** 2)
-    return max(-1.0, low), min(1.0, high)
 
 
 def interval(c: dict[str, Any]) -> tuple[float, float] | None:
