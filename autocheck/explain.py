@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .expect import ERROR, FAIL, PASS
-from .results import natural_key
+from .results import load_results, natural_key
 from .run import PREDICTIONS
 from .stats import benjamini_hochberg, fisher_greater, fisher_two_sided, newcombe, wilson
 from .store import InputError, read_jsonl
@@ -266,7 +266,6 @@ def explain_run(
 ) -> dict[str, dict[str, dict[str, Any]]]:
     """model → capability → explanations (``explain_counts``) of a run directory, capabilities in the
     report's order. The Python API of ``autocheck explain``."""
-    from .report.summary import load_results
 
     run_dir = Path(run_dir)
     results = results or load_results(run_dir)
@@ -346,7 +345,6 @@ def feature_changes(
     """For each model pair (``compare.match_models``): capability → the features whose failure rate moved
     from run A to run B, largest significant change first; each with both tallies, the change, its
     Newcombe interval and a two-sided Fisher test corrected by Benjamini–Hochberg per capability."""
-    from .report.summary import load_results
 
     dir_a, dir_b = Path(dir_a), Path(dir_b)
     counts_a = count_run(dir_a, load_results(dir_a))
@@ -482,7 +480,6 @@ def minimal_edits(run_dir: str | Path, model: Any, *, max_calls: int, max_parts:
     lowered, so the subset is the expansion's own text minus words."""
     from .expect import case_outcome
     from .outputs import kind_of
-    from .report.summary import load_results
     from .tasks import Task
 
     run_dir = Path(run_dir)
