@@ -491,9 +491,9 @@ def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capabili
     perturb = None
     if "perturb" in spec:
         perturb = Perturb(spec["perturb"]["name"], dict(spec["perturb"].get("options", {})))
-        from .author.perturbed import check_perturbation
+        from .author.perturb import check_options
 
-        check_perturbation(perturb.name, perturb.options, task.inputs, f"{path}: {where}.perturb")
+        check_options(perturb.name, perturb.options, task.inputs, f"{path}: {where}.perturb")
     return Capability(
         id=spec["id"],
         capability=spec["capability"],
