@@ -330,6 +330,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plugins(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .doctor import parts
+
+    table = Table(title="autocheck plugins: every registered part (a plug-in adds one by an entry point)")
+    for column in ("kind", "name", "from"):
+        table.add_column(column)
+    for kind, name, origin in parts():
+        table.add_row(kind, name, origin)
+    Console(width=max(100, Console().width)).print(table)
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .ci import Gate, judge
     from .models import load_model
@@ -736,6 +751,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mlm", default=DEFAULT_MLM, help=f"generate's --mlm (default {DEFAULT_MLM})")
     p.add_argument("--grammar", default="ptb_sample", help="generate's --grammar (default ptb_sample)")
     p.set_defaults(func=cmd_doctor)
+
+    p = commands.add_parser("plugins", help="list every registered part (task, output kind, model form, ...)")
+    p.set_defaults(func=cmd_plugins)
 
     p = commands.add_parser("run", help="run a suite against one or more models")
     p.add_argument("suite", type=Path, help="suite directory (cases.jsonl)")

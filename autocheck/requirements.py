@@ -30,6 +30,7 @@ from typing import Any
 
 from .outputs import check_output, kind_of
 from .records import Expected, Label
+from .registry import Registry
 from .resources import project_file
 from .store import InputError, load_json
 from .tasks import HEADER_KEYS, Task
@@ -189,14 +190,23 @@ class Spec:
         return [cap for cap in self.capabilities if cap.id in only or cap.cid in only]
 
 
+# Spec files by name (``--task NAME``, ``--requirements NAME``): autocheck's own in ``requirements/``; a
+# plug-in adds a task through the entry-point group "autocheck.tasks", naming the path of its spec file (a
+# str or Path attribute of its package, e.g. ``Path(__file__).parent / "formality.json"``).
+TASKS: Registry[str | Path] = Registry("tasks", "task")
+for _shipped in sorted(project_file("requirements").glob("*.json")):
+    if _shipped.name != "schema.json":
+        TASKS.register(_shipped.stem, _shipped)
+
+
 def spec_path(requirements: str | Path | None, task: str = "sentiment") -> Path:
-    """``requirements`` as a path, a shipped spec's name (``nli``, ``sentiment_checklist``), or by default the
-    shipped spec of ``task``."""
+    """``requirements`` as a path, a registered spec's name (``nli``, ``sentiment_checklist``, a plug-in's),
+    or by default the spec registered for ``task``."""
     if requirements is None:
-        return project_file(f"requirements/{task}.json")
+        return Path(TASKS.get(task))
     path = Path(requirements)
-    if not path.exists() and path.suffix == "" and project_file(f"requirements/{path.name}.json").is_file():
-        return project_file(f"requirements/{path.name}.json")
+    if not path.exists() and path.suffix == "" and path.name in TASKS:
+        return Path(TASKS.get(path.name))
     return path
 
 
@@ -216,11 +226,11 @@ def load_spec(
         raise InputError(f"{path}: $.task: specification is for task '{data['task']}', not '{task}'")
     header = {k: data[k] for k in ("task", *HEADER_KEYS) if k in data}
     if "labels" not in header and header.get("output") != "span":
-        base = project_file(f"requirements/{data['task']}.json")
-        if base.resolve() == path.absolute().resolve() or not base.is_file():
+        base = Path(TASKS.get(data["task"])) if data["task"] in TASKS else None
+        if base is None or base.resolve() == path.absolute().resolve() or not base.is_file():
             raise InputError(
                 f"{path}: $: no task definition: give 'inputs' and 'labels' (or 'output': 'span'), or use a "
-                f"task that autocheck ships ({', '.join(shipped_tasks())})"
+                f"known task ({', '.join(TASKS.names())})"
             )
         base_data = load_json(base, "capability specification")
         header = {k: base_data[k] for k in ("task", *HEADER_KEYS) if k in base_data} | {
@@ -239,11 +249,6 @@ def load_spec(
             raise InputError(f"{path}: $.capabilities[{i}].id: duplicate capability id '{capability.id}'")
         seen.add(capability.id)
     return Spec(path, the_task, capabilities)
-
-
-def shipped_tasks() -> list[str]:
-    folder = project_file("requirements")
-    return sorted(p.stem for p in folder.glob("*.json") if p.name != "schema.json")
 
 
 def load_capabilities(
@@ -489,9 +494,9 @@ def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capabili
     perturb = None
     if "perturb" in spec:
         perturb = Perturb(spec["perturb"]["name"], dict(spec["perturb"].get("options", {})))
-        from .author.perturbed import check_perturbation
+        from .author.perturb import check_options
 
-        check_perturbation(perturb.name, perturb.options, task.inputs, f"{path}: {where}.perturb")
+        check_options(perturb.name, perturb.options, task.inputs, f"{path}: {where}.perturb")
     return Capability(
         id=spec["id"],
         capability=spec["capability"],

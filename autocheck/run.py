@@ -39,6 +39,7 @@ from .records import PERTURBATION, SEED, TestCase
 from .results import (
     NO_SOURCE,
     PARTS,
+    RESULTS,
     CapabilityTally,
     Group,
     capability_errors,
@@ -51,7 +52,7 @@ from .tasks import Task
 
 log = logging.getLogger(__name__)
 
-PREDICTIONS, RESULTS = "predictions.jsonl", "results.json"
+PREDICTIONS = "predictions.jsonl"
 LABEL_ONLY_DIR = "not applicable: the model answered labels without probabilities, which DIR tests compare"
 # what a results directory holds (manifest.json: where the answers came from); --overwrite removes only these
 RUN_FILES = (PREDICTIONS, RESULTS, MANIFEST)

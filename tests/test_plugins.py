@@ -129,6 +129,28 @@ def test_run_compares_answers_of_a_plugins_output_kind(plugin_site, tmp_path):
     assert "reads label or span or entities answers; the word_count task's output is 'count'" in done.stderr
 
 
+def test_a_plugins_task_is_found_by_name_and_every_part_is_listed(plugin_site, tmp_path):
+    """``--task formality`` finds the plug-in's spec (templates, and its own perturbation for INV), the suite
+    runs, and ``autocheck plugins`` lists the plug-in's parts beside autocheck's, each with its origin."""
+    suite, run = tmp_path / "suite", tmp_path / "run"
+    done = _autocheck(plugin_site, "seeds", "--task", "formality", "--seed", "0", "--out", str(suite))
+    assert done.returncode == 0, done.stderr
+    cases = _cases(suite)
+    assert {c["capability"] for c in cases} == {"F-register", "F-shout"}
+    assert "DEAR COLLEAGUES, PLEASE FIND THE REPORT ATTACHED." in {c["text"] for c in cases}
+    done = _autocheck(plugin_site, "run", str(suite), "--model", "constant:formal", "--out", str(run))
+    assert done.returncode == 0, done.stderr
+    tallies = json.loads((run / "results.json").read_text())["models"]["constant:formal"]["capabilities"]
+    assert tallies["F-register"]["all"]["failures"] == 3  # the three informal greetings
+    assert tallies["F-shout"]["all"]["failures"] == 0
+    done = _autocheck(plugin_site, "plugins")
+    assert done.returncode == 0, done.stderr
+    listed = {tuple(cell.strip() for cell in line.split("│")[1:4]) for line in done.stdout.splitlines()}
+    for kind, name in [("task", "formality"), ("output kind", "count"), ("model form", "constant")]:
+        assert (kind, name, "autocheck-demo-plugin") in listed
+    assert ("task", "nli", "autocheck") in listed and ("output kind", "span", "autocheck") in listed
+
+
 def test_perturb_uses_a_plugins_perturbation(plugin_site, tmp_path):
     dataset = tmp_path / "texts.csv"
     dataset.write_text("text\nThe film was fine.\nA slow start.\n")

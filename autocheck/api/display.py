@@ -13,7 +13,8 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-from ..report.summary import pct, wilson
+from ..report.summary import pct
+from ..stats import wilson
 
 CSS = """
 .autocheck-display{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;font-size:13px;color:#222}

@@ -7,36 +7,16 @@ out items without perturbations; the number left out is logged.
 
 from __future__ import annotations
 
-import inspect
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
 from ..outputs.entities import carry
 from ..records import PERTURBATION, SEED, TestCase
-from ..store import InputError, rng_for
+from ..store import rng_for
 
 log = logging.getLogger(__name__)
-
-
-def check_perturbation(name: str, options: dict[str, Any], inputs: Sequence[str], where: str) -> None:
-    """A clear error for an unknown perturbation, option or input field, before anything runs."""
-    from .perturb import PERTURBATIONS
-
-    if name not in PERTURBATIONS:
-        raise InputError(
-            f"{where}.name: unknown perturbation '{name}'; known: {', '.join(sorted(PERTURBATIONS))}"
-        )
-    parameters = inspect.signature(PERTURBATIONS[name]).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    accepted = [n for n, p in parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    unknown = [o for o in options if o not in accepted and not takes_any]
-    if unknown:
-        raise InputError(f"{where}.options: '{name}' takes no option '{unknown[0]}' (options: {accepted})")
-    fields = options.get("fields")
-    if fields is not None and not set(fields) <= set(inputs):
-        raise InputError(f"{where}.options.fields: {fields} are not all input fields of {list(inputs)}")
 
 
 def perturbed_cases(capability: Any, cases: Iterable[TestCase], seed: int) -> Iterator[TestCase]:

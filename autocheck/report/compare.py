@@ -45,9 +45,10 @@ from ..explain import compare_features
 from ..outputs.entities import listed
 from ..results import group_outcome, natural_key
 from ..run import PREDICTIONS
+from ..stats import Z95, wilson
 from ..store import InputError, atomic_write_text, read_jsonl
 from ..suite import CASES
-from .summary import Z95, capability_info, load_results, manifest, pct, short_name, wilson
+from .summary import capability_info, load_results, manifest, pct, short_name
 
 INTERVAL = "Newcombe hybrid score (method 10) for paired proportions, 95%"
 TEST = "McNemar's exact test (two-sided) on the discordant pairs"
