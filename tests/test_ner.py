@@ -376,3 +376,13 @@ def test_a_token_classification_pipeline_object_answers_its_entity_groups(tmp_pa
             for g in groups
         )
     )
+
+
+def test_dataset_seeds_of_an_ner_task_are_not_grammar_expanded():
+    from autocheck.generate import expandable
+    from autocheck.requirements import load_spec
+
+    ner, sentiment = load_spec(None, "ner"), load_spec(None, "sentiment")
+    assert any(c.needs_dataset and c.test_type == "MFT" for c in ner.capabilities)
+    assert not expandable(ner.task, ner.capabilities)  # inserted words would move the entities' offsets
+    assert expandable(sentiment.task, sentiment.capabilities)
