@@ -368,6 +368,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plugins(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .doctor import parts
+
+    table = Table(title="autocheck plugins: every registered part (a plug-in adds one by an entry point)")
+    for column in ("kind", "name", "from"):
+        table.add_column(column)
+    for kind, name, origin in parts():
+        table.add_row(kind, name, origin)
+    Console(width=max(100, Console().width)).print(table)
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .ci import Gate, judge
     from .models import load_model
@@ -808,6 +823,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--grammar", default="ptb_sample", help="generate's --grammar (default ptb_sample)")
     p.set_defaults(func=cmd_doctor)
 
+    p = commands.add_parser("plugins", help="list every registered part (task, output kind, model form, ...)")
+    p.set_defaults(func=cmd_plugins)
+
     p = commands.add_parser("run", help="run a suite against one or more models")
     p.add_argument("suite", type=Path, help="suite directory (cases.jsonl)")
     p.add_argument(
@@ -986,7 +1004,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the suite's distinct inputs to FILE for a model run elsewhere: .jsonl with the ids a "
         "prediction file names (file:PATH), else one input per line (CheckList's to_raw_file)",
     )
-    p.add_argument("--format", default="jsonl", choices=["jsonl", "csv", "hf"])
+    p.add_argument(
+        "--format", default="jsonl", choices=["jsonl", "csv", "hf", "conll"], help="conll: an NER suite"
+    )
     p.add_argument(
         "--split", type=_ratios, default="8:1:1", help="train:validation:test ratio (default 8:1:1)"
     )

@@ -1,4 +1,5 @@
-"""``autocheck doctor``: a pre-flight check of what ``generate`` and ``run`` will need, before they start.
+"""``autocheck doctor``: a pre-flight check of what ``generate`` and ``run`` will need, before they start;
+and ``autocheck plugins``: every registered part, autocheck's and plug-ins', with where it comes from.
 
 Each row is one resource the command will load: where it was found, what will be used instead (a local
 directory, the offline stand-ins), or why it cannot be had. A model is checked by loading its config, never
@@ -18,8 +19,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .author.perturb import PERTURBATIONS
 from .config import DEFAULT_MLM
+from .execute import EXECUTORS
+from .expand.validate import CHECKS
+from .models import MODELS
+from .outputs import OUTPUT_KINDS, kind_of
+from .registry import Registry
+from .requirements import TASKS
 from .resources import find_nltk, offline, project_file, shared_data_dir
+from .sources.datasets import DATASETS
+from .sources.lexicon import LEXICONS as LEXICON_PARTS
 from .store import InputError
 
 FOUND, MISSING, ON_FIRST_USE, NOT_NEEDED = "found", "missing", "on first use", "not needed"
@@ -104,7 +114,7 @@ def _hf_row(name: str, spec: str, kind: str, task: Any = None) -> Row:
         except InputError as e:
             return Row(name, MISSING, str(e))
     labels = ""
-    if task is not None and kind == "model" and not task.is_span:  # the labels run will read
+    if task is not None and kind == "model" and kind_of(task).expects_labels:  # the labels run will read
         id2label = getattr(config, "id2label", None) or {}
         try:
             read = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {spec}")
@@ -203,15 +213,15 @@ def check(
     grammar: str = "ptb_sample",
 ) -> list[Row]:
     """The rows of the pre-flight for ``command`` (generate, run, or None: both) on ``task``."""
-    from .requirements import load_spec, shipped_tasks
+    from .requirements import load_spec, spec_path
 
     if command not in (None, *COMMANDS):
         raise InputError(f"--for {command!r}: expected one of {', '.join(COMMANDS)}")
     try:
         spec = load_spec(None, task)
     except InputError as e:
-        return [Row(f"task: {task}", MISSING, f"{e}; shipped tasks: {', '.join(shipped_tasks())}")]
-    rows = [Row(f"task: {task}", FOUND, str(project_file(f"requirements/{task}.json")))]
+        return [Row(f"task: {task}", MISSING, str(e))]  # names the known tasks
+    rows = [Row(f"task: {task}", FOUND, str(spec_path(None, task)))]
     if command in (None, "generate"):
         rows += _generate_rows(spec, spec.task.polarity_lexicon(lexicon), parser, mlm, grammar)
     if command in (None, "run"):
@@ -278,3 +288,12 @@ def _generate_rows(spec: Any, lexicon: str, parser: str, mlm: str, grammar: str)
     rows.append(_parser_row(parser))
     rows.append(_hf_row(f"masked LM: {mlm}", mlm, "mlm"))
     return rows
+
+
+def parts() -> list[tuple[str, str, str]]:
+    """``(kind, name, origin)`` of every registered part: origin ``autocheck`` or the plug-in package that
+    adds it (plug-ins are listed from their entry points, none is loaded)."""
+    registries: tuple[Registry, ...] = (
+        TASKS, OUTPUT_KINDS, MODELS, DATASETS, LEXICON_PARTS, PERTURBATIONS, CHECKS, EXECUTORS
+    )  # fmt: skip
+    return [(r.what, name, origin) for r in registries for name, origin in r.origins().items()]

@@ -1,133 +1,63 @@
-"""CheckList's test types and expectations, over any task's predictions.
+"""CheckList's test types over any task's answers: a case's outcome under its expectation.
 
-A prediction of a classification task is a row of probabilities over the task's labels and a predicted
-label (``tasks.Task.read``); of a question-answering task, an answer string (and its score).
-
-- MFT: the predicted label is the expected label or one of a tuple of allowed labels; for question
-  answering, the answer equals one of the acceptable answers after SQuAD's normalisation (lower case, no
-  punctuation, no articles, single spaces: ``squad_normalize``).
-- INV (a changed case compared with its original): fails when the predicted label changes AND the
-  probability of the original's predicted class moves by more than ``INV_THRESHOLD`` (0.1), as CheckList's
-  ``Expect.inv(0.1)``; for question answering, when the normalised answer changes.
-- DIR, CheckList's monotonic expectations, with a ``tolerance``:
-  * ``{"direction": "up"|"down", "score": {"plus": P, "minus": M}}``: the score P(P) − P(M) must not move
-    against the direction by more than the tolerance. This is CheckList's reading of "more positive" for
-    sentiment (P(positive) − P(negative)), the task's default ``score``; every case is applicable, as in
-    CheckList.
-  * ``{"direction": ..., "label": L}``: the same for P(L); ``"label": null`` means the original's
-    predicted label (CheckList's ``label=None``), not applicable when that is the neutral label of a
-    binary reading (CheckList sliced those out). A case is not applicable when it cannot fail because the
-    original is already at the limit (it cannot drop or rise by more than the tolerance).
-  * ``{"target": L or [L, ...]}``: the changed case must be predicted as (one of) the target label(s).
+MFT compares a case's answer with its expected answer(s); INV and DIR compare a changed case's answer with
+its original's. What "the same answer" and "moved up" mean is the task's output kind's
+(``outputs.label``: CheckList's label and probability rules; ``outputs.span``: SQuAD's exact match); this
+module only says which comparison a case gets.
 """
 
 from __future__ import annotations
 
-import re
-import string
 from typing import Any
 
 import numpy as np
 
+from .outputs import ERROR, FAIL, NA, PASS, kind_of
 from .tasks import Task
 
-INV_THRESHOLD = 0.1
-PASS, FAIL, NA, ERROR = "pass", "fail", "n/a", "error"
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = str.maketrans("", "", string.punctuation)
+__all__ = ["ERROR", "FAIL", "NA", "PASS", "case_outcome", "check_expected"]
 
 
-def squad_normalize(text: str) -> str:
-    """SQuAD v1.1's answer normalisation (its official evaluation script)."""
-    return " ".join(_ARTICLES.sub(" ", str(text).lower().translate(_PUNCTUATION)).split())
+def check_expected(task: Task, test_type: str, expected: Any) -> str | None:
+    """Why ``expected`` is not a valid expectation of ``test_type`` in ``task`` (None when it is)."""
+    return kind_of(task).check_expected(task, test_type, expected)
 
 
-def allowed(expected: Any) -> tuple[str, ...]:
-    """A label, or a tuple/list of allowed labels, as a tuple."""
-    return tuple(expected) if isinstance(expected, tuple | list) else (expected,)
+def mft_outcome(task: Task, expected: Any, answer: Any) -> str:
+    return kind_of(task).mft(task, expected, answer)
 
 
-def mft_outcome(task: Task, expected: Any, label: str) -> str:
-    if task.is_span:
-        return PASS if squad_normalize(label) in {squad_normalize(a) for a in allowed(expected)} else FAIL
-    return PASS if label in allowed(expected) else FAIL
-
-
-def inv_outcome(task: Task, orig_probs: np.ndarray, orig_label: str, probs: np.ndarray, label: str) -> str:
-    if task.is_span:
-        return PASS if squad_normalize(label) == squad_normalize(orig_label) else FAIL
-    if label == orig_label:
-        return PASS
-    k = task.labels.index(orig_label)
-    return FAIL if abs(probs[k] - orig_probs[k]) > INV_THRESHOLD else PASS
+def inv_outcome(
+    task: Task, orig_scores: np.ndarray, orig_answer: Any, scores: np.ndarray, answer: Any
+) -> str:
+    return kind_of(task).inv(task, orig_scores, orig_answer, scores, answer)
 
 
 def dir_outcome(
     task: Task,
     expected: dict[str, Any],
-    orig_probs: np.ndarray,
-    orig_label: str,
-    probs: np.ndarray,
-    label: str,
+    orig_scores: np.ndarray,
+    orig_answer: Any,
+    scores: np.ndarray,
+    answer: Any,
 ) -> str:
-    if "target" in expected:
-        return PASS if label in allowed(expected["target"]) else FAIL
-    tolerance = float(expected.get("tolerance", 0.0))
-    up = expected["direction"] == "up"
-    if expected.get("score"):
-        plus, minus = (task.labels.index(expected["score"][k]) for k in ("plus", "minus"))
-        before = orig_probs[plus] - orig_probs[minus]
-        change = probs[plus] - probs[minus] - before
-        return PASS if (change + tolerance >= 0 if up else change - tolerance <= 0) else FAIL
-    name = expected.get("label")
-    if name is None and task.binary is not None and orig_label == task.binary.neutral:
-        return NA
-    k = task.labels.index(name or orig_label)
-    before, change = orig_probs[k], probs[k] - orig_probs[k]
-    if up:
-        return NA if before <= tolerance else PASS if change + tolerance >= 0 else FAIL
-    return NA if before >= 1 - tolerance else PASS if change - tolerance <= 0 else FAIL
-
-
-def check_expected(task: Task, test_type: str, expected: Any) -> str | None:
-    """Why ``expected`` is not a valid expectation of ``test_type`` in ``task`` (None when it is)."""
-    labels = set(task.labels)
-    if test_type == "MFT":
-        values = allowed(expected)
-        if task.is_span:
-            return None if values and all(isinstance(v, str) for v in values) else "answers (text) expected"
-        return None if values and set(values) <= labels else f"one or more of {task.labels} expected"
-    if test_type == "INV":
-        return None if expected is None else "null expected"
-    if test_type == "DIR":
-        if task.is_span:
-            return "DIR tests need a classification task"
-        if not isinstance(expected, dict):
-            return "an object expected"
-        if "target" in expected:
-            return None if set(allowed(expected["target"])) <= labels else "target must be task labels"
-        used = {expected.get("label")} - {None} | set((expected.get("score") or {}).values())
-        if expected.get("direction") not in ("up", "down") or not used <= labels:
-            return "{'direction': 'up'|'down', 'label' or 'score', 'tolerance'} over task labels expected"
-        return None
-    return "test_type must be MFT, INV or DIR"
+    return kind_of(task).dir(task, expected, orig_scores, orig_answer, scores, answer)
 
 
 def case_outcome(
     task: Task,
     test_type: str,
     expected: Any,
-    probs: np.ndarray,
-    label: str,
-    orig_probs: np.ndarray | None,
-    orig_label: str | None,
+    scores: np.ndarray,
+    answer: Any,
+    orig_scores: np.ndarray | None,
+    orig_answer: Any | None,
 ) -> str:
-    """A case's outcome under its own expectation (INV/DIR compare with the original's prediction)."""
+    """A case's outcome under its own expectation (INV/DIR compare with the original's answer)."""
     if test_type == "MFT":
-        return mft_outcome(task, expected, label)
-    if orig_label is None or orig_probs is None:
+        return mft_outcome(task, expected, answer)
+    if orig_answer is None or orig_scores is None:
         return NA  # the original of an INV/DIR test is not a test by itself
     if test_type == "INV":
-        return inv_outcome(task, orig_probs, orig_label, probs, label)
-    return dir_outcome(task, expected, orig_probs, orig_label, probs, label)
+        return inv_outcome(task, orig_scores, orig_answer, scores, answer)
+    return dir_outcome(task, expected, orig_scores, orig_answer, scores, answer)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -40,8 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from .expect import ERROR, FAIL, PASS
-from .results import natural_key
+from .results import load_results, natural_key
 from .run import PREDICTIONS
+from .stats import benjamini_hochberg, fisher_greater, fisher_two_sided, newcombe, wilson
 from .store import InputError, read_jsonl
 from .suite import CASES
 
@@ -54,50 +54,6 @@ GENERIC = frozenset({"kind", "length", "label", "seed"})  # features that do not
 LENGTHS = ((5, "1–5 words"), (10, "6–10 words"), (20, "11–20 words"), (40, "21–40 words"))
 _WORD = re.compile(r"[^\W_][\w'-]*")
 MINIMAL_EDITS = "minimal-edits.json"  # written into a run directory by ``autocheck explain --minimal-edits``
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Statistics
-
-
-def _log_comb(n: int, k: int) -> float:
-    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-
-
-def _hypergeom(total: int, failures: int, drawn: int) -> tuple[int, int, list[float]]:
-    """(lowest, highest, log-probabilities) of the failures among ``drawn`` of ``total`` cases."""
-    low, high = max(0, drawn - (total - failures)), min(drawn, failures)
-    norm = _log_comb(total, drawn)
-    logs = [
-        _log_comb(failures, x) + _log_comb(total - failures, drawn - x) - norm for x in range(low, high + 1)
-    ]
-    return low, high, logs
-
-
-def fisher_greater(a: int, b: int, c: int, d: int) -> float:
-    """One-sided Fisher's exact test of the table [[a, b], [c, d]] (rows: with / without a feature;
-    columns: failed / passed): the probability of a or more failures with the feature, margins fixed."""
-    low, _, logs = _hypergeom(a + b + c + d, a + c, a + b)
-    return min(1.0, sum(math.exp(x) for x in logs[a - low :]))
-
-
-def fisher_two_sided(a: int, b: int, c: int, d: int) -> float:
-    """Two-sided Fisher's exact test: the probability of tables no more likely than the one seen."""
-    low, _, logs = _hypergeom(a + b + c + d, a + c, a + b)
-    seen = logs[a - low]
-    return min(1.0, sum(math.exp(x) for x in logs if x <= seen + 1e-7))
-
-
-def benjamini_hochberg(pvalues: list[float]) -> list[float]:
-    """Benjamini–Hochberg adjusted p-values (q), in the order given."""
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    q, running = [1.0] * m, 1.0
-    for rank in range(m, 0, -1):
-        i = order[rank - 1]
-        running = min(running, pvalues[i] * m / rank)
-        q[i] = min(1.0, running)
-    return q
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -253,8 +209,6 @@ def _tested(p: float, q: float) -> dict[str, Any]:
 
 
 def _rate(failures: int, n: int) -> dict[str, Any]:
-    from .report.summary import wilson
-
     pair = wilson(failures, n)
     return {
         "failures": failures,
@@ -266,8 +220,6 @@ def _rate(failures: int, n: int) -> dict[str, Any]:
 
 def explain_counts(counts: _Counts, top: int | None = TOP) -> dict[str, Any]:
     """The ranked explanations of one capability and model (see the module's docs)."""
-    from .report.summary import newcombe
-
     n, failures = counts.cases, counts.failures
     tried = sorted(f for f, (k, _) in counts.features.items() if MIN_SUPPORT <= k < n)
     rows = []
@@ -320,7 +272,6 @@ def explain_run(
 ) -> dict[str, dict[str, dict[str, Any]]]:
     """model → capability → explanations (``explain_counts``) of a run directory, capabilities in the
     report's order. The Python API of ``autocheck explain``."""
-    from .report.summary import load_results
 
     run_dir = Path(run_dir)
     results = results or load_results(run_dir)
@@ -400,7 +351,6 @@ def feature_changes(
     """For each model pair (``compare.match_models``): capability → the features whose failure rate moved
     from run A to run B, largest significant change first; each with both tallies, the change, its
     Newcombe interval and a two-sided Fisher test corrected by Benjamini–Hochberg per capability."""
-    from .report.summary import load_results, newcombe
 
     dir_a, dir_b = Path(dir_a), Path(dir_b)
     counts_a = count_run(dir_a, load_results(dir_a))
@@ -534,10 +484,8 @@ def minimal_edits(run_dir: str | Path, model: Any, *, max_calls: int, max_parts:
     The run's failure rates are not touched: this reads the run and returns a new record. An inserted word
     is taken out with the space it brought; a capital that the insertion lowered (``lowered``) stays
     lowered, so the subset is the expansion's own text minus words."""
-    import numpy as np
-
     from .expect import case_outcome
-    from .report.summary import load_results
+    from .outputs import kind_of
     from .tasks import Task
 
     run_dir = Path(run_dir)
@@ -574,11 +522,7 @@ def minimal_edits(run_dir: str | Path, model: Any, *, max_calls: int, max_parts:
         for j, (c, keep, inputs) in enumerate(batch):
             if c.case["id"] in found or j in outputs.errors or j in outputs.invalid or labels[j] is None:
                 continue
-            seed = c.seed_row
-            if task.is_span:
-                seed_probs, seed_label = np.array([seed.get("score", 0.0)]), seed.get("answer")
-            else:
-                seed_probs, seed_label = np.array(seed.get("probs") or []), seed.get("label")
+            seed_probs, seed_label = kind_of(task).from_result(c.seed_row)
             outcome = case_outcome(
                 task, c.case["test_type"], c.case.get("expected"), probs[j], labels[j], seed_probs, seed_label
             )

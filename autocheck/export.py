@@ -19,7 +19,8 @@ Label rules. Every MFT expectation is read as a set of allowed labels (one label
 INV and DIR cases have no label and are left out. The label space defaults to the suite's task: its binary
 poles when it reads binary models (sentiment: negative/positive, the models the paper retrains), otherwise
 all its labels. Rows carry the task's input fields as columns (``text``; ``premise``, ``hypothesis``; ...);
-a question-answering suite's rows carry their acceptable ``answers`` instead of a label.
+a question-answering suite's rows carry their acceptable ``answers`` instead of a label, an NER suite's their
+``entities``; ``format="conll"`` writes an NER suite's MFT cases as BIO-tagged ``token TAG`` lines.
 ``export_summary.json`` counts per split, capability and
 label what was written, and per capability what was mapped from a set and what was left out, and why.
 """
@@ -35,10 +36,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from autocheck.outputs import OutputKind, kind_of
 from autocheck.store import (
     InputError,
     JsonlWriter,
     atomic_write_json,
+    atomic_write_text,
     load_json,
     prepare_output_dir,
     read_jsonl,
@@ -52,31 +55,8 @@ BINARY = ("negative", "positive")
 THREE_CLASS = ("negative", "neutral", "positive")
 SUMMARY = "export_summary.json"
 COLUMNS = ("id", "group", "capability", "kind", "label", "label_name", "soft_label")  # + input fields
-Format = Literal["jsonl", "csv", "hf"]
+Format = Literal["jsonl", "csv", "hf", "conll"]
 SetLabelRule = Literal["hard", "drop", "soft"]
-
-
-def map_expected(
-    expected: Any, label_space: Sequence[str], rule: SetLabelRule
-) -> tuple[int, list[float]] | str:
-    """``(label index or -1, soft label)`` of one expectation, or the reason it is left out."""
-    if expected is None or isinstance(expected, dict):
-        return "no single label (INV/DIR)"
-    allowed = (expected,) if isinstance(expected, str) else tuple(expected)
-    if len(allowed) > 1 and rule == "drop":
-        return "label set dropped"
-    inside = [label for label in label_space if label in allowed]
-    if rule == "soft":
-        if not inside and allowed == ("neutral",) and len(label_space) == 2:
-            inside = list(label_space)  # the original code's neutral = [0.5, 0.5] for binary models
-        if not inside:
-            return "no label in the label space"
-        soft = [1 / len(inside) if label in inside else 0.0 for label in label_space]
-        return (label_space.index(inside[0]) if len(inside) == 1 else -1), soft
-    if len(inside) != 1:
-        return "no label in the label space" if not inside else "ambiguous label set"
-    index = label_space.index(inside[0])
-    return index, [float(k == index) for k in range(len(label_space))]
 
 
 def assign_splits(
@@ -123,7 +103,9 @@ def export_files(format: Format) -> list[str]:
 
 
 # Every format's names: --overwrite may replace an export made in another format.
-EXPORT_FILES = tuple(dict.fromkeys(name for fmt in ("jsonl", "csv", "hf") for name in export_files(fmt)))
+EXPORT_FILES = tuple(
+    dict.fromkeys(name for fmt in ("jsonl", "csv", "hf", "conll") for name in export_files(fmt))
+)
 
 
 def export_suite(
@@ -142,10 +124,17 @@ def export_suite(
     from .suite import CASES, iter_cases, suite_task
 
     task = suite_task(suite_dir)
+    kind = kind_of(task)
     if label_space is None:
         label_space = (task.binary.low, task.binary.high) if task.binary else task.labels
-    if format not in ("jsonl", "csv", "hf"):
-        raise InputError(f"unknown export format {format!r} (jsonl, csv or hf)")
+    if format not in ("jsonl", "csv", "hf", "conll"):
+        raise InputError(f"unknown export format {format!r} (jsonl, csv, hf or conll)")
+    entities = "entities" in kind.export_columns  # an NER suite: CoNLL or JSON Lines
+    if (format == "conll" and not entities) or (entities and format in ("csv", "hf")):
+        raise InputError(
+            f"export format {format!r}: "
+            + ("CoNLL is for an NER suite" if format == "conll" else "an NER suite exports as conll or jsonl")
+        )
     if set_label_rule not in ("hard", "drop", "soft"):
         raise InputError(f"unknown set_label_rule {set_label_rule!r} (hard, drop or soft)")
     if len(split) != 3 or min(split) < 0 or sum(split) <= 0:
@@ -160,16 +149,12 @@ def export_suite(
     left_out: dict[str, Counter[str]] = defaultdict(Counter)
     from_sets: dict[str, Counter[str]] = defaultdict(Counter)
     for case in iter_cases(cases_path, task):  # validated: a damaged line names file, line and field
-        mapped: tuple[int, list[float]] | str
-        if task.is_span:
-            mapped = (-1, []) if case.test_type == "MFT" else "no single label (INV/DIR)"
-        else:
-            mapped = map_expected(case.expected, label_space, set_label_rule)
+        mapped = kind.export(case.test_type, case.expected, label_space, set_label_rule)
         if isinstance(mapped, str):
             left_out[case.capability][mapped] += 1
             continue
-        label, soft = mapped
-        if isinstance(case.expected, tuple) and len(case.expected) > 1:
+        label, soft, columns = mapped
+        if isinstance(case.expected, tuple) and len(case.expected) > 1 and kind.expects_labels:
             target = label_space[label] if label >= 0 else "soft"
             from_sets[case.capability]["|".join(case.expected) + "->" + target] += 1
         rows.append(
@@ -179,7 +164,7 @@ def export_suite(
                 "capability": case.capability,
                 "kind": case.kind,
                 **case.inputs,
-                **({"answers": list(case.expected)} if task.is_span else {}),
+                **columns,
                 "label": label,
                 "label_name": label_space[label] if label >= 0 else "",
                 "soft_label": soft,
@@ -201,7 +186,7 @@ def export_suite(
         by_split[SPLITS[assignment[row["group"]]]].append(row)
 
     prepare_output_dir(out, overwrite=overwrite, files=EXPORT_FILES, manifest=SUMMARY)
-    _write(by_split, out, format, label_space, task.inputs, task.is_span)
+    _write(by_split, out, format, label_space, task.inputs, kind)
     counts: dict[str, dict[str, dict[str, int]]] = {}
     for name, split_rows in by_split.items():
         per_cap: dict[str, Counter[str]] = defaultdict(Counter)
@@ -230,16 +215,32 @@ def export_suite(
     return summary
 
 
+def conll_lines(text: str, entities: Sequence[Sequence[Any]]) -> list[str]:
+    """``token TAG`` lines of one text, BIO-tagged: tokens are runs of word characters and single other
+    characters, so every entity edge (at a word or a sign, ``$44``) is a token edge."""
+    from .outputs.entities import tags_of
+
+    tokens = [(m.group(), m.span()) for m in re.finditer(r"\w+|[^\w\s]", text)]
+    tags = tags_of([(s, e, k) for s, e, k in entities], [span for _, span in tokens])
+    return [f"{token} {tag}" for (token, _), tag in zip(tokens, tags)]
+
+
 def _write(
     by_split: dict[str, list[dict[str, Any]]],
     out: Path,
     format: Format,
     labels: tuple,
     inputs: Sequence[str],
-    span: bool,
+    kind: OutputKind,
 ) -> None:
-    columns = (*COLUMNS[:4], *inputs, *(("answers",) if span else ()), *COLUMNS[4:])
-    if format == "jsonl":
+    columns = (*COLUMNS[:4], *inputs, *kind.export_columns, *COLUMNS[4:])
+    if format == "conll":
+        for name, split_rows in by_split.items():
+            lines = [
+                line for row in split_rows for line in (*conll_lines(row[inputs[0]], row["entities"]), "")
+            ]
+            atomic_write_text(out / f"{name}.conll", "".join(f"{line}\n" for line in lines))
+    elif format == "jsonl":
         for name, split_rows in by_split.items():
             with JsonlWriter(out / f"{name}.jsonl") as writer:
                 writer.write_all(split_rows)
@@ -250,7 +251,7 @@ def _write(
                 csv_writer.writeheader()
                 for row in split_rows:
                     encoded: dict[str, str] = {
-                        k: json.dumps(row[k]) for k in ("soft_label", "answers") if k in row
+                        k: json.dumps(row[k]) for k in ("soft_label", *kind.export_columns)
                     }
                     csv_writer.writerow({k: escape_cell(v) for k, v in {**row, **encoded}.items()})
     else:
@@ -263,8 +264,12 @@ def _write(
                 "capability": datasets.Value("string"),
                 "kind": datasets.Value("string"),
                 **{name: datasets.Value("string") for name in inputs},
-                **({"answers": datasets.Sequence(datasets.Value("string"))} if span else {}),
-                "label": datasets.Value("int64") if span else datasets.ClassLabel(names=list(labels)),
+                **{name: datasets.Sequence(datasets.Value("string")) for name in kind.export_columns},
+                "label": (
+                    datasets.ClassLabel(names=list(labels))
+                    if kind.expects_labels
+                    else datasets.Value("int64")
+                ),
                 "label_name": datasets.Value("string"),
                 "soft_label": datasets.Sequence(datasets.Value("float64")),
             }

@@ -26,6 +26,7 @@ from . import __version__
 from .config import GenerateConfig
 from .execute import make_executor
 from .expand.job import CapabilityCounts, ChunkResult, Expander, Timer, by_capability, model_calls
+from .outputs import kind_of
 from .records import SEED, TestCase
 from .store import (
     InputError,
@@ -74,8 +75,15 @@ Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
 
 
 def expandable(task: Any, capabilities: Iterable[Any]) -> bool:
-    """Grammar expansion applies to the MFT seeds of a one-field task's dataset search."""
-    return len(task.inputs) == 1 and any(c.needs_dataset and c.test_type == "MFT" for c in capabilities)
+    """Grammar expansion applies to the MFT seeds of a one-field task's dataset search, when the task's
+    expectations are not located in the text: an NER seed's entity offsets would not follow the inserted
+    words (its kind has ``carry``)."""
+    located = hasattr(kind_of(task), "carry")
+    return (
+        len(task.inputs) == 1
+        and not located
+        and any(c.needs_dataset and c.test_type == "MFT" for c in capabilities)
+    )
 
 
 def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Progress | None = None):
@@ -133,6 +141,7 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
                     labels=spec.task.labels,
                     expand=uses_contractions(capabilities),
                     max_rows=config.max_rows,
+                    entities=spec.task.output == "entities",  # labels are spans into the text as given
                 )
 
             read()  # resolve the source now: a missing file or column is an error before any work

@@ -9,9 +9,9 @@ comprehension. A plain string stands for ``{"text": string}``. On disk each fiel
 record, so a one-field case reads ``{"text": ..., ...}`` and a pair ``{"question1": ..., "question2": ...}``.
 
 Labels are strings (``"negative"``, ``"neutral"``, ``"positive"`` for sentiment; for a question-answering
-task the acceptable answers). An expectation is either one label, a tuple of allowed labels
-(``("neutral", "positive")`` = "positive or neutral"), ``None`` for an INV case, or a mapping for a DIR case
-(see ``expect.py``).
+task the acceptable answers; for named-entity recognition the entities, ``(start, end, type)`` each). An
+expectation is either one label, a tuple of allowed labels (``("neutral", "positive")`` = "positive or
+neutral"), ``None`` for an INV case, a mapping for a DIR case (see ``expect.py``), or an NER case's entities.
 """
 
 from __future__ import annotations
@@ -60,8 +60,11 @@ def _to_json(record: Any) -> dict[str, Any]:
 
 
 def expected_from_json(value: Any) -> Expected:
-    """Lists in JSON become tuples so an expectation is hashable and compares by value."""
-    return tuple(value) if isinstance(value, list) else value
+    """Lists in JSON become tuples so an expectation is hashable and compares by value (an NER case's
+    ``[[start, end, type], ...]`` too)."""
+    if isinstance(value, list):
+        return tuple(tuple(v) if isinstance(v, list) else v for v in value)
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +154,11 @@ def _check_case_fields(d: dict[str, Any]) -> None:
     fails where it is read, not in whatever sorts, hashes or slices its values later."""
 
     def texts(value: Any) -> bool:
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+        """A list of labels or answers, or of an NER case's entities ([start, end, type] each)."""
+        return isinstance(value, list) and (
+            all(isinstance(v, str) for v in value)
+            or all(isinstance(v, list) and len(v) == 3 and isinstance(v[2], str) for v in value)
+        )
 
     for key in ("id", "capability", "kind", "test_type"):
         if not isinstance(d.get(key), str):
@@ -161,8 +168,11 @@ def _check_case_fields(d: dict[str, Any]) -> None:
     if not (d.get("seed_id") is None or isinstance(d["seed_id"], str)):
         raise ValueError(f"field 'seed_id' must be a case id or null, not {d['seed_id']!r}")
     expected = d.get("expected")
-    if not (expected is None or isinstance(expected, str | dict) or texts(expected)):
-        raise ValueError(f"field 'expected' must be a label, a list of labels or an object, not {expected!r}")
+    number = isinstance(expected, int | float) and not isinstance(expected, bool)  # an output kind's own
+    if not (expected is None or number or isinstance(expected, str | dict) or texts(expected)):
+        raise ValueError(
+            f"field 'expected' must be a label, a list of labels, a number or an object, not {expected!r}"
+        )
     if isinstance(expected, dict) and d["test_type"] != "DIR":
         raise ValueError(f"field 'expected' of a {d['test_type']} case cannot be an object (only DIR's)")
     label = d.get("label", "")

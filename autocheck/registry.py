@@ -1,6 +1,6 @@
-"""Registries of named parts: perturbations, model forms, lexicons, dataset readers, executors and
-validation checks. Each kind has one registry; autocheck registers its own parts in code, and a
-third-party package adds its own, without editing autocheck, through the entry-point group
+"""Registries of named parts: perturbations, model forms, lexicons, dataset readers, executors,
+validation checks, output kinds and tasks. Each kind has one registry; autocheck registers its own parts in
+code, and a third-party package adds its own, without editing autocheck, through the entry-point group
 ``autocheck.<kind>`` in its packaging metadata, e.g. in its ``pyproject.toml``::
 
     [project.entry-points."autocheck.perturbations"]
@@ -21,7 +21,7 @@ from .store import InputError
 
 T = TypeVar("T")
 
-KINDS = ("perturbations", "models", "lexicons", "datasets", "executors", "checks")
+KINDS = ("perturbations", "models", "lexicons", "datasets", "executors", "checks", "outputs", "tasks")
 
 
 class Registry(Generic[T]):
@@ -33,6 +33,7 @@ class Registry(Generic[T]):
         self.kind, self.what = kind, what
         self.group = f"autocheck.{kind}"
         self._parts: dict[str, T] = {}
+        self._origins: dict[str, str] = {}  # name -> "autocheck", or the plug-in package that added it
         self._entry_points: dict[str, EntryPoint] | None = None
 
     def register(self, name: str, part: T | None = None) -> Callable[[T], T] | T:
@@ -45,6 +46,7 @@ class Registry(Generic[T]):
         if name in self._parts and self._parts[name] is not part:
             raise ValueError(f"a {self.what} named {name!r} is registered already")
         self._parts[name] = part
+        self._origins.setdefault(name, "autocheck")
         return part
 
     def get(self, name: str) -> T:
@@ -60,12 +62,12 @@ class Registry(Generic[T]):
         try:
             part: T = point.load()  # a plug-in's part is taken as registered (entry points are untyped)
         except Exception as error:  # a broken plug-in names itself, whatever it raised
-            package = point.dist.name if point.dist else point.value
             raise InputError(
-                f"plug-in {package}: the {self.what} {name!r} ({point.value}) could not be loaded: "
+                f"plug-in {_package(point)}: the {self.what} {name!r} ({point.value}) could not be loaded: "
                 f"{type(error).__name__}: {error}"
             ) from error
         self._parts[name] = part
+        self._origins[name] = _package(point)
         return part
 
     __getitem__ = get
@@ -77,6 +79,12 @@ class Registry(Generic[T]):
         """Every name, plug-ins' included (none is loaded to list them)."""
         return sorted({*self._parts, *self._plugins()})
 
+    def origins(self) -> dict[str, str]:
+        """Every name and where its part comes from: ``autocheck``, or the package of the plug-in that adds
+        it (none is loaded to say so)."""
+        found = {name: _package(point) for name, point in self._plugins().items()}
+        return dict(sorted({**found, **self._origins}.items()))
+
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
@@ -85,3 +93,8 @@ class Registry(Generic[T]):
         if self._entry_points is None:
             self._entry_points = {p.name: p for p in entry_points(group=self.group)}
         return {name: p for name, p in self._entry_points.items() if name not in self._parts}
+
+
+def _package(point: EntryPoint) -> str:
+    """The distribution that declares an entry point (its module when that is not known)."""
+    return point.dist.name if point.dist else point.value.partition(":")[0]

@@ -28,7 +28,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .outputs import check_output, kind_of
 from .records import Expected, Label
+from .registry import Registry
 from .resources import project_file
 from .store import InputError, load_json
 from .tasks import HEADER_KEYS, Task
@@ -146,7 +148,8 @@ class Capability:
     def expected_for(self, label: Label | tuple[str, ...], compat: bool = False) -> Expected | None:
         """The expectation for a seed of ``label``; with ``compat``, the original code's where the spec
         records one (LC10: a negative seed answered "no" had to be strictly positive). A question-answering
-        seed's ``label`` is its answers, which no per-label expectation names."""
+        seed's ``label`` is its answers, which no per-label expectation names; an NER seed's, its entities,
+        which an MFT expects as they are."""
         if compat and label in (original := self.spec.get("compat", {}).get("expected", {})):
             value = original[label]
             return tuple(value) if isinstance(value, list) else value
@@ -154,7 +157,9 @@ class Capability:
             return None
         if self.test_type == "DIR":
             return self.direction
-        return None if isinstance(label, tuple) else dict(self.expected).get(label)
+        if isinstance(label, tuple):  # an NER seed expects its own entities; answers name no expectation
+            return label if all(isinstance(entity, tuple) for entity in label) else None
+        return dict(self.expected).get(label)
 
     @property
     def needs_dataset(self) -> bool:
@@ -185,14 +190,23 @@ class Spec:
         return [cap for cap in self.capabilities if cap.id in only or cap.cid in only]
 
 
+# Spec files by name (``--task NAME``, ``--requirements NAME``): autocheck's own in ``requirements/``; a
+# plug-in adds a task through the entry-point group "autocheck.tasks", naming the path of its spec file (a
+# str or Path attribute of its package, e.g. ``Path(__file__).parent / "formality.json"``).
+TASKS: Registry[str | Path] = Registry("tasks", "task")
+for _shipped in sorted(project_file("requirements").glob("*.json")):
+    if _shipped.name != "schema.json":
+        TASKS.register(_shipped.stem, _shipped)
+
+
 def spec_path(requirements: str | Path | None, task: str = "sentiment") -> Path:
-    """``requirements`` as a path, a shipped spec's name (``nli``, ``sentiment_checklist``), or by default the
-    shipped spec of ``task``."""
+    """``requirements`` as a path, a registered spec's name (``nli``, ``sentiment_checklist``, a plug-in's),
+    or by default the spec registered for ``task``."""
     if requirements is None:
-        return project_file(f"requirements/{task}.json")
+        return Path(TASKS.get(task))
     path = Path(requirements)
-    if not path.exists() and path.suffix == "" and project_file(f"requirements/{path.name}.json").is_file():
-        return project_file(f"requirements/{path.name}.json")
+    if not path.exists() and path.suffix == "" and path.name in TASKS:
+        return Path(TASKS.get(path.name))
     return path
 
 
@@ -212,11 +226,11 @@ def load_spec(
         raise InputError(f"{path}: $.task: specification is for task '{data['task']}', not '{task}'")
     header = {k: data[k] for k in ("task", *HEADER_KEYS) if k in data}
     if "labels" not in header and header.get("output") != "span":
-        base = project_file(f"requirements/{data['task']}.json")
-        if base.resolve() == path.absolute().resolve() or not base.is_file():
+        base = Path(TASKS.get(data["task"])) if data["task"] in TASKS else None
+        if base is None or base.resolve() == path.absolute().resolve() or not base.is_file():
             raise InputError(
                 f"{path}: $: no task definition: give 'inputs' and 'labels' (or 'output': 'span'), or use a "
-                f"task that autocheck ships ({', '.join(shipped_tasks())})"
+                f"known task ({', '.join(TASKS.names())})"
             )
         base_data = load_json(base, "capability specification")
         header = {k: base_data[k] for k in ("task", *HEADER_KEYS) if k in base_data} | {
@@ -224,6 +238,7 @@ def load_spec(
         }
     the_task = Task.from_spec(header)
     the_task.check(str(path))
+    check_output(the_task, str(path))
     context = _Context(path, the_task, data.get("lexicons", {}))
     capabilities = tuple(
         _capability(context, f"$.capabilities[{i}]", spec) for i, spec in enumerate(data["capabilities"])
@@ -234,11 +249,6 @@ def load_spec(
             raise InputError(f"{path}: $.capabilities[{i}].id: duplicate capability id '{capability.id}'")
         seen.add(capability.id)
     return Spec(path, the_task, capabilities)
-
-
-def shipped_tasks() -> list[str]:
-    folder = project_file("requirements")
-    return sorted(p.stem for p in folder.glob("*.json") if p.name != "schema.json")
 
 
 def load_capabilities(
@@ -363,7 +373,7 @@ def _word_test(spec: dict[str, Any]) -> WordTest:
 def _predicates(context: _Context, where: str, spec: dict[str, Any]) -> Predicates:
     path, labels = context.path, context.labels
     group_labels = _as_set(spec["label"]) if "label" in spec else None
-    if group_labels is not None and not context.task.is_span:
+    if group_labels is not None and kind_of(context.task).expects_labels:
         _check_labels(path, f"{where}.label", group_labels, labels)
     field_name = spec.get("field", context.task.inputs[0])
     if field_name not in context.task.inputs:
@@ -462,7 +472,7 @@ def _direction(context: _Context, where: str, spec: dict[str, Any]) -> dict[str,
 def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capability:
     path, labels, task = context.path, context.labels, context.task
     expected = spec.get("expected", {})
-    if spec["test_type"] == "MFT" and "search" in spec and not expected and not task.is_span:
+    if spec["test_type"] == "MFT" and "search" in spec and not expected and kind_of(task).expects_labels:
         raise InputError(f"{path}: {where}: an MFT capability over dataset seeds needs 'expected'")
     for source, value in expected.items():
         _check_labels(path, f"{where}.expected.{source}", _as_set(value) | {source}, labels)
@@ -484,9 +494,9 @@ def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capabili
     perturb = None
     if "perturb" in spec:
         perturb = Perturb(spec["perturb"]["name"], dict(spec["perturb"].get("options", {})))
-        from .author.perturbed import check_perturbation
+        from .author.perturb import check_options
 
-        check_perturbation(perturb.name, perturb.options, task.inputs, f"{path}: {where}.perturb")
+        check_options(perturb.name, perturb.options, task.inputs, f"{path}: {where}.perturb")
     return Capability(
         id=spec["id"],
         capability=spec["capability"],
@@ -505,3 +515,8 @@ def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capabili
         if "direction" in spec
         else None,
     )
+
+
+def default_task() -> Task:
+    """The sentiment task (what a suite without a recorded task is)."""
+    return load_spec(None, "sentiment").task

@@ -1,7 +1,8 @@
 """Run a suite against models: per-case outcomes, failure rates, seed→expansion transitions.
 
-The suite's task (recorded in its manifest; sentiment for a suite without one) says what the inputs are and
-how each model's answers are read (``tasks.Task.read``); ``expect.py`` holds CheckList's expectations.
+The suite's task (recorded in its manifest; sentiment for a suite without one) says what the inputs are;
+its output kind (``outputs``) how each model's answers are read, compared and written; ``expect.py`` says
+which comparison each test type makes.
 
 Every expansion of an MFT or INV suite also forms an INV test with its seed (inserted words are
 sentiment-neutral): its ``inv`` outcome. Transitions (pass→fail, ...) count (seed, expansion) pairs where
@@ -33,10 +34,12 @@ from .expect import ERROR, FAIL, NA, PASS, case_outcome, inv_outcome, mft_outcom
 from .models import Model, as_model
 from .models.base import Input
 from .models.files import FilePredictions
+from .outputs import kind_of
 from .records import PERTURBATION, SEED, TestCase
 from .results import (
     NO_SOURCE,
     PARTS,
+    RESULTS,
     CapabilityTally,
     Group,
     capability_errors,
@@ -49,7 +52,7 @@ from .tasks import Task
 
 log = logging.getLogger(__name__)
 
-PREDICTIONS, RESULTS = "predictions.jsonl", "results.json"
+PREDICTIONS = "predictions.jsonl"
 LABEL_ONLY_DIR = "not applicable: the model answered labels without probabilities, which DIR tests compare"
 # what a results directory holds (manifest.json: where the answers came from); --overwrite removes only these
 RUN_FILES = (PREDICTIONS, RESULTS, MANIFEST)
@@ -122,11 +125,10 @@ def _predict_all(
     with progress.bar(len(index.inputs), model.name, "inputs") as reporter:
         for start in range(0, len(index.inputs), PREDICT_CHUNK):
             chunk = index.inputs[start : start + PREDICT_CHUNK]
-            counted = progress.Counted(reporter, len(chunk), compute or (lambda b: map(model._answers, b)))
+            counted = progress.Counted(reporter, len(chunk), compute or (lambda b: map(model.answer, b)))
             parts.append((start, model.predict(chunk, counted, batch_size=batch_size, use_cache=use_cache)))
             counted.finish()  # every input answered from the cache: no batch was computed
-    width = 1 if index.task.is_span else len(index.task.labels)
-    result = _Predictions(np.zeros((0, width)), [], {}, {})
+    result = _Predictions(np.zeros((0, 0)), [], {}, {})
     chunks = []
     for start, outputs in parts:
         probs, labels = model.read(outputs)
@@ -159,14 +161,21 @@ def _outcome(task: Task, case: TestCase, p: _Predictions, t: int, s: int | None)
         return NA, None  # nothing to compare with
     if p.label_only and case.test_type == "DIR":
         return NA, None  # see LABEL_ONLY_DIR
+    original = p.labels[s] if s is not None else None
+    carry = getattr(kind_of(task), "carry", None)  # an answer located in the text (NER's entities)
+    if carry is not None and original is not None:  # the original's answer where it is in this text
+        edits = case.provenance.get("perturbation", {}).get("edits", ())
+        original = carry(original, edits, task.inputs[0])
+        if original is None:
+            return NA, None  # an edit crossed an entity's edge: where it is now is not known
     outcome = case_outcome(
         task,
         case.test_type,
         case.expected,
         p.probs[t],
-        p.labels[t],  # type: ignore[arg-type]
+        p.labels[t],
         p.probs[s] if s is not None else None,
-        p.labels[s] if s is not None else None,
+        original,
     )
     return outcome, None
 
@@ -186,10 +195,8 @@ def _row(task: Task, case: TestCase, model: Model, p: _Predictions, t: int, outc
         row["error"] = p.errors[t]
     elif t in p.invalid:
         row["reply"] = p.invalid[t]
-    elif task.is_span:
-        row["answer"], row["score"] = p.labels[t], round(float(p.probs[t, 0]), 6)
     else:
-        row["probs"], row["label"] = [round(float(x), 6) for x in p.probs[t]], p.labels[t]
+        row.update(kind_of(task).result_fields(p.probs[t], p.labels[t]))
     return row
 
 
@@ -258,6 +265,8 @@ def run_suite(
             timings[model.name] = time.perf_counter() - started
 
     tallies: list[defaultdict[str, CapabilityTally]] = [defaultdict(CapabilityTally) for _ in models]
+    tally_of = getattr(kind_of(task), "tally", None)  # results by the kind's own views (NER: type, origin)
+    by_kind = [tally_of() for _ in models] if tally_of else []
     groups: list[dict[str, Group]] = [{} for _ in models]
     out_dir.mkdir(parents=True, exist_ok=True)
     with JsonlWriter(out_dir / PREDICTIONS) as writer:
@@ -300,6 +309,9 @@ def run_suite(
                         answer = None if s in p.invalid else seed_label
                         before = FAIL if answer is None else mft_outcome(task, seed.expected, answer)
                         tally.transitions[f"{before}_to_{outcome}"] += 1
+                if by_kind and case.test_type == "MFT" and outcome in (PASS, FAIL) and t not in p.invalid:
+                    origin = case.provenance.get("origin")
+                    by_kind[m].add(case.expected, p.labels[t], task.labels, origin)
                 row = _row(task, case, models[m], p, t, outcome)
                 if reason:
                     row["reason"] = reason
@@ -346,6 +358,8 @@ def run_suite(
                 NO_SOURCE,
             )
         entry["overall"] = overall_counts(entry)
+        if by_kind:
+            entry[kind_of(task).name] = by_kind[m].to_json()
     atomic_write_json(out_dir / RESULTS, results)
     # Where the answers came from varies between equal runs, so it is kept out of results.json (whose bytes
     # depend only on the suite and the models' answers).

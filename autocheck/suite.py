@@ -16,6 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from .outputs import check_output
 from .records import KINDS, SEED, TestCase
 from .store import InputError, JsonlWriter, atomic_write_json, load_json
 from .tasks import Task
@@ -43,12 +44,13 @@ def suite_task(suite_dir: str | Path) -> Task:
         try:  # a damaged header is an error naming the manifest, not a crash where a label is used
             task = Task.from_spec(manifest["task"])
             task.check(f"{where}: field 'task'")
+            check_output(task, f"{where}: field 'task'")
         except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
             raise InputError(
                 f"{where}: field 'task' is not a task header ({type(e).__name__}: {e})"
             ) from None
         return task
-    from .models.base import default_task
+    from .requirements import default_task
 
     return default_task()
 

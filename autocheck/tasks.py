@@ -5,8 +5,9 @@ A task is declared in the header of its spec file (``requirements/<task>.json``,
 
 * ``inputs`` — the named text fields of one input: ``["text"]`` (the default), ``["premise", "hypothesis"]``,
   ``["question1", "question2"]``, ``["context", "question"]``;
-* ``output`` — ``"label"`` (a classifier over ``labels``, the default) or ``"span"`` (extractive question
-  answering: the answer is a span of the context, compared by SQuAD's normalised exact match);
+* ``output`` — the name of a registered output kind (``outputs``): ``"label"`` (a classifier over
+  ``labels``, the default) or ``"span"`` (extractive question answering: the answer is a span of the
+  context, compared by SQuAD's normalised exact match), or a plug-in's;
 * ``labels`` and ``label_aliases`` — the label set, and the other names models give those labels
   (``ENTAILMENT``, ``duplicate``, ``hateful``; compared case-insensitively);
 * ``label_order`` — per number of classes, the label of each generic ``LABEL_i`` name;
@@ -34,7 +35,7 @@ import numpy as np
 
 from .store import InputError
 
-LABEL, SPAN = "label", "span"
+LABEL = "label"
 HEADER_KEYS = (
     "description", "inputs", "output", "labels", "label_aliases", "label_order", "binary", "score", "prompt",
     "lexicon",
@@ -65,10 +66,6 @@ class Task:
     prompt: str | None = None
     description: str = ""
     lexicon: str | None = None  # validates expansions unless --lexicon names another (hate speech's own)
-
-    @property
-    def is_span(self) -> bool:
-        return self.output == SPAN
 
     # ----------------------------------------------------------------------------------------- JSON
 
@@ -144,10 +141,9 @@ class Task:
         return out
 
     def check(self, where: str) -> None:
-        """Consistency the schema cannot express; errors name ``where`` (the spec file)."""
+        """Consistency the schema cannot express; errors name ``where`` (the spec file). What the output
+        kind needs is its own check (``outputs.kind.OutputKind.check_task``)."""
         labels = set(self.labels)
-        if self.output == LABEL and len(self.labels) < 2:
-            raise InputError(f"{where}: $.labels: a classification task needs at least two labels")
         for _, label in self.aliases:
             if label not in labels:
                 raise InputError(

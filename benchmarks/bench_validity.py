@@ -797,7 +797,7 @@ def kept_shares(path: Path) -> None:
     variant, seed 1, the settings in ``drawn_with``), labelled by reading them. The held-out figures above
     estimate the same shares from rows drawn before the checks; a rule that swaps in other templates
     (``--insertions content``) keeps rows that sample never held, which only a direct sample measures."""
-    from autocheck.report.summary import wilson
+    from autocheck.stats import wilson
 
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     print(

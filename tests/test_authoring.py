@@ -14,6 +14,7 @@ from autocheck.author.suggest import suggest
 from autocheck.author.templates import template_cases
 from autocheck.cli import main
 from autocheck.expand.mlm import MaskedLM
+from autocheck.outputs.span import squad_normalize
 from autocheck.requirements import load_spec
 from autocheck.sources.checklist import convert_checklist
 from autocheck.sources.lexicon import load_lexicon
@@ -125,7 +126,7 @@ def test_dir_suite_from_the_command_line_reads_the_task_score(tmp_path):
 
 def test_question_answering_expectations_use_squads_normalisation():
     task = load_spec("squad").task
-    assert expect.squad_normalize("The  Eiffel Tower!") == "eiffel tower"
+    assert squad_normalize("The  Eiffel Tower!") == "eiffel tower"
     assert expect.mft_outcome(task, ("Paris", "the city of Paris"), "paris.") == expect.PASS
     assert expect.mft_outcome(task, ("Paris",), "Lyon") == expect.FAIL
     assert expect.inv_outcome(task, None, "an apple", None, "Apple") == expect.PASS

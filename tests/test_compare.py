@@ -21,8 +21,8 @@ from autocheck.report.compare import (
     paired_interval,
     write_comparison_html,
 )
-from autocheck.report.summary import newcombe
 from autocheck.run import run_suite
+from autocheck.stats import newcombe
 
 
 @pytest.fixture

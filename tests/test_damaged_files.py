@@ -115,7 +115,7 @@ def _command(command: str, suite: Path, tmp_path: Path) -> list[str]:  # noqa: F
         ("capability", ["LC4"], "field 'capability' must be a text"),
         ("editable", "x", "field 'editable' must be a list of [start, end] pairs"),
         ("editable", [[0, "7"]], "field 'editable' must be a list of [start, end] pairs"),
-        ("expected", [["neutral"]], "field 'expected' must be a label, a list of labels or an object"),
+        ("expected", [["neutral"]], "field 'expected' must be a label, a list of labels, a number or an"),
         ("expected", {}, "field 'expected' of a MFT case cannot be an object"),
         ("test_type", "x", "field 'test_type' must be MFT, INV or DIR"),
         ("provenance", "x", "field 'provenance' must be an object"),

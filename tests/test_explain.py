@@ -12,19 +12,12 @@ import pytest
 from report_data import toy, write_suite
 
 from autocheck.cli import main
-from autocheck.explain import (
-    benjamini_hochberg,
-    case_features,
-    explain_run,
-    feature_changes,
-    fisher_greater,
-    fisher_two_sided,
-    minimal_edits,
-)
+from autocheck.explain import case_features, explain_run, feature_changes, minimal_edits
 from autocheck.models import CallableModel
 from autocheck.records import TestCase
 from autocheck.report.compare import compare_runs
 from autocheck.run import run_suite
+from autocheck.stats import benjamini_hochberg, fisher_greater, fisher_two_sided
 from autocheck.store import InputError
 
 PROFESSIONS = ["nurse", "doctor", "teacher", "lawyer", "farmer", "pilot"]

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from autocheck.export import SPLITS, export_suite, load_export, map_expected
+from autocheck.export import SPLITS, export_suite, load_export
+from autocheck.outputs.label import map_expected
 from autocheck.records import TestCase
 from autocheck.store import InputError, JsonlWriter
 

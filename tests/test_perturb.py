@@ -3,6 +3,7 @@ cases where a perturbation does not apply."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -72,6 +73,33 @@ def test_missing_required_option_and_bad_field():
         perturb("typos", {"text": "hello"}, rng(), fields=["premise"])
     with pytest.raises(InputError, match="positive integer"):
         perturb("typos", {"text": "hello"}, rng(), n=0)
+
+
+def test_one_option_check_for_a_spec_and_a_run(monkeypatch, tmp_path):
+    """A perturbation taking ``**options`` takes any option both when its spec loads and when it runs; a
+    required option left out is refused as the spec loads, not mid-run."""
+    from autocheck.requirements import load_spec
+
+    def echo(inputs, rng, *, word, **options):
+        return [Perturbed({k: f"{v} {word}" for k, v in inputs.items()}, {"options": sorted(options)})]
+
+    monkeypatch.setitem(PERTURBATIONS._parts, "echo", echo)
+    template = {"id": "t", "text": "Fine."}
+    capability = {"id": "E", "capability": "Robustness", "description": "d", "test_type": "INV"}
+    spec = {"task": "sentiment", "capabilities": [{**capability, "templates": [template]}]}
+    path = tmp_path / "spec.json"
+    for options in ({"word": "ok", "level": 2}, {"level": 2}):
+        spec["capabilities"][0]["perturb"] = {"name": "echo", "options": options}
+        path.write_text(json.dumps(spec))
+        if "word" in options:
+            load_spec(path)
+        else:
+            with pytest.raises(
+                InputError, match=r"spec.json: \$.capabilities\[0\].perturb: .* needs option 'word'"
+            ):
+                load_spec(path)
+    (changed,) = perturb("echo", {"text": "Fine."}, rng(), word="ok", level=2)
+    assert changed.inputs == {"text": "Fine. ok"} and changed.change == {"options": ["level"]}
 
 
 # ---------------------------------------------------------------- typos

@@ -67,7 +67,7 @@ def test_plugin_parts_are_listed_without_importing_the_plugin(plugin_site):
     assert done.returncode == 0, done.stderr
     first, second = done.stdout.splitlines()[:2]
     assert first == "['local', 'logged', 'ray'] ['broken', 'no_ly_adverbs'] True False"
-    assert second == "True ['lines'] ['opinion', 'sentiwordnet', 'tiny', 'vader']"
+    assert second == "True ['conll', 'lines'] ['opinion', 'sentiwordnet', 'tiny', 'vader']"
 
 
 def test_run_uses_a_plugins_model_form(plugin_site, tmp_path):
@@ -86,6 +86,69 @@ def test_run_uses_a_plugins_model_form(plugin_site, tmp_path):
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     tally = results["models"]["constant:positive"]["capabilities"]["LC1"]["all"]
     assert (tally["failures"], tally["applicable"]) == (1, 3)
+
+
+def test_run_compares_answers_of_a_plugins_output_kind(plugin_site, tmp_path):
+    """A task whose output is the plug-in's ``count`` kind: its model form's answers are read, compared
+    (MFT, INV, DIR), written and exported by the kind, without a line of autocheck knowing it."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    task = {"task": "word_count", "inputs": ["text"], "output": "count"}
+    (suite / "manifest.json").write_text(json.dumps({"task": task}))
+    rows = [
+        ("s1", "seed", None, "a b c", "MFT", 3),  # pass
+        ("s2", "seed", None, "a b", "MFT", 3),  # fail
+        ("e1", "expansion", "s2", "a big b", "INV", None),  # fail: 3 words against 2
+        ("e2", "expansion", "s1", "a b c d", "DIR", {"direction": "up"}),  # pass
+        ("e3", "expansion", "s1", "a b", "DIR", {"direction": "up"}),  # fail
+    ]
+    cases = [
+        {"id": i, "capability": "C", "kind": kind, "seed_id": seed, "text": text, "test_type": test_type,
+         "expected": expected}
+        for i, kind, seed, text, test_type, expected in rows
+    ]  # fmt: skip
+    (suite / "cases.jsonl").write_text("".join(json.dumps(row) + "\n" for row in cases))
+    done = _autocheck(plugin_site, "run", str(suite), "--model", "words:", "--out", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr
+    found = [json.loads(line) for line in (tmp_path / "run" / "predictions.jsonl").read_text().splitlines()]
+    assert [(r["case"], r["count"], r["outcome"]) for r in found] == [
+        ("s1", 3, "pass"), ("s2", 2, "fail"), ("e1", 3, "fail"), ("e2", 4, "pass"), ("e3", 2, "fail")
+    ]  # fmt: skip
+    done = _autocheck(
+        plugin_site, "export", str(suite), "--split", "1:0:0", "--out", str(tmp_path / "export")
+    )
+    assert done.returncode == 0, done.stderr
+    exported = [json.loads(line) for line in (tmp_path / "export" / "train.jsonl").read_text().splitlines()]
+    assert sorted((r["text"], r["count"]) for r in exported) == [("a b", 3), ("a b c", 3)]
+    answers = tmp_path / "answers.txt"
+    answers.write_text("3\n")
+    done = _autocheck(
+        plugin_site, "run", str(suite), "--model", f"file:{answers}", "--out", str(tmp_path / "r2")
+    )
+    assert done.returncode == 2
+    assert "reads label or span or entities answers; the word_count task's output is 'count'" in done.stderr
+
+
+def test_a_plugins_task_is_found_by_name_and_every_part_is_listed(plugin_site, tmp_path):
+    """``--task formality`` finds the plug-in's spec (templates, and its own perturbation for INV), the suite
+    runs, and ``autocheck plugins`` lists the plug-in's parts beside autocheck's, each with its origin."""
+    suite, run = tmp_path / "suite", tmp_path / "run"
+    done = _autocheck(plugin_site, "seeds", "--task", "formality", "--seed", "0", "--out", str(suite))
+    assert done.returncode == 0, done.stderr
+    cases = _cases(suite)
+    assert {c["capability"] for c in cases} == {"F-register", "F-shout"}
+    assert "DEAR COLLEAGUES, PLEASE FIND THE REPORT ATTACHED." in {c["text"] for c in cases}
+    done = _autocheck(plugin_site, "run", str(suite), "--model", "constant:formal", "--out", str(run))
+    assert done.returncode == 0, done.stderr
+    tallies = json.loads((run / "results.json").read_text())["models"]["constant:formal"]["capabilities"]
+    assert tallies["F-register"]["all"]["failures"] == 3  # the three informal greetings
+    assert tallies["F-shout"]["all"]["failures"] == 0
+    done = _autocheck(plugin_site, "plugins")
+    assert done.returncode == 0, done.stderr
+    listed = {tuple(cell.strip() for cell in line.split("│")[1:4]) for line in done.stdout.splitlines()}
+    for kind, name in [("task", "formality"), ("output kind", "count"), ("model form", "constant")]:
+        assert (kind, name, "autocheck-demo-plugin") in listed
+    assert ("task", "nli", "autocheck") in listed and ("output kind", "span", "autocheck") in listed
 
 
 def test_perturb_uses_a_plugins_perturbation(plugin_site, tmp_path):

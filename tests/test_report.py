@@ -18,9 +18,9 @@ from report_data import EXPANDED, other, toy, write_suite
 
 from autocheck.cli import main
 from autocheck.report import format_table, highlighted, write_html
-from autocheck.report.summary import newcombe, wilson
 from autocheck.run import run_suite
 from autocheck.sources.checklist import convert_checklist
+from autocheck.stats import newcombe, wilson
 
 REPO = Path(__file__).resolve().parent.parent
 

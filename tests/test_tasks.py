@@ -151,6 +151,11 @@ def test_task_header_errors_name_the_file(tmp_path):
     path.write_text(json.dumps({**SPEC, "task": "unknown_task", "labels": None}))
     with pytest.raises(InputError, match=r"bad.json"):
         load_spec(path)
+    path.write_text(json.dumps({**SPEC, "output": "summary"}))  # no such output kind (no plug-in adds it)
+    with pytest.raises(
+        InputError, match=r"bad.json: \$.output: no output kind named 'summary' \(known: entities, label"
+    ):
+        load_spec(path)
     no_header = {"task": "brand_new", "capabilities": SPEC["capabilities"]}
     path.write_text(json.dumps(no_header))
     with pytest.raises(InputError, match="no task definition"):

@@ -15,7 +15,8 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..report.summary import pct, wilson
+from ..report.summary import pct
+from ..stats import wilson
 
 
 def escape(text: object) -> str:

@@ -156,7 +156,8 @@ class Test:
         versions made by the perturbation ``perturbation`` (``author.perturb``: ``typos``,
         ``change_names``, ``add_negation``, ... with their ``options``). Items it does not change are left
         out, as in CheckList."""
-        from ..author.perturbed import check_perturbation, perturbed_cases
+        from ..author.perturb import check_options
+        from ..author.perturbed import perturbed_cases
         from ..expect import check_expected
         from ..requirements import Capability, Perturb
 
@@ -169,7 +170,7 @@ class Test:
         why = check_expected(the_task, test_type, expected)
         if why is not None:
             raise InputError(f"Test.from_perturbation {name!r}: direction: {why}, got {direction!r}")
-        check_perturbation(perturbation, options, the_task.inputs, f"Test.from_perturbation {name!r}")
+        check_options(perturbation, options, the_task.inputs, f"Test.from_perturbation {name!r}")
         if isinstance(data, str | Path):
             from ..sources.datasets import load_examples
 

@@ -149,9 +149,11 @@ def typos(
     fields: Sequence[str] | None = None,
     n: int = 1,
     n_typos: int = 1,
+    keep_initials: bool = False,
 ) -> list[Perturbed]:
     """Swap ``n_typos`` pairs of adjacent letters inside words (different letters, so the text changes),
-    in every selected field. [] when a field has no such pair."""
+    in every selected field. [] when a field has no such pair. ``keep_initials``: never a word's first
+    letter, so a name keeps the capital that marks it ("Ulsan" may become "Ulasn", never "lUsan")."""
     if not isinstance(n_typos, int) or n_typos < 1:
         raise InputError(f"option n_typos must be a positive integer, got {n_typos!r}")
     selected = _select(inputs, fields)
@@ -161,7 +163,10 @@ def typos(
         pairs = [
             i
             for i in range(len(text) - 1)
-            if text[i].isalpha() and text[i + 1].isalpha() and text[i] != text[i + 1]
+            if text[i].isalpha()
+            and text[i + 1].isalpha()
+            and text[i] != text[i + 1]
+            and not (keep_initials and (i == 0 or not text[i - 1].isalpha()))
         ]
         if len(pairs) < n_typos:
             return []
@@ -1138,29 +1143,45 @@ def options_of(name: str) -> list[str]:
     return [p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
 
 
+def check_options(
+    name: str, options: Mapping[str, Any], inputs: Sequence[str] | None = None, where: str = ""
+) -> None:
+    """The one check of a perturbation's name and options, for a spec as it loads, the Python API and each
+    call, so none accepts what another refuses: a clear error (prefixed with ``where``) for an unknown
+    perturbation, an option it does not take (one taking ``**options`` takes any), a required option left
+    out, or ``fields`` that are not all ``inputs``."""
+    at = f"{where}: " if where else ""
+    if name not in PERTURBATIONS:
+        raise InputError(f"{at}unknown perturbation '{name}'; known: {', '.join(sorted(PERTURBATIONS))}")
+    parameters = inspect.signature(PERTURBATIONS[name]).parameters.values()
+    known = options_of(name)
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+    unknown = [] if takes_any else sorted(set(options) - set(known))
+    if unknown:
+        raise InputError(
+            f"{at}perturbation '{name}' has no option {', '.join(map(repr, unknown))}; "
+            f"its options: {', '.join(known)}"
+        )
+    missing = [
+        p.name
+        for p in parameters
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
+        and p.name not in options
+    ]  # fmt: skip
+    if missing:
+        raise InputError(f"{at}perturbation '{name}' needs option {', '.join(map(repr, missing))}")
+    fields = options.get("fields")
+    if inputs is not None and fields is not None and not set(fields) <= set(inputs):
+        raise InputError(
+            f"{at}perturbation '{name}': fields {fields} are not all input fields of {list(inputs)}"
+        )
+
+
 def perturb(
     name: str, inputs: Mapping[str, str], rng: np.random.Generator, **options: Any
 ) -> list[Perturbed]:
     """Run the perturbation ``name`` on one case's inputs; InputError for an unknown name or option."""
-    if name not in PERTURBATIONS:
-        raise InputError(f"unknown perturbation '{name}'; known: {', '.join(sorted(PERTURBATIONS))}")
-    known = options_of(name)
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise InputError(
-            f"perturbation '{name}' has no option {', '.join(map(repr, unknown))}; "
-            f"its options: {', '.join(known)}"
-        )
-    sig = inspect.signature(PERTURBATIONS[name])
-    missing = [
-        p.name
-        for p in sig.parameters.values()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY
-        and p.default is inspect.Parameter.empty
-        and p.name not in options
-    ]
-    if missing:
-        raise InputError(f"perturbation '{name}' needs option {', '.join(map(repr, missing))}")
+    check_options(name, options)
     bad = [k for k, v in inputs.items() if not isinstance(k, str) or not isinstance(v, str)]
     if bad:
         raise InputError(f"perturbation '{name}': input fields must map names to strings (bad: {bad})")

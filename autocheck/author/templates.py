@@ -46,6 +46,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..outputs import kind_of
 from ..records import SEED, TestCase
 from ..store import InputError, content_hash, rng_for
 from ..tasks import Task
@@ -110,7 +111,15 @@ def compile_templates(
             )
         formats = tuple((name, _pieces(fields[name], f"{here}.{name}")) for name in task.inputs)
         answers: tuple[tuple[Piece, ...], ...] = ()
-        if task.is_span:
+        unmark = getattr(kind_of(task), "unmark", None)
+        if unmark is not None:  # the expectation is marked in the text: [{first_name}](PERSON)
+            marked = {kind for text in fields.values() for *_, kind in unmark(text)[1]}
+            if marked - labels:
+                raise InputError(
+                    f"{here}: entity type(s) {sorted(marked - labels)} are not the {task.name} task's "
+                    f"types {list(task.labels)}"
+                )
+        elif not kind_of(task).expects_labels:
             if spec["test_type"] == "MFT" and "answer" not in t:
                 raise InputError(f"{here}: a question-answering MFT template needs 'answer'")
             raw = t.get("answer", ())
@@ -125,7 +134,7 @@ def compile_templates(
             _check_slot(slot, dict(lexicons), here)
         conditions = tuple((c, _condition(c, keys, f"{here}.where")) for c in t.get("where", ()))
         label = None
-        if spec["test_type"] == "MFT" and not task.is_span:
+        if spec["test_type"] == "MFT" and kind_of(task).expects_labels:
             label = _label(t["label"], keys, labels, f"{here}.label")
         out.append(
             Template(
@@ -525,6 +534,7 @@ class TemplateCases:
         masked LM ``mlm`` (an ``expand.mlm.MaskedLM`` or a model name/directory, loaded on first need)."""
         capability, task = self.capability, self.task
         top = top or capability.spec.get("mask", {}).get("top", 10)
+        unmark = getattr(kind_of(task), "unmark", None)  # a kind whose expectation is marked in the text
         seen: set[str] = set()  # two fillings may write the same text
         for template, choices in self.chosen:
             for choice in choices:
@@ -536,8 +546,8 @@ class TemplateCases:
                     mlm = _masked_lm(mlm)
                     variants = _fill_masks(variants, mlm, top)
                 expected = capability.expected_for(None)
-                if capability.test_type == "MFT":
-                    if task.is_span:
+                if capability.test_type == "MFT" and unmark is None:  # marked: per variant, below
+                    if not kind_of(task).expects_labels:
                         expected = tuple(
                             dict.fromkeys(
                                 a for pieces in template.answers for a in _render(pieces, entries, "")
@@ -548,7 +558,15 @@ class TemplateCases:
                     if expected is None:
                         continue  # no label rule matched this filling
                 slots = {key: entry.value for key, entry in entries.items()}
+                # where a name comes from (the person_origin lexicon): reports tally failures by origin
+                origins = sorted({str(e.attrs["origin"]) for e in entries.values() if "origin" in e.attrs})
                 for variant in variants:
+                    label: Any = expected if isinstance(expected, str) else ""
+                    # a marked text: the text without its markup, the entities where the words are
+                    if unmark is not None:
+                        text, label = unmark(variant[0])
+                        variant = (text,)
+                        expected = label if capability.test_type == "MFT" else expected
                     case_id = f"{capability.id}-{content_hash(template.id, *variant)}"
                     if case_id in seen:
                         continue
@@ -561,8 +579,12 @@ class TemplateCases:
                         inputs=inputs,
                         expected=expected,
                         test_type=capability.test_type,
-                        label=expected if isinstance(expected, str) else "",
-                        provenance={"template": template.id, "slots": slots},
+                        label=label,
+                        provenance={
+                            "template": template.id,
+                            "slots": slots,
+                            **({"origin": origins[0]} if len(origins) == 1 else {}),
+                        },
                     )
 
 

@@ -21,6 +21,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..outputs import kind_of
 from ..store import InputError, atomic_write_text, environment
 from ..suite import CASES, SuiteWriter
 from .expect import Expect
@@ -399,7 +400,7 @@ def _released_expectations(tests: list[dict[str, Any]], where: str) -> dict[str,
     for i, test in enumerate(tests):
         name, kind = test.get("name", ""), test.get("type")
         if kind == "MFT":
-            if task.is_span:
+            if not kind_of(task).expects_labels:
                 out[name] = Expect.eq()
                 continue
             cases = test_cases(test, f"{where}: test [{i}]", None, task)

@@ -98,7 +98,7 @@ class _Predictor(_Actor):
     def answers(self, batch: list[Any]) -> list[Any]:
         if self.error is not None:
             raise self.error
-        return self.model._answers(batch)
+        return self.model.answer(batch)
 
 
 def join(ray: Any, address: str | None) -> None:

@@ -8,10 +8,12 @@
 - ``openai:MODEL`` or ``openai:MODEL@BASE_URL`` — an OpenAI-compatible chat/completions endpoint, asked
   with the task's prompt (``remote.ChatModel``);
 - ``pipeline:TASK:MODEL`` — a Hugging Face ``pipeline`` built for TASK and MODEL (``hf.PipelineModel``);
+- ``spacy:NAME_OR_PATH`` — a spaCy pipeline's entities, for an ``entities`` (NER) task (``spacy``);
 - ``module:name`` or ``path/to/file.py:name`` — a Python function, an object with ``predict_proba`` and
   ``classes_`` (scikit-learn) or a pipeline object (``callables.python_model``);
 - anything else — a Hugging Face hub id or a local model directory (``hf``): a sequence classifier over
-  one text or a pair, or extractive question answering for a ``span`` task.
+  one text or a pair, extractive question answering for a ``span`` task, token classification for an
+  ``entities`` task.
 
 A plug-in adds a form under its own prefix (``MODELS``, entry-point group ``autocheck.models``): a spec
 ``PREFIX:REST`` whose prefix is registered goes to it before the rules for functions and hub ids.
@@ -29,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from ..registry import Registry
+from ..requirements import default_task
 from ..tasks import Task
-from .base import Failed, Input, Invalid, Model, Outputs, default_labels, default_task
+from .base import Failed, Input, Invalid, Model, Outputs, default_labels
 from .callables import CallableModel
 
 __all__ = ["CallableModel", "Failed", "Input", "Invalid", "Model", "Outputs"]
@@ -65,7 +68,16 @@ def _pipeline(
 MODELS.register("file", _file_predictions)
 for _prefix in ("http", "https", "openai"):
     MODELS.register(_prefix, _remote)
+
+
+def _spacy(spec: str, task: Task, *, batch_size: int, version: str | None, **ignored: Any) -> Model:
+    from .spacy import SpacyModel
+
+    return SpacyModel(spec, task, batch_size=batch_size, version=version)
+
+
 MODELS.register("pipeline", _pipeline)
+MODELS.register("spacy", _spacy)
 READ_HERE = frozenset({"file", "http", "https", "openai"})  # forms this process reads, whatever the executor
 
 

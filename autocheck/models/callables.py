@@ -32,9 +32,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..outputs import for_output
+from ..requirements import default_task
 from ..store import InputError, content_hash, file_sha256
 from ..tasks import Task
-from .base import Input, Model, default_task
+from .base import Input, Model
 
 
 def _pin(model: Model, base: str, obj: Any, version: str | None) -> None:
@@ -78,8 +80,7 @@ class EstimatorModel(Model):
         self, name: str, estimator: Any, task: Task, *, batch_size: int = 32, version: str | None = None
     ):
         self.name, self.estimator, self.task, self.batch_size = name, estimator, task, batch_size
-        if task.is_span:
-            raise InputError(f"model {name}: predict_proba answers classes, the {task.name} task wants spans")
+        for_output(f"model {name}: predict_proba", task, {"label": None})  # it answers classes
         classes = [f"LABEL_{c}" if isinstance(c, int) or str(c).isdigit() else c for c in _classes(estimator)]
         self.labels = task.model_labels(classes, f"model {name}: classes_")
         kind = type(estimator)

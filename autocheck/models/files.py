@@ -6,7 +6,8 @@ Formats (one prediction per line):
 * JSON Lines: ``{"id": "...", "probs": [0.1, 0.9]}`` or ``{"text": "...", "label": "positive"}``: the input
   named by the ``id`` that ``autocheck export --inputs`` wrote, or by its fields (the task's inputs:
   ``text``; ``premise`` and ``hypothesis``; ...); the answer as ``probs`` (a list in the model's class order,
-  or class name -> probability), ``label`` alone (label-only), or ``answer`` and ``score`` (span tasks);
+  or class name -> probability), ``label`` alone (label-only), ``answer`` and ``score`` (span tasks), or
+  ``entities`` (an NER task: ``[[start, end, type], ...]`` character offsets into the text);
 * CheckList's ``label p0 p1 [p2]`` (``pred_and_softmax``) or ``p0 p1 [p2]`` (``softmax``), whitespace
   separated; probabilities in (negative, positive) or (negative, neutral, positive) order. A file is read
   as ``label + probabilities`` when on every line the first field is an integer (written without a decimal
@@ -33,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ..outputs import for_output
 from ..store import InputError, content_hash, file_sha256
 from ..tasks import Task
 from .base import Failed, Input, Model, default_labels
@@ -55,19 +57,35 @@ class FilePredictions(Model):
         if not path.is_file():
             raise InputError(f"model '{spec}': predictions file {path} not found")
         self.identity = f"file:{path.name}#{file_sha256(path)[:16]}"
-        lines = _lines(path, answers=task.is_span)
+        # the formats of each output kind this form reads: a JSON line, plain lines, whether a blank
+        # line is an answer (an empty answer text)
+        self._read_record, read_lines, blank = for_output(
+            f"model '{spec}'",
+            task,
+            {
+                "label": (self._label_record, self._label_lines, False),
+                "span": (_span_record, _span_lines, True),
+                "entities": (_entities_record, self._entities_lines, False),
+            },
+        )
+        lines = _lines(path, answers=blank)
         self.keys: list[tuple[str, Any]] | None = None  # ("id", id) or ("input", fields) per line
         if lines[0][1].lstrip().startswith("{"):
             self.rows, self.keys = self._read_jsonl(lines)
-        elif task.is_span:
-            self.rows = [(line, 1.0) for _, line in lines]
-        elif all(len(line.split()) == 1 for _, line in lines):
-            self.rows = [self._label(line.strip(), f"{path}:{n}") for n, line in lines]
         else:
-            probs = _read_probabilities(path, lines)
-            self.labels = default_labels(task, probs.shape[1], str(path))
-            self.rows = [list(row) for row in probs]
+            self.rows = read_lines(lines)
         self.by_input: dict[Input, Any] = {}
+
+    def _label_lines(self, lines: list[tuple[int, str]]) -> list[Any]:
+        """CheckList's formats: a label per line, or probabilities (with or without the label)."""
+        if all(len(line.split()) == 1 for _, line in lines):
+            return [self._label(line.strip(), f"{self.path}:{n}") for n, line in lines]
+        probs = _read_probabilities(self.path, lines)
+        self.labels = default_labels(self.task, probs.shape[1], str(self.path))
+        return [list(row) for row in probs]
+
+    def _entities_lines(self, lines: list[tuple[int, str]]) -> list[Any]:
+        raise InputError(f"{self.path}:{lines[0][0]}: NER predictions are JSON Lines with 'entities'")
 
     def _label(self, text: str, where: str) -> str:
         """A label-only line: a task label (or alias), or an integer index into the task's labels."""
@@ -99,7 +117,7 @@ class FilePredictions(Model):
                 keys.append(("input", tuple(record[f] for f in fields)))
             else:
                 keys.append(("", None))
-            rows.append(self._answer(record, where))
+            rows.append(self._read_record(record, where))
         kinds = {kind for kind, _ in keys}
         if kinds == {""}:
             return rows, None
@@ -111,12 +129,8 @@ class FilePredictions(Model):
             )
         return rows, keys
 
-    def _answer(self, record: dict[str, Any], where: str) -> Any:
-        """A line's answer in a shape ``Model._checked`` reads."""
-        if self.task.is_span:
-            if not isinstance(record.get("answer"), str):
-                raise InputError(f"{where}: field 'answer' (a text) is missing")
-            return (record["answer"], record.get("score", 1.0))
+    def _label_record(self, record: dict[str, Any], where: str) -> Any:
+        """A classifier's line, in a shape ``LabelKind.answer`` reads."""
         probs, label = record.get("probs"), record.get("label")
         if isinstance(probs, dict) and probs:
             return [{"label": name, "score": p} for name, p in probs.items()]
@@ -184,6 +198,25 @@ class FilePredictions(Model):
             else:
                 raise InputError(f"{self.path}: no prediction aligned to input {item!r} (call align first)")
         return out
+
+
+def _span_lines(lines: list[tuple[int, str]]) -> list[Any]:
+    """A plain line is the answer text."""
+    return [(line, 1.0) for _, line in lines]
+
+
+def _span_record(record: dict[str, Any], where: str) -> Any:
+    """A question-answering line, in a shape ``SpanKind.answer`` reads."""
+    if not isinstance(record.get("answer"), str):
+        raise InputError(f"{where}: field 'answer' (a text) is missing")
+    return (record["answer"], record.get("score", 1.0))
+
+
+def _entities_record(record: dict[str, Any], where: str) -> Any:
+    """An NER line, in a shape ``EntitiesKind.answer`` reads."""
+    if not isinstance(record.get("entities"), list):
+        raise InputError(f"{where}: field 'entities' (a list of [start, end, type]) is missing")
+    return record["entities"]
 
 
 def _lines(path: Path, *, answers: bool = False) -> list[tuple[int, str]]:

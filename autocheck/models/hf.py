@@ -1,6 +1,7 @@
 """Hugging Face models from a hub id or a local directory: sequence classifiers over one text or a pair of
 texts (``roberta-large-mnli``, ``textattack/bert-base-uncased-QQP``, ``textattack/bert-base-uncased-SST-2``)
-and extractive question answering (``distilbert-base-cased-distilled-squad``).
+extractive question answering (``distilbert-base-cased-distilled-squad``) and token classification for
+named-entity recognition (``dslim/bert-base-NER``).
 
 Loaded once (the config at once, the weights on the first batch to compute), batched, truncated to the
 model's maximum length, run under ``torch.inference_mode()``.
@@ -13,6 +14,7 @@ A ``transformers.pipeline`` object, or ``pipeline:TASK:MODEL``, is a ``PipelineM
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +22,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..outputs import for_output
+from ..outputs.entities import decode_tags
 from ..resources import ResourceMissing, offline
 from ..store import InputError, content_hash
 from ..tasks import Task
@@ -157,6 +161,47 @@ class HFQuestionAnswering(_HFBase):
         return answers
 
 
+class HFTokenClassifier(_HFBase):
+    """A token-classification (NER) model: each word piece's best tag (``config.id2label``: ``B-PER``,
+    ``I-ORG``, ``O`` ... in any BIO-style scheme, ``entities.decode_tags``), decoded over the pieces'
+    character offsets; an entity ends where a piece of another word would continue it with ``I-`` only
+    when the tags say so. Types keep the model's names; the task's aliases read them (``PER`` -> ``PERSON``).
+    Texts longer than the model's window are truncated (entities past it are not found)."""
+
+    auto_class = "AutoModelForTokenClassification"
+
+    def __init__(self, spec: str, task: Task, **options: Any):
+        super().__init__(spec, task, **options)
+        id2label = self.config.id2label
+        self.tags = [str(id2label[i]) for i in range(len(id2label))]
+        bad = [t for t in self.tags if t != "O" and not re.fullmatch(r"[BIESLU]-\S+", t)]
+        if bad:
+            raise InputError(
+                f"model {spec}: labels {bad[:3]} are no BIO-style tags (O, B-TYPE, I-TYPE ...); "
+                "a token-classification model for the entities task needs them"
+            )
+
+    def _predict(self, batch: list[Input]) -> list[list[list[Any]]]:
+        import torch
+
+        tokenizer, model, max_length = self.network
+        texts = [item[0] for item in batch]
+        encoded = tokenizer(
+            texts, padding=True, truncation=True, max_length=max_length, return_offsets_mapping=True,
+            return_tensors="pt",
+        )  # fmt: skip
+        offsets = encoded.pop("offset_mapping").tolist()
+        encoded = encoded.to(self.device)
+        with torch.inference_mode():
+            best = model(**encoded).logits.argmax(-1).cpu().tolist()
+        answers = []
+        for k in range(len(batch)):
+            pieces = [(i, (a, b)) for i, (a, b) in enumerate(offsets[k]) if b > a]  # no special tokens
+            tags = [self.tags[best[k][i]] for i, _ in pieces]
+            answers.append([list(e) for e in decode_tags(tags, [span for _, span in pieces])])
+        return answers
+
+
 def hf_identity(spec: str, config: Any, version: str | None = None) -> tuple[str, bool]:
     """(identity, pinned) of a Hugging Face model: a local directory by the checksums of the files that
     decide its predictions (weights, config, tokenizer; ``cache.file_checksum``), a hub id by the commit
@@ -186,6 +231,7 @@ def _weights_identity(directory: Path) -> str:
 HEADS = {
     "AutoModelForSequenceClassification": ("ForSequenceClassification", "sequence-classification"),
     "AutoModelForQuestionAnswering": ("ForQuestionAnswering", "question-answering"),
+    "AutoModelForTokenClassification": ("ForTokenClassification", "token-classification"),
 }
 
 
@@ -216,7 +262,9 @@ def _check_loaded_head(spec: str, config: Any, auto_class: str, info: dict[str, 
 
 class PipelineModel(Model):
     """A Hugging Face ``pipeline`` object (``text-classification``; pairs as ``text``/``text_pair``),
-    asked with ``top_k=None`` so every class gets its probability. ``pipeline:TASK:MODEL`` builds one."""
+    asked with ``top_k=None`` so every class gets its probability; for an NER task a
+    ``token-classification`` pipeline, asked for its entity groups (``aggregation_strategy="simple"``:
+    its BIO tags decoded into spans). ``pipeline:TASK:MODEL`` builds one."""
 
     def __init__(
         self,
@@ -227,7 +275,11 @@ class PipelineModel(Model):
         batch_size: int = 32,
         version: str | None = None,
     ):
-        if task.is_span or len(task.inputs) > 2:
+        # a classifier's pipeline, or an NER task's token-classification pipeline
+        self.entities = for_output(
+            f"a {getattr(pipe, 'task', '?')} pipeline", task, {"label": False, "entities": True}
+        )
+        if len(task.inputs) > 2:
             raise InputError(
                 f"a {getattr(pipe, 'task', '?')} pipeline answers one text or a pair; the {task.name} task "
                 f"has inputs {list(task.inputs)}"
@@ -237,11 +289,15 @@ class PipelineModel(Model):
         self.name = name or f"pipeline:{pipe.task}:{source or type(pipe.model).__name__}"
         config = pipe.model.config
         id2label = getattr(config, "id2label", None) or {}
-        self.labels = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {self.name}")
+        if not self.entities:  # an NER model's tags are no labels of the task (its types are read later)
+            self.labels = task.model_labels([id2label[i] for i in range(len(id2label))], f"model {self.name}")
         identity, self.pinned = hf_identity(source, config, version)
         self.identity = f"pipeline:{pipe.task}:{identity}"  # its own answers (function_to_apply, ...)
 
     def _predict(self, batch: list[Input]) -> Any:
+        if self.entities:
+            texts = [item[0] for item in batch]
+            return self.pipe(texts, aggregation_strategy="simple", batch_size=self.batch_size)
         args: list[Any] = (
             [item[0] for item in batch]
             if len(batch[0]) == 1
@@ -273,4 +329,6 @@ def load_pipeline(
 
 
 def load_hf(spec: str, task: Task, **options: Any) -> Model:
-    return (HFQuestionAnswering if task.is_span else HFModel)(spec, task, **options)
+    forms = {"label": HFModel, "span": HFQuestionAnswering, "entities": HFTokenClassifier}
+    form: type[_HFBase] = for_output(f"model '{spec}'", task, forms)
+    return form(spec, task, **options)

@@ -86,6 +86,7 @@ from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
+from ..outputs import for_output
 from ..resources import ResourceMissing
 from ..store import InputError, content_hash
 from ..tasks import Task
@@ -418,7 +419,11 @@ class HTTPModel(Model):
         self.version: str | None = None  # the model_version the endpoint returned first
         self._lock = threading.Lock()
         self.task = task
-        self.labels = () if task.is_span else task.labels
+        self._read, self.labels = for_output(
+            f"model {self.name}",
+            task,
+            {"label": (self._label_prediction, task.labels), "span": (_span_prediction, ())},
+        )
         self.options = options
         self.request_size = batch_size
         named = options.api_key_file is not None or options.api_key_env is not None
@@ -489,24 +494,31 @@ class HTTPModel(Model):
         if "error" in prediction:
             return Failed(f"{self.name}: {self._endpoint.scrub(prediction['error'])}")
         try:
-            if self.task.is_span:
-                answer, score = prediction.get("answer"), prediction.get("score", 1.0)
-                if not isinstance(answer, str) or not _is_number(score):
-                    raise InputError("a prediction needs 'answer' (a text) and a numeric 'score'")
-                return (answer, float(score))
-            probs = prediction.get("probs")
-            if probs is None:
-                if not isinstance(prediction.get("label"), str):
-                    raise InputError("a prediction has neither 'label' nor 'probs'")
-                names, values = [prediction["label"]], [1.0]
-            elif isinstance(probs, dict) and probs and all(_is_number(v) and v >= 0 for v in probs.values()):
-                names, values = list(probs), [float(v) for v in probs.values()]
-            else:
-                raise InputError("'probs' must map class names to probabilities >= 0")
-            labels = self.task.model_labels(names, "reply")
-            return self.task.read(labels, np.array([values]))[0][0].tolist()
+            return self._read(prediction)
         except InputError as e:
             return Failed(f"{self.name}: {self._endpoint.scrub(e)}")
+
+    def _label_prediction(self, prediction: dict[str, Any]) -> Any:
+        """A classifier's prediction: probabilities over the task's labels."""
+        probs = prediction.get("probs")
+        if probs is None:
+            if not isinstance(prediction.get("label"), str):
+                raise InputError("a prediction has neither 'label' nor 'probs'")
+            names, values = [prediction["label"]], [1.0]
+        elif isinstance(probs, dict) and probs and all(_is_number(v) and v >= 0 for v in probs.values()):
+            names, values = list(probs), [float(v) for v in probs.values()]
+        else:
+            raise InputError("'probs' must map class names to probabilities >= 0")
+        labels = self.task.model_labels(names, "reply")
+        return self.task.read(labels, np.array([values]))[0][0].tolist()
+
+
+def _span_prediction(prediction: dict[str, Any]) -> Any:
+    """A question-answering prediction: ``(answer, score)``."""
+    answer, score = prediction.get("answer"), prediction.get("score", 1.0)
+    if not isinstance(answer, str) or not _is_number(score):
+        raise InputError("a prediction needs 'answer' (a text) and a numeric 'score'")
+    return (answer, float(score))
 
 
 def _is_number(value: Any) -> bool:
@@ -547,7 +559,9 @@ class ChatModel(Model):
             f"openai:{model}@{shown}{_query_digest(base)} temperature:0 reader:{READER} prompt:{asked}"
         )
         self.task = task
-        self.labels = () if task.is_span else task.labels
+        self._read_reply, self.labels = for_output(
+            f"model {model}", task, {"label": (self._label_reply, task.labels), "span": (_span_reply, ())}
+        )
         self.batch_size = batch_size
         self.model, self.options = model, options
         self._labels_text = labels
@@ -596,15 +610,20 @@ class ChatModel(Model):
 
     def read_reply(self, reply: str) -> Any:
         """A classification reply naming exactly one label (one-hot), or a span answer; else ``Invalid``."""
-        if self.task.is_span:
-            answer, previous = reply, None
-            while answer != previous:
-                previous = answer
-                answer = answer.strip().rstrip(".").strip("\"'`“”‘’")
-            return (answer, 1.0) if answer else Invalid(reply)
+        return self._read_reply(reply)
+
+    def _label_reply(self, reply: str) -> Any:
         aliases = dict(self.task.aliases)
         named = {aliases.get(m.group(0).lower()) for m in self._pattern.finditer(reply)} - {None}
         if len(named) != 1:
             return Invalid(reply)
         (label,) = named
         return [float(label == x) for x in self.labels]
+
+
+def _span_reply(reply: str) -> Any:
+    answer, previous = reply, None
+    while answer != previous:
+        previous = answer
+        answer = answer.strip().rstrip(".").strip("\"'`“”‘’")
+    return (answer, 1.0) if answer else Invalid(reply)

@@ -42,11 +42,13 @@ from typing import Any
 
 from ..expect import ERROR, FAIL, PASS
 from ..explain import compare_features
+from ..outputs.entities import listed
 from ..results import group_outcome, natural_key
 from ..run import PREDICTIONS
+from ..stats import Z95, wilson
 from ..store import InputError, atomic_write_text, read_jsonl
 from ..suite import CASES
-from .summary import Z95, capability_info, load_results, manifest, pct, short_name, wilson
+from .summary import capability_info, load_results, manifest, pct, short_name
 
 INTERVAL = "Newcombe hybrid score (method 10) for paired proportions, 95%"
 TEST = "McNemar's exact test (two-sided) on the discordant pairs"
@@ -70,6 +72,8 @@ def _said(row: dict[str, Any]) -> str:
         return f"unreadable reply: {row['reply']}"
     if "answer" in row:
         return str(row["answer"])
+    if "entities" in row:
+        return listed(row["entities"])
     probs = " / ".join(f"{p:.2f}" for p in row.get("probs", ()))
     return f"{row.get('label')} ({probs})" if probs else str(row.get("label", ""))
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..expect import ERROR, FAIL
+from ..outputs.entities import listed, shown
 from ..run import PREDICTIONS
 from ..store import InputError, atomic_write_text, load_json, read_jsonl
 from ..suite import CASES
@@ -180,6 +181,8 @@ def why(case: dict[str, Any]) -> str:
         return f"{measure} should go {expected.get('direction')} (tolerance {expected.get('tolerance')})"
     if expected is None:
         return ""
+    if expected and all(isinstance(e, list) for e in expected):  # an NER case's entities
+        return "expected " + shown(case.get("text", ""), [(s, e, k) for s, e, k in expected])
     return "expected " + (" or ".join(expected) if isinstance(expected, list) else str(expected))
 
 
@@ -225,11 +228,17 @@ def prediction_html(row: dict[str, Any] | None, failed: bool = True, labels: Seq
         return f"<span class=fail>unreadable reply</span><br><span class=muted>{_e(row['reply'])}</span>"
     if "answer" in row:
         return f"<span class=fail>{_e(row['answer'])}</span>"
+<<<<<<< HEAD
     values = row.get("probs", ())
     named = len(labels) == len(values)
     probs = (" · " if named else " / ").join(
         f"{labels[i]} {p:.2f}" if named else f"{p:.2f}" for i, p in enumerate(values)
     )
+=======
+    if "entities" in row:
+        return f"<span class={'fail' if failed else 'pass'}>{_e(listed(row['entities']))}</span>"
+    probs = " / ".join(f"{p:.2f}" for p in row.get("probs", ()))
+>>>>>>> ner
     said = f"<span class=fail>{_e(row.get('label'))}</span>" if failed else f"<b>{_e(row.get('label'))}</b>"
     return f"{said}<br><span class=muted>{_e(probs)}</span>"
 

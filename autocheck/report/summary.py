@@ -11,126 +11,12 @@ test case for an MFT capability, seed groups for an INV/DIR one.
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from ..results import capability_errors, error_rate, headline, natural_key, overall_counts
-from ..run import RESULTS
-from ..store import InputError, load_json
-
-Z95 = 1.959963984540054
-TALLIES = ("seeds", "expansions", "perturbations", "all", "groups")
-
-
-def load_results(results_dir: str | Path) -> dict[str, Any]:
-    """``results.json`` of a run directory; anything else is a one-line error naming the file."""
-    path = Path(results_dir) / RESULTS
-    if not Path(results_dir).is_dir():
-        raise InputError(f"{results_dir}: not a results directory (written by 'autocheck run')")
-    results = load_json(path, "results file (written by 'autocheck run')")
-    if not isinstance(results, dict) or not isinstance(results.get("models"), dict):
-        raise InputError(f"{path}: field 'models' missing; not a results file")
-    for name, model in results["models"].items():
-        caps = model.get("capabilities") if isinstance(model, dict) else None
-        if not isinstance(caps, dict) or any(
-            not isinstance(c, dict) or "test_type" not in c or "all" not in c for c in caps.values()
-        ):
-            raise InputError(f"{path}: model {name!r}: 'capabilities' is not a results table")
-    _check_fields(path, results)
-    return results
-
-
-TALLIES = ("seeds", "expansions", "perturbations", "all", "groups")  # each counts cases/applicable/failures
-
-
-def _check_fields(path: Path, results: dict[str, Any]) -> None:
-    """Every count and rate a report reads has its type and range, so a hand-edited or damaged file is
-    one error naming the file and the field, never a crash deep in a table or a plot."""
-
-    def fail(field: str, what: str, value: Any) -> NoReturn:
-        shown = json.dumps(value, ensure_ascii=False)
-        shown = shown if len(shown) <= 40 else shown[:37] + "..."
-        raise InputError(f"{path}: field '{field}' must be {what}, not {shown}")
-
-    def number(field: str, value: Any) -> None:
-        """A count (a whole number >= 0), or a rate (0..1 or null) when the field's name says so."""
-        if field.endswith("rate"):
-            if value is not None and not (_is_number(value) and 0 <= value <= 1):
-                fail(field, "a rate between 0 and 1 (or null)", value)
-        elif not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-            fail(field, "a whole number of at least 0", value)
-
-    def numbers(field: str, table: Any) -> None:
-        if not isinstance(table, dict):
-            fail(field, "an object of counts", table)
-        for key, value in table.items():
-            number(f"{field}.{key}", value)
-
-    suite = results.get("suite", {})
-    if not isinstance(suite, dict):
-        fail("suite", "an object", suite)
-    for key in ("cases", "inputs"):
-        if key in suite:
-            number(f"suite.{key}", suite[key])
-    if not isinstance(suite.get("dir", ""), str):
-        fail("suite.dir", "the suite's directory", suite["dir"])
-    if not isinstance(suite.get("manifest") or {}, dict):
-        fail("suite.manifest", "an object", suite["manifest"])
-    for key in ("task", "environment"):
-        if not isinstance(results.get(key) or {}, dict):
-            fail(key, "an object", results[key])
-    task = results.get("task") or {}
-    texts = lambda value: isinstance(value, list) and all(isinstance(v, str) for v in value)  # noqa: E731
-    if not isinstance(task.get("task", ""), str):
-        fail("task.task", "the task's name", task["task"])
-    for key in ("inputs", "labels"):
-        if not texts(task.get(key, [])):
-            fail(f"task.{key}", "a list of names", task[key])
-    binary = task.get("binary")
-    if binary is not None:
-        band = binary.get("band", [0, 1]) if isinstance(binary, dict) else None
-        if not (
-            isinstance(binary, dict)
-            and texts(binary.get("labels"))
-            and len(binary["labels"]) == 2
-            and isinstance(binary.get("neutral"), str)
-            and isinstance(band, list)
-            and len(band) == 2
-            and all(_is_number(b) for b in band)
-        ):
-            fail("task.binary", 'an object {"labels": [low, high], "neutral": label, "band": [a, b]}', binary)
-    for name, model in results["models"].items():
-        where = f"models.{name}"
-        if "errors" in model:
-            number(f"{where}.errors", model["errors"])
-        if "overall" in model:
-            numbers(f"{where}.overall", model["overall"])
-        if not isinstance(model.get("labels", []), list):
-            fail(f"{where}.labels", "a list of labels", model["labels"])
-        for cap, table in model["capabilities"].items():
-            here = f"{where}.capabilities.{cap}"
-            if not isinstance(table["test_type"], str):
-                fail(f"{here}.test_type", "text (MFT, INV or DIR)", table["test_type"])
-            for key, value in table.items():
-                if key.endswith("rate"):
-                    number(f"{here}.{key}", value)
-                elif isinstance(value, dict) or key in (*TALLIES, "transitions", "inv"):
-                    numbers(f"{here}.{key}", value)
-            for key in TALLIES:
-                tally = table.get(key)
-                if tally is None:
-                    continue
-                missing = [k for k in ("cases", "applicable", "failures") if k not in tally]
-                if missing:
-                    fail(f"{here}.{key}", f"counts with {', '.join(missing)}", tally)
-                if not tally["failures"] <= tally["applicable"] <= tally["cases"]:
-                    fail(f"{here}.{key}", "counts with failures <= applicable <= cases", tally)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+from ..results import TALLIES, capability_errors, error_rate, headline, natural_key, overall_counts
+from ..results import load_results as load_results  # moved to results; the report's modules read it here
+from ..stats import wilson
 
 
 def manifest(results: dict[str, Any]) -> dict[str, Any]:
@@ -246,29 +132,6 @@ def derived(c: dict[str, Any]) -> dict[str, Any]:
     """The tally of a capability's derived cases: its expansions, or its perturbations (INV/DIR)."""
     perturbations = c.get("perturbations") or {}
     return perturbations if perturbations.get("cases") and not c["expansions"]["cases"] else c["expansions"]
-
-
-def wilson(failures: int, n: int, z: float = Z95) -> tuple[float, float] | None:
-    """Wilson score interval of the proportion failures / n (None when n is 0)."""
-    if n <= 0:
-        return None
-    p = failures / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def newcombe(a: tuple[int, int], b: tuple[int, int], z: float = Z95) -> tuple[float, float] | None:
-    """Newcombe's hybrid score interval (his method 10) of p_b − p_a from two (failures, n) counts, each
-    proportion with its Wilson interval; None when either n is 0."""
-    wa, wb = wilson(*a, z), wilson(*b, z)
-    if wa is None or wb is None:
-        return None
-    pa, pb = a[0] / a[1], b[0] / b[1]
-    d = pb - pa
-    low = d - math.sqrt((pb - wb[0]) ** 2 + (wa[1] - pa) ** 2)
-    high = d + math.sqrt((wb[1] - pb) ** 2 + (pa - wa[0]) ** 2)
-    return max(-1.0, low), min(1.0, high)
 
 
 def interval(c: dict[str, Any]) -> tuple[float, float] | None:
@@ -400,6 +263,8 @@ def format_table(
             cells += [cell.rjust(w) for cell, w in zip(r[1:], widths[1:])]
             lines.append("  ".join(cells).rstrip())
         lines.append("")
+        if "entities" in model:
+            lines += entity_tables(model["entities"])
     note = (
         "fail: failures / applicable cases (seed groups for INV/DIR), 95% Wilson interval; seeds, derived "
         "(expansions or perturbations): their own rates; p→f, f→p: seed → expansion transitions; err: no "
@@ -407,6 +272,29 @@ def format_table(
         + binary_note(results)
     )
     return "\n".join(lines + _wrap(note.strip(), width))
+
+
+def entity_tables(tally: dict[str, Any]) -> list[str]:
+    """An NER run's MFT results by entity type (missed and spurious entities) and by the origin of the
+    names (failed cases, with their 95% Wilson interval), as ``entities.EntityTally`` counts them."""
+    lines = [
+        "by entity type (MFT cases)",
+        "type      expected  missed  miss %  predicted  spurious  spurious %",
+    ]
+    for kind, c in tally.get("types", {}).items():
+        lines.append(
+            f"{kind:<8}{c['expected']:>10}{c['missed']:>8}{pct(c['miss_rate']):>8}{c['predicted']:>11}"
+            f"{c['spurious']:>10}{pct(c['spurious_rate']):>12}"
+        )
+    origins = tally.get("origins", {})
+    if origins:
+        lines += ["", "by origin of the names (MFT cases)", "origin        fail  95% CI     failed"]
+        for origin, c in sorted(origins.items(), key=lambda kv: -(kv[1]["failure_rate"] or 0)):
+            ci = _ci(wilson(c["failures"], c["applicable"]))
+            lines.append(
+                f"{origin:<12}{pct(c['failure_rate']):>6}  {ci:<9}{c['failures']:>4}/{c['applicable']}"
+            )
+    return [*lines, ""]
 
 
 def _wrap(text: str, width: int) -> list[str]:

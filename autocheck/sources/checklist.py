@@ -48,6 +48,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..outputs import kind_of
 from ..records import PERTURBATION, SEED, TestCase
 from ..resources import ResourceMissing
 from ..store import InputError, environment, file_sha256, load_json
@@ -93,7 +94,7 @@ def lc_of(name: str) -> str | None:
 
 
 def _mft_expected(test: dict[str, Any], label: Any, where: str, task: Task) -> str | tuple[str, ...]:
-    if task.is_span:  # the answer(s)
+    if not kind_of(task).expects_labels:  # the answer(s)
         if isinstance(label, str) or (isinstance(label, list) and all(isinstance(a, str) for a in label)):
             return label if isinstance(label, str) else tuple(label)
         raise InputError(f"{where}: field 'labels' must be answer text(s), got {label!r}")
@@ -141,7 +142,7 @@ def test_cases(
     test: dict[str, Any], where: str, max_items: int | None = None, task: Task | None = None
 ) -> list[TestCase]:
     """The cases of one CheckList test (see the module docstring for the mapping)."""
-    from ..models import default_task
+    from ..requirements import default_task
 
     task = task or default_task()
     for key in ("name", "type", "data"):
@@ -165,7 +166,7 @@ def test_cases(
                     inputs=_inputs(text, task, f"{where} MFT data[{i}]"),
                     expected=expected,
                     test_type="MFT",
-                    label=expected if isinstance(expected, str) and not task.is_span else "",
+                    label=expected if isinstance(expected, str) and kind_of(task).expects_labels else "",
                     provenance={**base, "index": i},
                 )
             )

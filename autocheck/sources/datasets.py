@@ -24,6 +24,8 @@
   ``<file stem>:<row>``. For a task with several input fields (``inputs``), each field is read from the
   column of the same name unless ``input_columns`` maps it (``{"premise": "sentence1"}``). The row's other
   columns are kept as the example's metadata (search can select on them).
+* ``conll:PATH`` — token-per-line NER data (``sources.conll``, a registered reader): one example per
+  sentence, labelled with its entity spans (read with ``entities=True``). Ids ``conll:<line>``.
 * a folder saved with ``datasets.Dataset.save_to_disk`` or anything else that is not a path — a Hugging Face
   dataset (``datasets.load_from_disk`` / ``datasets.load_dataset``). Class-label columns give their names,
   float labels (the original HF ``sst``) go through ``sst_label``. Ids ``<id>:<split>:<row>``.
@@ -48,11 +50,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from ..outputs.entities import as_entities
 from ..records import Example
 from ..registry import Registry
 from ..resources import ResourceMissing
 from ..store import InputError
 from ..tagging import engines_agree, standard_re
+from .conll import read_conll
 
 log = logging.getLogger(__name__)
 
@@ -336,8 +340,10 @@ def _example(
     label = spec.label_of(label, stats)
     if label is None:
         return None
+    # entity offsets point into the text as given: normalising it would move them
     inputs = {
-        name: normalize_text(v, spec.expand) if isinstance(v, str) else "" for name, v in fields.items()
+        name: (v if spec.entities else normalize_text(v, spec.expand)) if isinstance(v, str) else ""
+        for name, v in fields.items()
     }
     if not all(inputs.values()):
         stats.skip("empty text")
@@ -568,12 +574,21 @@ class Columns:
     labels: tuple[str, ...] = ()  # the task's labels, which a row's (mapped) label must be one of; (): any
     expand: bool = True  # expand contractions (``normalize_text``)
     max_rows: int | None = None  # stop reading after this many rows
+    entities: bool = False  # labels are entity spans (an NER task): kept as is, text not normalised
 
     def label_of(self, label: Any, stats: DatasetStats) -> str | tuple[str, ...] | None:
         """A row's label checked against the task's labels (after ``label_map``), or None with the reason
         counted. Unlabelled reading keeps every row: a missing or unknown label becomes ""."""
         if label is UNLABELLED:
             return ""
+        if self.entities:  # a sentence without entities is labelled too: it has none
+            try:
+                spans = as_entities(label, "label")
+            except ValueError:
+                stats.skip("malformed entities")
+                return None
+            types = self.label_map or {}  # the dataset's types in the task's (PER=PERSON)
+            return tuple((s, e, types.get(kind, kind)) for s, e, kind in spans)  # type: ignore[misc]
         if isinstance(label, list | tuple):  # the acceptable answers of a question
             answers = tuple(str(a).strip() for a in label if str(a).strip())
             if not answers and self.labelled:
@@ -719,6 +734,7 @@ def _objects(
 DATASETS: Registry[Callable[[str, str | None], Iterable[Mapping[str, Any]]]] = Registry(
     "datasets", "dataset reader"
 )
+DATASETS.register("conll", read_conll)
 
 
 def _plugin_reader(source: str) -> Callable[[str, str | None], Iterable[Mapping[str, Any]]] | None:
@@ -879,6 +895,7 @@ def load_examples(
     labels: Sequence[str] = (),
     expand: bool = True,
     max_rows: int | None = None,
+    entities: bool = False,
 ) -> Iterator[Example]:
     """Stream the labelled examples of ``source`` (see the module docs for what is recognised), with the
     input fields ``inputs`` (the task's); ``labelled=False`` also reads files without a label column, and
@@ -887,7 +904,8 @@ def load_examples(
     ``labels`` (the task's) are the labels a row may have, after ``label_map``: a row with another one is
     skipped and counted, and a source none of whose rows has one is an ``InputError`` that lists the labels
     seen and suggests a map. ``expand=False`` keeps contractions as written (``normalize_text``).
-    ``max_rows`` stops reading after that many rows (kept or skipped).
+    ``max_rows`` stops reading after that many rows (kept or skipped). ``entities`` (an NER task): labels
+    are entity spans (``[[start, end, type], ...]``, ``conll:PATH`` reads them), the text is kept as given.
 
     Local text files are read in ``encoding``, or in the one ``detect_encoding`` finds; the encoding used
     for each file is recorded in ``stats.encodings``. The source is resolved now (a missing path is an
@@ -909,7 +927,7 @@ def load_examples(
         raise InputError.hint(f"{{max_rows}}: must be at least 1 (got {max_rows})", max_rows="max_rows=N")
     spec = Columns(
         tuple(inputs), text_column, dict(input_columns or {}), label_column, label_map, labelled,
-        tuple(labels), expand, max_rows,
+        tuple(labels), expand, max_rows, entities,
     )  # fmt: skip
     produce = _resolve(str(source), split, spec, stats)
     if Path(source).is_file():

@@ -18,6 +18,8 @@ Sources (see README.md beside this file for sizes and licences):
 - professions: mimesis' English occupation list, single-word titles, ranked by wordfreq;
 - adjectives: NLTK's opinion lexicon (Hu and Liu 2004) and VADER lexicon, WordNet for the part of speech,
   wordfreq for ranking;
+- person_origin: full names from the person providers of 15 Faker locales (romanized where Faker has
+  them), 20 per origin, spread over each locale's lists; one-word names, none a place's name;
 - religions: written by hand (ten items; no package has them), see RELIGIONS.
 """
 
@@ -32,6 +34,7 @@ import sys
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 BUILT_BY = "data/lexicons/build.py"
@@ -128,6 +131,49 @@ def build_names(out: Path) -> None:
         lic.replace("SSA", "Census"),
         last,
         f"the {N_LAST_NAMES} most frequent; Mc- and O'- names re-cased (the Census drops apostrophes)",
+    )
+
+
+# Faker locales with names in the Latin script, and the origin each stands for (a locale's list, not a
+# claim about any one person: de_DE's first names include names of immigrant families, as Germany's do).
+ORIGINS = (
+    ("en_US", "American"), ("de_DE", "German"), ("fr_FR", "French"), ("es_MX", "Mexican"),
+    ("it_IT", "Italian"), ("tr_TR", "Turkish"), ("en_IN", "Indian"), ("ja_JP", "Japanese"),
+    ("zh_CN", "Chinese"), ("yo_NG", "Yoruba"), ("ig_NG", "Igbo"), ("ha_NG", "Hausa"),
+    ("zu_ZA", "Zulu"), ("sw", "Swahili"), ("id_ID", "Indonesian"),
+)  # fmt: skip
+N_PER_ORIGIN = 20
+
+
+def spread(names: list[str], n: int) -> list[str]:
+    """``n`` names spread evenly over the list (Faker's lists are alphabetical: the first n would all
+    start with A)."""
+    return [names[i * len(names) // n] for i in range(min(n, len(names)))]
+
+
+def build_person_origins(out: Path, places: set[str]) -> None:
+    import importlib
+
+    def names(provider: Any, kind: str) -> list[str]:
+        found = getattr(provider, f"{kind}_romanized_names", None) or getattr(provider, f"{kind}_names")
+        found = by_weight(found) if isinstance(found, dict) else sorted(set(found))
+        # one word each, not a place's name ("Georgia"), so the expected entity is one PERSON
+        return [fix_surname(x) for x in found if x.isalpha() and x not in places]
+
+    entries = []
+    for locale, origin in ORIGINS:
+        provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        firsts, lasts = names(provider, "first"), names(provider, "last")
+        chosen = zip(spread(firsts, N_PER_ORIGIN), spread(lasts[::-1], N_PER_ORIGIN))
+        entries += [{"value": f"{f} {s}", "first": f, "last": s, "origin": origin} for f, s in chosen]
+    write(
+        out,
+        "person_origin",
+        f"Faker {version('faker')} person providers of {len(ORIGINS)} locales",
+        "MIT (Faker)",
+        entries,
+        f"{N_PER_ORIGIN} full names per origin: first and last names spread over each locale's lists "
+        "(romanized where Faker has them), one-word names only, none a city, country or nationality",
     )
 
 
@@ -393,6 +439,10 @@ def build_modifier_words(out: Path) -> None:
     print(f"modifier_words.tsv: {len(rows)} entries", file=sys.stderr)
 
 
+def lexicon_entries(out: Path, name: str) -> list[dict]:
+    return json.loads((out / f"{name}.json").read_text(encoding="utf-8"))["entries"]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=HERE, help="folder for the JSON files (default: here)")
@@ -403,6 +453,8 @@ def main(argv: list[str] | None = None) -> None:
     build_names(out)
     countries = build_places(out)
     build_nationalities(out, countries)
+    places = {e["value"] for name in ("city", "country", "nationality") for e in lexicon_entries(out, name)}
+    build_person_origins(out, places)
     build_professions(out)
     build_religions(out)
     build_adjectives(out)
