@@ -228,17 +228,13 @@ def prediction_html(row: dict[str, Any] | None, failed: bool = True, labels: Seq
         return f"<span class=fail>unreadable reply</span><br><span class=muted>{_e(row['reply'])}</span>"
     if "answer" in row:
         return f"<span class=fail>{_e(row['answer'])}</span>"
-<<<<<<< HEAD
+    if "entities" in row:
+        return f"<span class={'fail' if failed else 'pass'}>{_e(listed(row['entities']))}</span>"
     values = row.get("probs", ())
     named = len(labels) == len(values)
     probs = (" · " if named else " / ").join(
         f"{labels[i]} {p:.2f}" if named else f"{p:.2f}" for i, p in enumerate(values)
     )
-=======
-    if "entities" in row:
-        return f"<span class={'fail' if failed else 'pass'}>{_e(listed(row['entities']))}</span>"
-    probs = " / ".join(f"{p:.2f}" for p in row.get("probs", ()))
->>>>>>> ner
     said = f"<span class=fail>{_e(row.get('label'))}</span>" if failed else f"<b>{_e(row.get('label'))}</b>"
     return f"{said}<br><span class=muted>{_e(probs)}</span>"
 
