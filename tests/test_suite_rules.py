@@ -131,6 +131,10 @@ def test_qqp_word_overlap_fails_what_one_changed_word_hides(qqp, tmp_path):
     for cap in ("QQP-he-she", "QQP-his-her", "QQP-before-after", "QQP-names", "QQP-numbers", "QQP-more-less"):
         assert rates[cap] >= 0.9, (cap, rates[cap])
     assert rates["QQP-synonyms"] <= 0.05 and rates["QQP-symmetry"] == 0.0
+    # he/she changes one word of 13 (CheckList's "he would reject her" / "she would reject him" changed 4
+    # of 15, so a model calling pairs above 0.8 overlap duplicates passed it)
+    strict = CallableModel("overlap-0.8", WordOverlap(0.8), QQP)
+    assert failure_rates(qqp, [strict], tmp_path / "strict")["overlap-0.8"]["QQP-he-she"] >= 0.9
 
 
 # --- sentiment ------------------------------------------------------------------------------------------
