@@ -15,6 +15,7 @@ from conftest import require, tiny_bert
 from autocheck.author import words
 from autocheck.checklist.editor import Editor, Suggestions
 from autocheck.checklist.perturb import Perturb
+from autocheck.checklist.test_suite import TestSuite
 from autocheck.checklist.test_types import INV, MFT
 from autocheck.store import InputError
 
@@ -155,4 +156,7 @@ def test_a_tests_visual_summary_shows_its_failures_over_applicable_cases(editor)
     shown = test.visual_summary()
     html = shown._repr_html_()
     assert "positive adjectives" in html and "This is an awesome movie." in html
-    assert "3" in str(shown) and "4" in str(shown)
+    assert "75.0% (3/4)" in str(shown)
+    suite = TestSuite()
+    suite.add(test)
+    assert suite.visual_summary_by_test("positive adjectives")._repr_html_() == html

@@ -202,6 +202,13 @@ class TestSuite:
 
         return SuiteDisplay(self, self._ordered(types, capabilities), n_per_testcase, max_examples)
 
+    def visual_summary_by_test(self, testname: str) -> Any:
+        """One test's display (``AbstractTest.visual_summary``) under its name in the suite."""
+        if testname not in self.tests:
+            raise InputError(f"There's no test named {testname} in the suite!")
+        info = self.info[testname]
+        return self.tests[testname].visual_summary(testname, info["capability"], info.get("description"))
+
     def _repr_html_(self) -> str:
         if self.tests and all(t.results for t in self.tests.values()):
             return self.visual_summary_table()._repr_html_()

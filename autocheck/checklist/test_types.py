@@ -311,7 +311,14 @@ class AbstractTest:
                 print(format_example_fn(x, pred, conf, label, meta))
             print("----")
 
-    def visual_summary(self, n_per_testcase: int = 3, max_examples: int = 5) -> Any:
+    def visual_summary(
+        self,
+        name: str | None = None,
+        capability: str | None = None,
+        description: str | None = None,
+        n_per_testcase: int = 3,
+        max_examples: int = 5,
+    ) -> Any:
         """This test's results as a display (HTML in a notebook, text in a terminal): its failure rate over
         the applicable test cases and its failing examples, as ``TestSuite.visual_summary_table`` shows a
         test. CheckList's widget is not needed."""
@@ -319,11 +326,11 @@ class AbstractTest:
 
         from .display import SuiteDisplay
 
-        name = self.name or type(self).__name__
+        name = name or self.name or type(self).__name__
         info = {
             "type": type(self).__name__,
-            "capability": self.capability or "",
-            "description": self.description or "",
+            "capability": capability or self.capability or "",
+            "description": description or self.description or "",
         }
         one = SimpleNamespace(tests={name: self}, info={name: info})
         return SuiteDisplay(one, [name], n_per_testcase, max_examples)
