@@ -6,6 +6,7 @@ multilingual masked LM), the widgets' clicks (visual_suggest returns the suggest
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -160,3 +161,24 @@ def test_a_tests_visual_summary_shows_its_failures_over_applicable_cases(editor)
     suite = TestSuite()
     suite.add(test)
     assert suite.visual_summary_by_test("positive adjectives")._repr_html_() == html
+
+
+def test_raw_files_in_qqps_and_squads_formats(tmp_path):
+    suite = TestSuite()
+    suite.add(
+        MFT([("How old is he?", "What is his age?"), ("Why?", "When?")], labels=1, name="p", capability="c")
+    )
+    suite.to_raw_file(tmp_path / "qqp.tsv", file_format="qqp_test")
+    lines = (tmp_path / "qqp.tsv").read_text().split("\n")
+    assert lines == ["id\tquestion1\tquestion2", "0\tHow old is he?\tWhat is his age?", "1\tWhy?\tWhen?"]
+    squad = TestSuite()
+    squad.add(
+        MFT([{"passage": "Ann is tall.", "question": "Who is tall?"}], labels="Ann", name="s", capability="c")
+    )
+    squad.to_raw_file(tmp_path / "squad.json", file_format="squad")
+    (entry,) = json.loads((tmp_path / "squad.json").read_text())["data"]
+    assert entry["paragraphs"] == [
+        {"context": "Ann is tall.", "qas": [{"question": "Who is tall?", "id": "0"}]}
+    ]
+    with pytest.raises(InputError, match="example 0 must be a dict"):
+        suite.to_raw_file(tmp_path / "bad.json", file_format="squad")

@@ -199,6 +199,8 @@ class AbstractTest:
     ) -> list[str]:
         if file_format == "jsonl":
             format_fn = json.dumps
+        elif file_format == "tsv":  # a pair of texts (QQP) on one line
+            format_fn = "\t".join
         elif format_fn is None:
             format_fn = lambda x: str(x).replace("\n", " ")  # noqa: E731
         examples, _ = self.example_list_and_indices(n, seed=seed)
