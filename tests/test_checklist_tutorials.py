@@ -102,6 +102,8 @@ def test_article_on_a_mask_fits_the_word_the_masked_lm_chose(editor):
     for text in ret.data:
         article, word = re.fullmatch(r"This is (an?) (\S+) movie\.", text).groups()
         assert article == ("an" if word[0] in "aeiou" else "a"), text
+    words = editor.suggest("This is not {a:mask} {thing}.", thing=["movie", "film"])  # tutorial 3
+    assert words and all(isinstance(w, str) for w in words)
     options = editor.template("This is {a:adj} {mask}.", adj=ADJ, mask_only=True, nsamples=3)
     assert len(options) == 3 and all(isinstance(w, list) and t.startswith("This is") for w, t, _ in options)
 

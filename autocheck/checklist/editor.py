@@ -23,6 +23,7 @@ from ..tasks import Task
 
 MASK = "{mask}"
 _MASKED = re.compile(r"\{(?:\w+:)*mask\}")  # {mask}, {a:mask}
+_ARTICLE_MASK = re.compile(r"\{an?:mask\}")
 _MASK_SLOT = "mask_fill_"  # a placeholder standing for the mask token while the other placeholders are filled
 
 
@@ -240,13 +241,20 @@ class Editor:
 
     # ------------------------------------------------------------------ suggestions
 
-    def _masked_texts(self, templates: str | Sequence[str], **kwargs: Any) -> list[str]:
-        texts = [templates] if isinstance(templates, str) else list(templates)
-        if not all(MASK in t for t in texts):
+    def _masked_texts(self, templates: Any, **kwargs: Any) -> list[str]:
+        """Every filling of the templates' other placeholders, the mask token where ``{mask}`` stands; an
+        ``{a:mask}`` is asked as "a [MASK]" and as "an [MASK]" (as CheckList does)."""
+        texts = _leaves(templates)
+        if not texts or not all(_MASKED.search(t) for t in texts):
             raise InputError(f"Editor.suggest: every template needs {MASK}")
         token = self.mlm.tokenizer.mask_token
         slot: dict[str, Any] = {_MASK_SLOT: [token]}  # (a keyword argument, not one of template's options)
-        masked = [t.replace(MASK, "{" + _MASK_SLOT + "}") for t in texts]
+        slot_text = "{" + _MASK_SLOT + "}"
+        masked = [
+            _MASKED.sub(slot_text, _ARTICLE_MASK.sub(article + slot_text, t))
+            for t in texts
+            for article in (("a ", "an ") if _ARTICLE_MASK.search(t) else ("",))
+        ]
         filled = self.template(masked, unroll=True, **slot, **kwargs)
         return list(dict.fromkeys(filled.data))
 
