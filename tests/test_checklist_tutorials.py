@@ -87,7 +87,8 @@ def test_add_lexicon_appends_and_drops_repeats_when_asked(editor):
         editor.add_lexicon("fruit", ["x"], overwrite=True, append=True)
 
 
-def test_the_case_cap_is_the_editors_and_can_be_raised():
+def test_the_case_cap_is_none_by_default_as_checklists_and_can_be_set():
+    assert Editor().max_cases is None  # tutorial 1's "{male} is not friends with {female}" fills 113,712
     words = [f"w{i}" for i in range(20)]
     with pytest.raises(InputError, match=r"8,000 combinations exceed max_cases=1,000"):
         Editor(max_cases=1000).template("{x} {y} {z}", x=words, y=words, z=words)

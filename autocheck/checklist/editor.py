@@ -12,6 +12,7 @@ Sampling (``nsamples``) is seeded (``Editor(seed=...)``), so the same call gives
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -96,7 +97,7 @@ class Editor:
         language: str = "english",
         model_name: str | None = None,
         seed: int = 0,
-        max_cases: int = 100_000,
+        max_cases: int | None = None,
     ):
         if language != "english":
             raise InputError(
@@ -104,7 +105,9 @@ class Editor:
             )
         self.model_name = model_name
         self.seed = seed
-        self.max_cases = max_cases  # combinations filled without nsamples (CheckList has no limit)
+        self.max_cases = (
+            max_cases  # the most combinations filled without nsamples (None: no limit, as CheckList)
+        )
         self._mlm: Any = None
         self._added: dict[str, list[str]] = {}
         self.selected_suggestions: list = []
@@ -170,8 +173,8 @@ class Editor:
         ``top`` words. ``labels``: one label for all, a list of labels, or templates filled with the same
         values ("Yes, this is {adj}."). ``remove_duplicates``: no two placeholders of a filling take the
         same value. ``max_cases``: the most combinations filled without ``nsamples`` (default the
-        editor's). ``mask_only``: the masked LM's suggestions only, as ``(words, text, score)``. Returns
-        ``.data`` (and ``.labels``, ``.meta`` — the value of each placeholder — and ``.templates``)."""
+        editor's: no limit). ``mask_only``: the masked LM's suggestions only, as ``(words, text, score)``.
+        Returns ``.data`` (and ``.labels``, ``.meta``: the value of each placeholder, ``.templates``)."""
         if not product:
             raise InputError(
                 "Editor.template: product=False is not supported (every combination is filled; "
@@ -213,7 +216,8 @@ class Editor:
             spec=spec,
             templates=compiled,
         )
-        chosen = template_cases(capability, task, self.seed, max_cases=max_cases or self.max_cases)
+        limit = max_cases or self.max_cases or sys.maxsize
+        chosen = template_cases(capability, task, self.seed, max_cases=limit)
         needs_mlm = any(_MASKED.search(leaf) for leaf in leaves)
         data, metas = [], []
         for case in chosen.cases(self.mlm if needs_mlm else None, top):
