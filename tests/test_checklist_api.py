@@ -398,5 +398,3 @@ def test_pairs_save_and_load_as_pairs(tmp_path):
     for s in (suite, loaded):
         s.run(PredictorWrapper.wrap_softmax(duplicate), verbose=False)
         assert s.tests["same"].fail_idxs().tolist() == [1] and s.tests["punct"].fail_idxs().tolist() == [0]
-    with pytest.raises(InputError, match="product=False is not supported"):
-        Editor().template("{first_name}", product=False)

@@ -65,6 +65,11 @@ def test_a_list_of_templates_gives_a_list_per_filling_and_unroll_flattens_it(edi
         assert question[0].startswith(answer + " is taller") and question[1] == "Who is taller?"
 
 
+def test_product_false_fills_the_ith_value_of_every_placeholder_together(editor):
+    ret = editor.template("{x} and {y}", x=["a", "b", "c"], y=["1", "2"], product=False, meta=True)
+    assert ret.data == ["a and 1", "b and 2"] and ret.meta[1] == {"x": "b", "y": "2"}
+
+
 def test_remove_duplicates_never_repeats_a_value_within_a_filling(editor):
     ret = editor.template("{adj1} is not the same as {adj2}", adj=["good", "bad", "great"])
     assert len(ret.data) == 6  # numbered placeholders of one lexicon differ (CheckList: only if asked)

@@ -29,9 +29,10 @@ Expectations: an MFT template's ``label`` is a label, a list of allowed labels, 
 template's ``answer`` is one or more answers with placeholders. INV/DIR capabilities take their expectation
 from the capability.
 
-Fillings: every combination (the Cartesian product; one larger than ``max_cases`` is an error), or a seeded
-sample of ``nsamples``. Conditions and distinctness are enforced on every filling, never left to chance;
-a template that no filling can meet is an error naming the file, capability and template.
+Fillings: every combination (the Cartesian product; one larger than ``max_cases`` is an error), the i-th
+value of every placeholder together (``zip``), or a seeded sample of ``nsamples``. Conditions and
+distinctness (``distinct``: of every placeholder) are enforced on every filling, never left to chance; a
+template that no filling can meet is an error naming the file, capability and template.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from .lexicons import Entry, load_lexicon, shipped_lexicons
 log = logging.getLogger(__name__)
 
 MASK = "mask"
-TEMPLATE_KEYS = frozenset({"id", "label", "answer", "where", "lexicons", "nsamples", "distinct"})
+TEMPLATE_KEYS = frozenset({"id", "label", "answer", "where", "lexicons", "nsamples", "distinct", "zip"})
 BUILTIN_RANGES = {"year": (1950, 2020), "number": (2, 100)}
 _PLACEHOLDER = re.compile(
     r"^(?:(?P<functions>[a-z_]+(?::[a-z_]+)*):)?(?P<key>[a-z_]+[0-9]*)(?:\.(?P<attr>\w+))?$"
@@ -85,6 +86,7 @@ class Template:
     nsamples: int | None = None
     where: str = ""  # file, capability and template, for messages
     distinct: bool = False  # no two placeholders take the same value (CheckList's remove_duplicates)
+    zipped: bool = False  # the i-th value of every placeholder together (CheckList's product=False)
 
     @property
     def combinations(self) -> int:
@@ -140,6 +142,7 @@ def compile_templates(
                 nsamples=t.get("nsamples", spec.get("nsamples")),
                 where=here,
                 distinct=bool(t.get("distinct", False)),
+                zipped=bool(t.get("zip", False)),
             )
         )
     ids = [t.id for t in out]
@@ -424,6 +427,8 @@ def fillings(template: Template, seed: int, max_cases: int, capability: str = ""
     """The chosen entry index of each placeholder, per filling: every valid combination in order, or a
     seeded sample of ``nsamples`` valid ones (in the order drawn). Errors name the template."""
     sizes = [len(entries) for _, entries in template.lexicons]
+    if template.zipped and template.nsamples is None:
+        return [c for c in ((i,) * len(sizes) for i in range(min(sizes, default=1))) if _valid(template, c)]
     total = template.combinations
     if template.nsamples is None and total > max_cases:
         raise InputError.hint(

@@ -172,14 +172,10 @@ class Editor:
         lexicons, the same value wherever they occur; ``{mask}`` (and ``{a:mask}``) takes the masked LM's
         ``top`` words. ``labels``: one label for all, a list of labels, or templates filled with the same
         values ("Yes, this is {adj}."). ``remove_duplicates``: no two placeholders of a filling take the
-        same value. ``max_cases``: the most combinations filled without ``nsamples`` (default the
+        same value. ``product=False``: the i-th value of every placeholder together (zip) instead of every
+        combination. ``max_cases``: the most combinations filled without ``nsamples`` (default the
         editor's: no limit). ``mask_only``: the masked LM's suggestions only, as ``(words, text, score)``.
         Returns ``.data`` (and ``.labels``, ``.meta``: the value of each placeholder, ``.templates``)."""
-        if not product:
-            raise InputError(
-                "Editor.template: product=False is not supported (every combination is filled; "
-                "give nsamples to sample them)"
-            )
         if mask_only:
             return self._mask_options(templates, nsamples or top, **kwargs)
         labels_filled = labels is not None and bool(_leaves(labels))
@@ -198,6 +194,7 @@ class Editor:
                     **dict(zip(names, leaves)),
                     "lexicons": lexicons,
                     "distinct": remove_duplicates,
+                    "zip": not product,
                     **({"nsamples": nsamples} if nsamples is not None else {}),
                 }
             ],
