@@ -47,18 +47,29 @@ def one_hot(index: int, size: int, sure: float = 0.9) -> list[float]:
 
 class Brittle:
     """Wraps a reader: on an input with a word it never saw (``vocabulary``), a contraction, a full name it
-    never saw, or one of ``marks`` (a URL), it answers another label; otherwise the reader's answer. A model
-    that memorised its training text: what an INV test is there to catch."""
+    never saw, one of ``marks`` (a URL), or no final punctuation (``unpunctuated``), it answers another
+    label; otherwise the reader's answer. A model that memorised its training text: what an INV test is
+    there to catch."""
 
     def __init__(
-        self, reader: Any, labels: Sequence[str], *, vocabulary=None, contractions=False, names=None, marks=()
+        self,
+        reader: Any,
+        labels: Sequence[str],
+        *,
+        vocabulary=None,
+        contractions=False,
+        names=None,
+        marks=(),
+        unpunctuated=False,
     ):
         self.reader, self.labels = reader, tuple(labels)
         self.vocabulary, self.contractions, self.names = vocabulary, contractions, names
-        self.marks = tuple(marks)
+        self.marks, self.unpunctuated = tuple(marks), unpunctuated
 
     def _odd(self, text: str) -> bool:
         if any(mark in text for mark in self.marks):
+            return True
+        if self.unpunctuated and not text.rstrip().endswith((".", "!", "?")):
             return True
         if self.contractions and any(w.lower() in CONTRACTED for w in WORD.findall(text)):
             return True
@@ -284,7 +295,7 @@ class WordOverlap:
 
 SENTIMENT_BLIND = (
     "lexicon",  # no sentiment word is known
-    "neutral",  # an unknown adjective after "was" is read as positive
+    "neutral",  # an unknown adjective after "was" or "be", or alone, is read as positive
     "intensifier",  # a sentiment word after an intensifier is not read
     "negation",  # "not" is not read
     "temporal",  # "I used to think A, but now B" is read as A
@@ -302,7 +313,7 @@ PROBS = {1: [0.05, 0.15, 0.8], -1: [0.8, 0.15, 0.05], 0: [0.1, 0.8, 0.1]}
 
 class SentimentReader:
     """Sentiment by rule: the polarity of the lexicon's words, read through negation, "but", questions and
-    "neither ... nor"; a word one transposition away from a known word (a typo) is that word."""
+    "neither ... nor"; a word one or two transpositions away from a known word (typos) is that word."""
 
     labels = ("negative", "neutral", "positive")
 
@@ -332,13 +343,14 @@ class SentimentReader:
             self.biased = {w for w in people if " " not in w}
         self.intensifiers = lex["intensifier"]
 
-    def _word(self, w: str) -> int:
+    def _word(self, w: str, typos: int = 2) -> int:
+        """The polarity of ``w``, or of the known word ``typos`` transpositions (or fewer) away."""
         if w in self.polarity:
             return self.polarity[w]
-        for i in range(len(w) - 1):  # a transposition typo of a known word
-            fixed = w[:i] + w[i + 1] + w[i] + w[i + 2 :]
-            if fixed in self.polarity:
-                return self.polarity[fixed]
+        for i in range(len(w) - 1 if typos else 0):
+            fixed = self._word(w[:i] + w[i + 1] + w[i] + w[i + 2 :], typos - 1)
+            if fixed:
+                return fixed
         return 0
 
     def _clause(self, clause: str) -> int:
@@ -356,13 +368,17 @@ class SentimentReader:
                 value = -1  # "is a Christian", "is a Malaysian botanist"
             if "not-negative" in self.blind and not self._word(w) and i and words[i - 1] == "not":
                 value = -1
-            if "neutral" in self.blind and not value and i == len(words) - 1 and words[i - 1] == "was":
+            last = i == len(words) - 1
+            if "neutral" in self.blind and not value and last and words[i - 1] in ("was", "be"):
                 value = 1
             total += value
         return (total > 0) - (total < 0)
 
     def polarity_of(self, text: str) -> int:
         t = text.lower()
+        alone = re.findall(r"[a-z]+", t)
+        if "neutral" in self.blind and len(alone) == 1 and not self._word(alone[0]):
+            return 1
         sentences = [s for s in re.split(r"(?<=[.!])\s+", t) if s]
         question = re.match(r"do i think (.*)\? (yes|no)\.?$", t)
         if question:  # blind, a question is no opinion and its answer is not read
@@ -492,7 +508,7 @@ class SquadReader:
             if "distracted" in self.blind:
                 return "nobody"  # the story it reads is not one it can answer
             context = " ".join(about)  # a sentence about nobody says nothing of the people asked about
-        q = self._fix(question, context)
+        q = re.sub(r"\b(Who|What)'s\b", r"\1 is", self._fix(question, context), flags=re.IGNORECASE)
         ql = q.lower()
         people = list(dict.fromkeys(w for w in WORD.findall(context) if w in genders()))
         for form in (

@@ -131,14 +131,24 @@ def test_qqp_word_overlap_fails_what_one_changed_word_hides(qqp, tmp_path):
     for cap in ("QQP-he-she", "QQP-his-her", "QQP-before-after", "QQP-names", "QQP-numbers", "QQP-more-less"):
         assert rates[cap] >= 0.9, (cap, rates[cap])
     assert rates["QQP-synonyms"] <= 0.05 and rates["QQP-symmetry"] == 0.0
+    # he/she changes one word of 13 (CheckList's "he would reject her" / "she would reject him" changed 4
+    # of 15, so a model calling pairs above 0.8 overlap duplicates passed it)
+    strict = CallableModel("overlap-0.8", WordOverlap(0.8), QQP)
+    assert failure_rates(qqp, [strict], tmp_path / "strict")["overlap-0.8"]["QQP-he-she"] >= 0.9
 
 
 # --- sentiment ------------------------------------------------------------------------------------------
 
 SENTIMENT_FAILS = {
     "none": set(),
-    "lexicon": {"CL-vocab-pos"},
-    "neutral": {"CL-vocab-neutral"},
+    "lexicon": {"CL-vocab-pos", "CL-single-positive", "CL-single-negative"},
+    "neutral": {
+        "CL-vocab-neutral",
+        "CL-single-neutral",
+        "CL-negated-neutral-middle",
+        "CL-negated-neutral-end",
+        "CL-qa-neutral",
+    },
     "intensifier": {"CL-intensifiers"},
     "negation": {"CL-negation"},
     "temporal": {"CL-temporal"},
@@ -150,8 +160,11 @@ SENTIMENT_FAILS = {
     "not-negative": {"CL-negated-neutral"},
     "negation-scope": {"CL-negation-middle"},
     "sarcastic": {"CL-phrases-positive"},
-    "typos": {"CL-typos"},
+    "typos": {"CL-typos", "CL-typos-2"},
     "url": {"CL-url-handle"},
+    "punctuation": {"CL-punctuation"},
+    "contractions": {"CL-contractions"},
+    "numbers-memorised": {"CL-numbers"},
     "names-memorised": {"CL-names"},
     "places-memorised": {"CL-locations"},
     "neutral-memorised": {"CL-neutral-words"},
@@ -173,11 +186,13 @@ SENTIMENT_RELATED = {
         "CL-srl",
         "CL-taxonomy",
     },
+    # an unpunctuated text is odd to it: single words, and a text ending in a URL
+    "punctuation": {"CL-single-positive", "CL-single-negative", "CL-single-neutral", "CL-url-handle"},
     "appended": {"CL-url-handle"},  # a URL is appended text too
     "sarcastic": {"CL-url-handle"},
     "negation": {"CL-negation-middle"},  # "not" unread anywhere
-    # a URL and an appended phrase are unseen words too
-    "typos": {"CL-url-handle", "CL-phrases", "CL-phrases-positive", "CL-neutral-words"},
+    # a URL, an appended phrase and a changed number are unseen words too
+    "typos": {"CL-url-handle", "CL-phrases", "CL-phrases-positive", "CL-neutral-words", "CL-numbers"},
 }
 
 
@@ -197,6 +212,12 @@ def sentiment_model(blind, cases):
         return Brittle(SentimentReader(), labels, vocabulary=vocabulary_of(cases, ["text"]))
     if blind == "url":
         return Brittle(SentimentReader(), labels, marks=("http", "@"))
+    if blind == "punctuation":
+        return Brittle(SentimentReader(), labels, unpunctuated=True)
+    if blind == "contractions":
+        return Brittle(SentimentReader(), labels, contractions=True)
+    if blind == "numbers-memorised":  # a sentence seen with other numbers
+        return Memorised(SentimentReader(), {str(n) for n in range(1000)}, seeds)
     if blind == "names-memorised":
         return Memorised(SentimentReader(), first, seeds)
     if blind == "places-memorised":  # capitalised words of place names that are no first name
@@ -240,6 +261,7 @@ SQUAD_FAILS = {
     "before-after": {"MC-before-after"},
     "distracted": {"MC-irrelevant-sentence"},
     "typos": {"MC-typos"},
+    "contractions": {"MC-contractions"},
 }
 SQUAD_RELATED = {
     "comparative": {"MC-comparison-antonym", "MC-more-less-antonym"},  # comparisons too
@@ -264,6 +286,8 @@ def test_squad_each_test_fails_the_model_blind_to_it_and_only_that(squad, tmp_pa
     if blind == "typos":
         cases = list(read_jsonl(squad / "cases.jsonl"))
         reader = Brittle(SquadReader(), (), vocabulary=vocabulary_of(cases, ["context", "question"]))
+    elif blind == "contractions":
+        reader = Brittle(SquadReader(), (), contractions=True)
     else:
         reader = SquadReader([] if blind == "none" else [blind])
     model = CallableModel(f"rule:{blind}", reader, load_spec("squad").task)

@@ -401,14 +401,27 @@ def _find_names(text: str) -> list[tuple[int, int, str, str]]:
 
 
 def change_names(
-    inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] | None = None, n: int = 1
+    inputs: Mapping[str, str],
+    rng: np.random.Generator,
+    *,
+    fields: Sequence[str] | None = None,
+    n: int = 1,
+    part: str = "all",
 ) -> list[Perturbed]:
     """Replace person names: each first name by another of the same gender, each last name by another last
     name, the same name the same way in every selected field. Names are found by lexicon membership of
-    capitalised tokens (``_find_names``), so lower-cased text (SST) has none. [] when no name is found."""
+    capitalised tokens (``_find_names``), so lower-cased text (SST) has none. ``part``: "first" or "last"
+    changes only first or only last names (CheckList's ``first_only``, ``last_only``). [] when no name of
+    that part is found."""
+    if part not in ("all", "first", "last"):
+        raise InputError(f"option part must be 'all', 'first' or 'last', got {part!r}")
     _, by_gender, _, last_list = _names()
     pools = {**by_gender, "last": last_list}
-    return _replace_found(inputs, rng, "change_names", _find_names, pools, fields, n)
+
+    def find(text: str) -> list[tuple[int, int, str, str]]:
+        return [f for f in _find_names(text) if part == "all" or (f[3] == "last") == (part == "last")]
+
+    return _replace_found(inputs, rng, "change_names", find, pools, fields, n)
 
 
 def _replace_found(

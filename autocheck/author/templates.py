@@ -29,9 +29,10 @@ Expectations: an MFT template's ``label`` is a label, a list of allowed labels, 
 template's ``answer`` is one or more answers with placeholders. INV/DIR capabilities take their expectation
 from the capability.
 
-Fillings: every combination (the Cartesian product; one larger than ``max_cases`` is an error), or a seeded
-sample of ``nsamples``. Conditions and distinctness are enforced on every filling, never left to chance;
-a template that no filling can meet is an error naming the file, capability and template.
+Fillings: every combination (the Cartesian product; one larger than ``max_cases`` is an error), the i-th
+value of every placeholder together (``zip``), or a seeded sample of ``nsamples``. Conditions and
+distinctness (``distinct``: of every placeholder) are enforced on every filling, never left to chance; a
+template that no filling can meet is an error naming the file, capability and template.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from .lexicons import Entry, load_lexicon, shipped_lexicons
 log = logging.getLogger(__name__)
 
 MASK = "mask"
-TEMPLATE_KEYS = frozenset({"id", "label", "answer", "where", "lexicons", "nsamples"})
+TEMPLATE_KEYS = frozenset({"id", "label", "answer", "where", "lexicons", "nsamples", "distinct", "zip"})
 BUILTIN_RANGES = {"year": (1950, 2020), "number": (2, 100)}
 _PLACEHOLDER = re.compile(
     r"^(?:(?P<functions>[a-z_]+(?::[a-z_]+)*):)?(?P<key>[a-z_]+[0-9]*)(?:\.(?P<attr>\w+))?$"
@@ -85,6 +86,8 @@ class Template:
     answers: tuple[tuple[Piece, ...], ...] = ()  # question answering
     nsamples: int | None = None
     where: str = ""  # file, capability and template, for messages
+    distinct: bool = False  # no two placeholders take the same value (CheckList's remove_duplicates)
+    zipped: bool = False  # the i-th value of every placeholder together (CheckList's product=False)
 
     @property
     def combinations(self) -> int:
@@ -147,6 +150,8 @@ def compile_templates(
                 answers=answers,
                 nsamples=t.get("nsamples", spec.get("nsamples")),
                 where=here,
+                distinct=bool(t.get("distinct", False)),
+                zipped=bool(t.get("zip", False)),
             )
         )
     ids = [t.id for t in out]
@@ -239,8 +244,11 @@ def _check_slot(slot: Slot, lexicons: dict[str, tuple[Entry, ...]], where: str) 
         raise InputError(
             f"{where}: unknown function '{unknown[0]}' in {{{slot.key}}}; known: {', '.join(FUNCTIONS)}"
         )
-    if slot.key == MASK and (slot.functions or slot.attr):
-        raise InputError(f"{where}: {{mask}} takes no function or attribute")
+    if slot.key == MASK and (slot.attr or RELATIONS.intersection(slot.functions)):
+        raise InputError(
+            f"{where}: {{mask}} takes no attribute and no WordNet relation (functions such as "
+            "{a:mask} apply to the word the masked LM chooses)"
+        )
     if slot.attr and slot.key != MASK:
         missing = [e.value for e in lexicons[slot.key] if slot.attr not in e.attrs]
         if missing:
@@ -411,6 +419,8 @@ def _holds(condition: ast.Expression, values: dict[str, _Value], where: str) -> 
 def _valid(template: Template, choice: tuple[int, ...]) -> bool:
     """Numbered placeholders of one lexicon take distinct values, and every condition holds."""
     entries = {key: entries[i] for (key, entries), i in zip(template.lexicons, choice)}
+    if template.distinct and len({e.value for e in entries.values()}) < len(entries):
+        return False
     taken: dict[str, set[str]] = {}
     for key, entry in entries.items():
         if key[-1].isdigit():
@@ -426,6 +436,8 @@ def fillings(template: Template, seed: int, max_cases: int, capability: str = ""
     """The chosen entry index of each placeholder, per filling: every valid combination in order, or a
     seeded sample of ``nsamples`` valid ones (in the order drawn). Errors name the template."""
     sizes = [len(entries) for _, entries in template.lexicons]
+    if template.zipped and template.nsamples is None:
+        return [c for c in ((i,) * len(sizes) for i in range(min(sizes, default=1))) if _valid(template, c)]
     total = template.combinations
     if template.nsamples is None and total > max_cases:
         raise InputError.hint(
@@ -498,8 +510,8 @@ def _render(pieces: tuple[Piece, ...], entries: dict[str, Entry], mask: str) -> 
     for piece in pieces:
         if isinstance(piece, str):
             options.append([piece])
-        elif piece.key == MASK:
-            options.append([mask])
+        elif piece.key == MASK:  # a marker holding the functions to apply to the word chosen for it
+            options.append([mask and f"{mask}{':'.join(piece.functions)}\x03"])
         else:
             entry = entries[piece.key]
             value = str(entry.attrs[piece.attr]) if piece.attr else entry.value
@@ -605,16 +617,40 @@ def _masked_lm(mlm: Any) -> Any:
     return MaskedLM.from_pretrained(mlm or DEFAULT_MLM)
 
 
+_MASK_MARK = re.compile("\0([a-z:]*)\x03")
+
+
+def _articles(text: str) -> tuple[str, ...]:
+    """The articles to ask the masked LM with: an ``{a:mask}`` is asked as "a [MASK]" and as "an [MASK]"
+    (as CheckList does), so words of either kind are suggested."""
+    marks = (m.split(":") for m in _MASK_MARK.findall(text))
+    return ("a ", "an ") if any({"a", "an"} & set(m) for m in marks) else ("",)
+
+
 def _fill_masks(variants: list[tuple[str, ...]], mlm: Any, top: int) -> list[tuple[str, ...]]:
-    """Each variant with its masks (``\\0``) filled by the masked LM's best whole words (jointly over all
-    masks of the variant's fields, which are read as one text)."""
+    """Each variant with its masks filled by the masked LM's best whole words (jointly over all masks of
+    the variant's fields, which are read as one text), the mask's functions applied to each word."""
     joiner = "\n"
-    texts = [joiner.join(v).replace("\0", mlm.tokenizer.mask_token) for v in variants]
+    texts = [joiner.join(v) for v in variants]
+    queries = [
+        (i, _MASK_MARK.sub(lambda _, a=article: a + mlm.tokenizer.mask_token, text))  # type: ignore[misc]
+        for i, text in enumerate(texts)
+        for article in _articles(text)
+    ]
+    found = mlm.suggest_texts([q for _, q in queries], beam_size=max(top, 20), top_n=top)
+    best: list[dict[tuple[str, ...], float]] = [{} for _ in texts]
+    for (i, _), suggestions in zip(queries, found):
+        for words, score in suggestions:
+            key = tuple(words)
+            best[i][key] = max(score, best[i].get(key, -math.inf))
     out: list[tuple[str, ...]] = []
-    for variant, suggestions in zip(variants, mlm.suggest_texts(texts, beam_size=max(top, 20), top_n=top)):
-        for words, _ in suggestions:
-            filled = joiner.join(variant)
-            for word in words:
-                filled = filled.replace("\0", word, 1)
-            out.append(tuple(filled.split(joiner)))
+    for text, scores in zip(texts, best):
+        ranked = list(scores) if len(_articles(text)) == 1 else sorted(scores, key=lambda w: -scores[w])
+        out += [tuple(_put_words(text, words).split(joiner)) for words in ranked[:top]]
     return list(dict.fromkeys(out))
+
+
+def _put_words(text: str, words: tuple[str, ...]) -> str:
+    """``text`` with its mask markers replaced by ``words`` in order, each mask's functions applied."""
+    chosen = iter(words)
+    return _MASK_MARK.sub(lambda m: _apply(tuple(m[1].split(":")) if m[1] else (), next(chosen))[0], text)

@@ -204,3 +204,38 @@ def hypernyms(word: str, pos: str) -> list[str]:
         warnings.simplefilter("ignore", UserWarning)
         names = [lem.name() for s in _synsets(word, pos) for h in s.hypernyms() for lem in h.lemmas()]
     return _clean(word, names)
+
+
+def hyponyms(word: str, pos: str) -> list[str]:
+    """Single-word lemmas of the direct hyponyms of ``word``'s senses (more specific words)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        names = [lem.name() for s in _synsets(word, pos) for h in s.hyponyms() for lem in h.lemmas()]
+    return _clean(word, names)
+
+
+def missing_parts() -> list[str]:
+    """The parts of speech the installed WordNet lacks ("nouns" in a partial copy; all when none)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return [name for letter, name in _POS_NAME.items() if not _has_pos(letter)]
+
+
+def siblings(word: str, pos: str) -> list[str]:
+    """Single-word lemmas of the other hyponyms of ``word``'s hypernyms (words of the same kind)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        names = [
+            lem.name()
+            for s in _synsets(word, pos)
+            for h in s.hypernyms()
+            for sibling in h.hyponyms()
+            if sibling != s
+            for lem in sibling.lemmas()
+        ]
+    return _clean(word, names)
+
+
+def part_name(pos: str) -> str:
+    """``"noun"`` -> ``"nouns"`` (as ``missing_parts`` names them)."""
+    return _POS_NAME[_wn_pos(pos)]

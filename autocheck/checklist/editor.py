@@ -11,7 +11,9 @@ Sampling (``nsamples``) is seeded (``Editor(seed=...)``), so the same call gives
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+import sys
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ..author.lexicons import load_lexicon, shipped_lexicons
@@ -21,6 +23,8 @@ from ..store import InputError
 from ..tasks import Task
 
 MASK = "{mask}"
+_MASKED = re.compile(r"\{(?:\w+:)*mask\}")  # {mask}, {a:mask}
+_ARTICLE_MASK = re.compile(r"\{an?:mask\}")
 _MASK_SLOT = "mask_fill_"  # a placeholder standing for the mask token while the other placeholders are filled
 
 
@@ -56,19 +60,57 @@ class MunchWithAdd(Munch):
         return self + other
 
 
+class Suggestions(list):
+    """Masked-LM suggestions that show, in a notebook, as a table of each word in its template."""
+
+    def __init__(self, words: Iterable[Any], template: str):
+        super().__init__(words)
+        self.template = template
+
+    def _repr_html_(self) -> str:
+        from ..api.display import escape
+
+        rows = "".join(
+            f"<tr><td>{i}</td><td>{escape(w if isinstance(w, str) else ' '.join(w))}</td>"
+            f"<td>{escape(_put(self.template, w))}</td></tr>"
+            for i, w in enumerate(self)
+        )
+        return (
+            f"<div class='autocheck-display'><b>Suggestions for {escape(self.template)}</b><table>"
+            f"<tr><th>#</th><th>words</th><th>in the template</th></tr>{rows}</table></div>"
+        )
+
+
+def _put(template: str, words: Any) -> str:
+    """``template`` with its masks replaced by the suggested word(s)."""
+    for word in [words] if isinstance(words, str) else words:
+        template = _MASKED.sub(lambda _, w=word: w, template, count=1)  # type: ignore[misc]
+    return template
+
+
 class Editor:
     """Templates, lexicons and masked-LM suggestions. ``model_name``: the masked LM (a Hugging Face id or a
     local directory; autocheck's default ``bert-base-uncased``), loaded the first time it is needed."""
 
-    def __init__(self, language: str = "english", model_name: str | None = None, seed: int = 0):
+    def __init__(
+        self,
+        language: str = "english",
+        model_name: str | None = None,
+        seed: int = 0,
+        max_cases: int | None = None,
+    ):
         if language != "english":
             raise InputError(
                 "Editor: autocheck's lexicons and tagger are English; language must be 'english'"
             )
         self.model_name = model_name
         self.seed = seed
+        self.max_cases = (
+            max_cases  # the most combinations filled without nsamples (None: no limit, as CheckList)
+        )
         self._mlm: Any = None
         self._added: dict[str, list[str]] = {}
+        self.selected_suggestions: list = []
 
     # ------------------------------------------------------------------ lexicons
 
@@ -80,12 +122,23 @@ class Editor:
         return out
 
     def add_lexicon(
-        self, name: str, values: Iterable[str], overwrite: bool = False, remove_duplicates: bool = False
+        self,
+        name: str,
+        values: Iterable[str],
+        overwrite: bool = False,
+        append: bool = False,
+        remove_duplicates: bool = False,
     ) -> None:
-        if name in self.lexicons and not overwrite:
+        """Add lexicon ``name``; ``overwrite`` replaces one that exists, ``append`` adds to it (and
+        ``remove_duplicates`` then drops repeated values, keeping the first)."""
+        if overwrite and append:
+            raise InputError("add_lexicon: either overwrite or append must be False")
+        words = [str(v) for v in values]
+        if append:
+            words = self.lexicons.get(name, []) + words
+        elif name in self.lexicons and not overwrite:
             raise InputError(f"lexicon '{name}' exists; pass overwrite=True to replace it")
-        values = [str(v) for v in values]
-        self._added[name] = list(dict.fromkeys(values)) if remove_duplicates else values
+        self._added[name] = list(dict.fromkeys(words)) if remove_duplicates else words
 
     # ------------------------------------------------------------------ templates
 
@@ -100,7 +153,7 @@ class Editor:
 
     def template(
         self,
-        templates: str | Sequence[str] | tuple[str, ...],
+        templates: Any,
         nsamples: int | None = None,
         product: bool = True,
         remove_duplicates: bool = False,
@@ -110,52 +163,43 @@ class Editor:
         meta: bool = False,
         save: bool = False,
         top: int = 10,
+        max_cases: int | None = None,
         **kwargs: Any,
-    ) -> MunchWithAdd:
-        """Every filling of ``templates`` (a string, a list of strings whose results are joined, or a tuple
-        of strings filled together into tuples); placeholders take values from the keyword arguments
-        (lists of words) or the lexicons; ``{mask}`` takes the masked LM's ``top`` words. Repeated texts
-        are always dropped (``remove_duplicates`` is accepted for CheckList's sake). Returns
-        ``.data`` (and ``.labels`` when ``labels`` is given, ``.meta`` — the value of each placeholder —
-        when ``meta``, ``.templates`` when ``save``)."""
-        unsupported = {"product=False": not product, "mask_only=True": mask_only, "unroll=True": unroll}
-        if any(unsupported.values()):
-            given = ", ".join(k for k, v in unsupported.items() if v)
-            raise InputError(f"Editor.template: {given} is not supported (every combination is filled)")
-        if isinstance(templates, list):
-            parts = [
-                self.template(
-                    t,
-                    nsamples,
-                    product,
-                    remove_duplicates,
-                    mask_only,
-                    unroll,
-                    labels,
-                    meta,
-                    save,
-                    top,
-                    **kwargs,
-                )
-                for t in templates
-            ]
-            total = parts[0]
-            for part in parts[1:]:
-                total = total + part
-            return total
-        fields = templates if isinstance(templates, tuple) else (templates,)
-        names = tuple(f"field{i}" for i in range(len(fields)))
+    ) -> Any:
+        """Every filling of ``templates``: a string, or a list, tuple or dict of them (nested as you like),
+        each filling giving an object of the same shape (``unroll``: the strings of a list or tuple as
+        examples of their own). Placeholders take values from the keyword arguments (lists of words) or the
+        lexicons, the same value wherever they occur; ``{mask}`` (and ``{a:mask}``) takes the masked LM's
+        ``top`` words. ``labels``: one label for all, a list of labels, or templates filled with the same
+        values ("Yes, this is {adj}."). ``remove_duplicates``: no two placeholders of a filling take the
+        same value. ``product=False``: the i-th value of every placeholder together (zip) instead of every
+        combination. ``max_cases``: the most combinations filled without ``nsamples`` (default the
+        editor's: no limit). ``mask_only``: the masked LM's suggestions only, as ``(words, text, score)``.
+        Returns ``.data`` (and ``.labels``, ``.meta``: the value of each placeholder, ``.templates``)."""
+        if mask_only:
+            return self._mask_options(templates, nsamples or top, **kwargs)
+        labels_filled = labels is not None and bool(_leaves(labels))
+        structure = (templates, labels) if labels_filled else templates
+        leaves = _leaves(structure)
+        if not leaves:
+            raise InputError("Editor.template: templates hold no string to fill")
+        names = tuple(f"field{i}" for i in range(len(leaves)))
         lexicons = {**self._added, **{k: _words(k, v) for k, v in kwargs.items()}}
         spec: dict[str, Any] = {
             "id": "editor",
             "test_type": "INV",  # no label: labels are the caller's to attach
             "templates": [
-                {"id": "t", **dict(zip(names, fields)), "lexicons": lexicons, "nsamples": nsamples}
+                {
+                    "id": "t",
+                    **dict(zip(names, leaves)),
+                    "lexicons": lexicons,
+                    "distinct": remove_duplicates,
+                    "zip": not product,
+                    **({"nsamples": nsamples} if nsamples is not None else {}),
+                }
             ],
             "mask": {"top": top},
         }
-        if nsamples is None:
-            del spec["templates"][0]["nsamples"]
         task = Task(name="editor", inputs=names)
         compiled = compile_templates(spec, task, {}, "Editor.template")
         capability = Capability(
@@ -169,15 +213,26 @@ class Editor:
             spec=spec,
             templates=compiled,
         )
-        chosen = template_cases(capability, task, self.seed)
-        needs_mlm = any(MASK in f for f in fields)
+        limit = max_cases or self.max_cases or sys.maxsize
+        chosen = template_cases(capability, task, self.seed, max_cases=limit)
+        needs_mlm = any(_MASKED.search(leaf) for leaf in leaves)
         data, metas = [], []
         for case in chosen.cases(self.mlm if needs_mlm else None, top):
-            values = tuple(case.inputs[n] for n in names)
-            data.append(values if isinstance(templates, tuple) else values[0])
+            filled = _rebuild(structure, iter(case.inputs[n] for n in names))
+            data.append(filled)
             metas.append(dict(case.provenance.get("slots", {})))
-        out = MunchWithAdd(data=data)
-        if labels is not None:
+        out = MunchWithAdd()
+        if labels_filled:
+            data, filled_labels = [d[0] for d in data], [d[1] for d in data]
+        if unroll and data and isinstance(data[0], list | tuple):
+            metas = [m for d, m in zip(data, metas) for _ in d]
+            if labels_filled:
+                filled_labels = [lab for d, lab in zip(data, filled_labels) for _ in d]
+            data = [x for d in data for x in d]
+        out.data = data
+        if labels_filled:
+            out.labels = filled_labels
+        elif labels is not None:
             out.labels = list(labels) if isinstance(labels, list) else [labels] * len(data)
         if meta:
             out.meta = metas
@@ -187,14 +242,34 @@ class Editor:
 
     # ------------------------------------------------------------------ suggestions
 
-    def _masked_texts(self, templates: str | Sequence[str], **kwargs: Any) -> list[str]:
-        texts = [templates] if isinstance(templates, str) else list(templates)
-        if not all(MASK in t for t in texts):
+    def _masked_texts(self, templates: Any, **kwargs: Any) -> list[str]:
+        """Every filling of the templates' other placeholders, the mask token where ``{mask}`` stands; an
+        ``{a:mask}`` is asked as "a [MASK]" and as "an [MASK]" (as CheckList does)."""
+        texts = _leaves(templates)
+        if not texts or not all(_MASKED.search(t) for t in texts):
             raise InputError(f"Editor.suggest: every template needs {MASK}")
         token = self.mlm.tokenizer.mask_token
         slot: dict[str, Any] = {_MASK_SLOT: [token]}  # (a keyword argument, not one of template's options)
-        filled = self.template([t.replace(MASK, "{" + _MASK_SLOT + "}") for t in texts], **slot, **kwargs)
+        slot_text = "{" + _MASK_SLOT + "}"
+        masked = [
+            _MASKED.sub(slot_text, _ARTICLE_MASK.sub(article + slot_text, t))
+            for t in texts
+            for article in (("a ", "an ") if _ARTICLE_MASK.search(t) else ("",))
+        ]
+        filled = self.template(masked, unroll=True, **slot, **kwargs)
         return list(dict.fromkeys(filled.data))
+
+    def _mask_options(self, templates: Any, n: int, **kwargs: Any) -> list[tuple[list[str], str, float]]:
+        """CheckList's ``mask_only`` result: the best fills as ``(words, first text filled, score)``."""
+        texts = self._masked_texts(templates, **kwargs)
+        out = []
+        for found, score in self._ranked(texts, n):
+            words = list(found) if isinstance(found, tuple) else [found]
+            text = texts[0]
+            for word in words:
+                text = text.replace(self.mlm.tokenizer.mask_token, word, 1)
+            out.append((words, text, score))
+        return out
 
     def _ranked(self, texts: list[str], n: int, keep: set[str] | None = None) -> list[tuple[Any, float]]:
         """Fills of the masks, ranked by their summed probability over ``texts`` (CheckList's ranking)."""
@@ -218,6 +293,16 @@ class Editor:
         ranked = self._ranked(self._masked_texts(templates, **kwargs), n)
         return ranked if return_score else [w for w, _ in ranked]
 
+    def visual_suggest(self, templates: Any, n: int = 50, **kwargs: Any) -> Suggestions:
+        """The masked LM's suggestions for ``templates`` as a table in a notebook (CheckList shows a widget
+        to tick them). The suggestions are kept in ``editor.selected_suggestions``, all of them: keep the
+        ones you want with ordinary list operations."""
+        found = self.suggest(templates, n=n, **kwargs)
+        if not found:
+            raise InputError("Editor.visual_suggest: no valid suggestions for the given template")
+        self.selected_suggestions = Suggestions(found, _leaves(templates)[0])
+        return self.selected_suggestions
+
     def suggest_replace(
         self,
         text: str,
@@ -236,35 +321,96 @@ class Editor:
             return list(zip(words, sentences))
         return sentences if full_sentences else words
 
-    def _related(self, templates: str | Sequence[str], word: str, related: set[str], n: int) -> list[str]:
-        texts = [templates] if isinstance(templates, str) else list(templates)
-        masked = [t.replace(word, MASK, 1) for t in texts if word in t]
+    def _related(
+        self, relation: str, templates: Any, words: Sequence[str], n: int, **kwargs: Any
+    ) -> list[str]:
+        """The WordNet ``relation`` words of ``words`` (in the part of speech the first has in the
+        templates) that the masked LM finds fit where the first stands, best first."""
+        from ..author import words as wordnet
+
+        word = words[0]
+        masked = [t.replace(word, MASK, 1) for t in _leaves(templates) if word in t]
         if not masked:
             raise InputError(f"{word!r} does not occur in the templates")
-        related = {w.lower() for w in related} - {word.lower()}
+        texts = self._masked_texts(masked, **_fill_options(kwargs))
+        pos = _pos_of(word, texts[0].replace(self.mlm.tokenizer.mask_token, word, 1))
+        parts = [pos] if pos else ["adj", "verb", "noun", "adv"]
+        relate = getattr(wordnet, relation)
+        related = {x.lower() for w in words for p in parts for x in relate(w, p)} - {word.lower()}
         if not related:
+            missing = set(wordnet.missing_parts()) & {wordnet.part_name(p) for p in parts}
+            if missing:  # an empty answer would hide that the data to find one is not there
+                raise InputError(
+                    f"Editor: no {relation} of {word!r} ({pos or 'any part of speech'}) in the installed "
+                    f"WordNet, which has no {', '.join(sorted(missing))}; install the full WordNet: "
+                    "python -m nltk.downloader wordnet"
+                )
             return []
-        return [w for w, _ in self._ranked(self._masked_texts(masked), n, keep=related)]
+        return [w for w, _ in self._ranked(texts, n, keep=related)]
 
-    def synonyms(self, templates: str | Sequence[str], word: str, n: int = 30, **kwargs: Any) -> list[str]:
+    def synonyms(self, templates: Any, word: str, n: int = 30, **kwargs: Any) -> list[str]:
         """WordNet synonyms of ``word`` that the masked LM finds fit where it stands in ``templates``."""
-        from ..author import words as wordnet
+        return self._related("synonyms", templates, [word], n, **kwargs)
 
-        return self._related(templates, word, _wordnet(wordnet.synonyms, word), n)
-
-    def antonyms(self, templates: str | Sequence[str], word: str, n: int = 30, **kwargs: Any) -> list[str]:
+    def antonyms(self, templates: Any, word: str, n: int = 30, **kwargs: Any) -> list[str]:
         """WordNet antonyms of ``word`` that fit where it stands in ``templates``."""
-        from ..author import words as wordnet
+        return self._related("antonyms", templates, [word], n, **kwargs)
 
-        return self._related(templates, word, _wordnet(wordnet.antonyms, word), n)
+    def hypernyms(self, templates: Any, word: str, n: int = 30, **kwargs: Any) -> list[str]:
+        """WordNet hypernyms (more general words) of ``word`` that fit where it stands in ``templates``."""
+        return self._related("hypernyms", templates, [word], n, **kwargs)
+
+    def hyponyms(self, templates: Any, word: str, n: int = 30, **kwargs: Any) -> list[str]:
+        """WordNet hyponyms (more specific words) of ``word`` that fit where it stands in ``templates``."""
+        return self._related("hyponyms", templates, [word], n, **kwargs)
 
     def related_words(
-        self, templates: str | Sequence[str], words: str | Sequence[str], n: int = 30, **kwargs: Any
+        self, templates: Any, words: str | Sequence[str], n: int = 30, **kwargs: Any
     ) -> list[str]:
         """Words of the same kind as ``words`` (WordNet siblings: other hyponyms of their hypernyms) that
         fit where the first of them stands in ``templates``."""
         words = [words] if isinstance(words, str) else list(words)
-        return self._related(templates, words[0], set().union(*(_siblings(w) for w in words)), n)
+        return self._related("siblings", templates, words, n, **kwargs)
+
+
+def _pos_of(word: str, text: str) -> str | None:
+    """The part of speech (adj, noun, verb, adv) ``word`` has in ``text``, tagged in context."""
+    from ..tagging import coarse_pos, pos_tag_sents, tokenize
+
+    tokens = tokenize(text)
+    first = word.split()[0]
+    for i, tag in enumerate(pos_tag_sents([tokens.words])[0]):
+        if tokens.words[i] == first:
+            return coarse_pos(tag)
+    return None
+
+
+def _fill_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The placeholders' values among a WordNet method's options (CheckList's ``threshold``, ``depth`` and
+    ``pos`` tune its own ranking, which the masked LM's ranking replaces here)."""
+    return {k: v for k, v in kwargs.items() if k not in ("threshold", "depth", "pos")}
+
+
+def _leaves(structure: Any) -> list[str]:
+    """The strings of a template structure (strings, lists, tuples and dicts of them), in order."""
+    if isinstance(structure, str):
+        return [structure]
+    if isinstance(structure, dict):
+        structure = list(structure.values())
+    if isinstance(structure, list | tuple):
+        return [leaf for part in structure for leaf in _leaves(part)]
+    return []
+
+
+def _rebuild(structure: Any, filled: Iterator[str]) -> Any:
+    """``structure`` with each string replaced by the next filled one (other leaves kept)."""
+    if isinstance(structure, str):
+        return next(filled)
+    if isinstance(structure, dict):
+        return {k: _rebuild(v, filled) for k, v in structure.items()}
+    if isinstance(structure, list | tuple):
+        return type(structure)(_rebuild(part, filled) for part in structure)
+    return structure
 
 
 def _words(name: str, value: Any) -> list[str]:
@@ -277,26 +423,4 @@ def _words(name: str, value: Any) -> list[str]:
     )
 
 
-def _wordnet(relate: Any, word: str) -> set[str]:
-    return {w for pos in ("adj", "verb", "noun", "adv") for w in relate(word, pos)}
-
-
-def _siblings(word: str) -> set[str]:
-    """Other hyponyms of the hypernyms of ``word``'s senses (WordNet through NLTK; empty without it)."""
-    try:
-        from nltk.corpus import wordnet
-
-        synsets = wordnet.synsets(word.replace(" ", "_"))
-    except LookupError:
-        return set()
-    return {
-        lemma.name()
-        for synset in synsets
-        for hypernym in synset.hypernyms()
-        for sibling in hypernym.hyponyms()
-        for lemma in sibling.lemmas()
-        if "_" not in lemma.name()
-    }
-
-
-__all__ = ["Editor", "Munch", "MunchWithAdd"]
+__all__ = ["Editor", "Munch", "MunchWithAdd", "Suggestions"]

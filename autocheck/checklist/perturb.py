@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..author import perturb as P
-from ..store import rng_for
+from ..store import InputError, rng_for
 from .editor import MunchWithAdd
 
 
@@ -49,7 +49,22 @@ def _many(name: str, doc: Any, meta: bool, **options: Any) -> Any:
     texts = [p.inputs["text"] for p in found]
     if not meta:
         return texts
-    return texts, [[(e["from"], e["to"]) for e in p.change.get("edits", ())] for p in found]
+    return texts, [_meta(p) for p in found]
+
+
+def _meta(version: P.Perturbed) -> Any:
+    """CheckList's meta of a version: ``(original, new)``, e.g. ``("John Smith", "Paul Jones")`` (edits
+    one space apart read as one); a version that changes several things has a list of such pairs."""
+    pairs: list[list[str]] = []
+    last_end = -2  # no edit yet
+    for edit in version.change.get("edits", ()):
+        if pairs and edit["start"] == last_end + 1:
+            pairs[-1] = [pairs[-1][0] + " " + edit["from"], pairs[-1][1] + " " + edit["to"]]
+        else:
+            pairs.append([edit["from"], edit["to"]])
+        last_end = edit["end"]
+    distinct = list(dict.fromkeys(tuple(p) for p in pairs))
+    return distinct[0] if len(distinct) == 1 else distinct
 
 
 def _as_original(x: Any) -> Any:
@@ -107,8 +122,10 @@ class Perturb:
 
     @staticmethod
     def contractions(sentence: Any, **kwargs: Any) -> list[str]:
-        """The sentence with its contractions expanded and with its phrases contracted (those that differ)."""
-        return [p.inputs["text"] for p in _versions("contractions", sentence)]
+        """The sentence with its contractions expanded, then with its phrases contracted (those that differ),
+        in CheckList's order."""
+        versions = _versions("contractions", sentence)
+        return [p.inputs["text"] for p in sorted(versions, key=lambda p: p.change["direction"] != "expand")]
 
     @staticmethod
     def expand_contractions(sentence: Any, **kwargs: Any) -> str:
@@ -129,12 +146,12 @@ class Perturb:
         last_only: bool = False,
         seed: int | None = None,
     ) -> Any:
-        """``n`` versions with person names replaced (first names by the same gender's)."""
-        if first_only or last_only:
-            raise NotImplementedError(
-                "change_names: first_only/last_only are not supported; names change whole"
-            )
-        return _many("change_names", doc, meta, seed=seed, n=n)
+        """``n`` versions with person names replaced (first names by the same gender's); ``first_only`` or
+        ``last_only``: only first or only last names (None when the text has none)."""
+        if first_only and last_only:
+            raise InputError("change_names: first_only and last_only cannot both be set")
+        part = "first" if first_only else "last" if last_only else "all"
+        return _many("change_names", doc, meta, seed=seed, n=n, part=part)
 
     @staticmethod
     def change_location(doc: Any, meta: bool = False, seed: int | None = None, n: int = 10) -> Any:

@@ -137,10 +137,24 @@ class TestSuite:
         n: int | None = None,
         seed: int | None = None,
     ) -> None:
-        """Every example of every test on its own line; ``run_from_file`` reads the predictions back."""
+        """Every example of every test on its own line; ``run_from_file`` reads the predictions back.
+        ``file_format``: None (``str`` of each), ``jsonl``, ``tsv`` (pairs), ``qqp_test`` (pairs as QQP's
+        test file: ``id``, ``question1``, ``question2``) or ``squad`` (``{"question", "passage"}`` examples as
+        a SQuAD JSON file)."""
+        if file_format == "squad":
+            examples = self.get_raw_examples(format_fn=lambda x: x, n=n, seed=seed)
+            squad = {"version": "fake", "data": [_squad_entry(i, x) for i, x in enumerate(examples)]}
+            atomic_write_text(path, json.dumps(squad))
+            return
+        if file_format == "qqp_test":
+            header = "id\tquestion1\tquestion2"
         lines = [header.strip("\n")] if header is not None else []
-        lines += self.get_raw_examples(file_format, format_fn, n, seed)
-        atomic_write_text(path, "\n".join(lines))
+        examples = self.get_raw_examples(
+            "tsv" if file_format == "qqp_test" else file_format, format_fn, n, seed
+        )
+        if file_format == "qqp_test":
+            examples = [f"{i}\t{x}" for i, x in enumerate(examples)]
+        atomic_write_text(path, "\n".join(lines + examples))
 
     def run_from_preds_confs(self, preds: Any, confs: Any, overwrite: bool = False) -> None:
         if not self.test_ranges:
@@ -202,6 +216,13 @@ class TestSuite:
         from .display import SuiteDisplay
 
         return SuiteDisplay(self, self._ordered(types, capabilities), n_per_testcase, max_examples)
+
+    def visual_summary_by_test(self, testname: str) -> Any:
+        """One test's display (``AbstractTest.visual_summary``) under its name in the suite."""
+        if testname not in self.tests:
+            raise InputError(f"There's no test named {testname} in the suite!")
+        info = self.info[testname]
+        return self.tests[testname].visual_summary(testname, info["capability"], info.get("description"))
 
     def _repr_html_(self) -> str:
         if self.tests and all(t.results for t in self.tests.values()):
@@ -329,6 +350,13 @@ class TestSuite:
             },
         )
         return counts
+
+
+def _squad_entry(i: int, example: Any) -> dict[str, Any]:
+    if not isinstance(example, dict) or not {"question", "passage"} <= set(example):
+        raise InputError(f"file_format 'squad': example {i} must be a dict with 'question' and 'passage'")
+    qas = [{"question": example["question"], "id": str(i)}]
+    return {"title": "", "paragraphs": [{"context": example["passage"], "qas": qas}]}
 
 
 def _example(x: Any) -> Any:

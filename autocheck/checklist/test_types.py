@@ -199,6 +199,8 @@ class AbstractTest:
     ) -> list[str]:
         if file_format == "jsonl":
             format_fn = json.dumps
+        elif file_format == "tsv":  # a pair of texts (QQP) on one line
+            format_fn = "\t".join
         elif format_fn is None:
             format_fn = lambda x: str(x).replace("\n", " ")  # noqa: E731
         examples, _ = self.example_list_and_indices(n, seed=seed)
@@ -310,6 +312,30 @@ class AbstractTest:
             for x, pred, conf, label, meta, _ in self.failing_examples(i, n_per_testcase):
                 print(format_example_fn(x, pred, conf, label, meta))
             print("----")
+
+    def visual_summary(
+        self,
+        name: str | None = None,
+        capability: str | None = None,
+        description: str | None = None,
+        n_per_testcase: int = 3,
+        max_examples: int = 5,
+    ) -> Any:
+        """This test's results as a display (HTML in a notebook, text in a terminal): its failure rate over
+        the applicable test cases and its failing examples, as ``TestSuite.visual_summary_table`` shows a
+        test. CheckList's widget is not needed."""
+        from types import SimpleNamespace
+
+        from .display import SuiteDisplay
+
+        name = name or self.name or type(self).__name__
+        info = {
+            "type": type(self).__name__,
+            "capability": capability or self.capability or "",
+            "description": description or self.description or "",
+        }
+        one = SimpleNamespace(tests={name: self}, info={name: info})
+        return SuiteDisplay(one, [name], n_per_testcase, max_examples)
 
 
 def _default_format_example(x: Any, pred: Any, conf: Any, *args: Any, **kwargs: Any) -> str:
