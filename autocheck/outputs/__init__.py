@@ -18,7 +18,7 @@ from typing import TypeVar
 from ..registry import Registry
 from ..store import InputError
 from ..tasks import Task
-from .kind import ERROR, FAIL, LABEL_ONLY, NA, PASS, Answering, OutputKind, Outputs, allowed
+from .kind import ERROR, FAIL, LABEL_ONLY, NA, PASS, Answering, OutputKind, Outputs, allowed, answered
 from .label import LabelKind
 from .span import SpanKind
 
@@ -26,7 +26,18 @@ OUTPUT_KINDS: Registry[OutputKind | type[OutputKind]] = Registry("outputs", "out
 OUTPUT_KINDS.register("label", LabelKind())
 OUTPUT_KINDS.register("span", SpanKind())
 
-__all__ = ["ERROR", "FAIL", "LABEL_ONLY", "NA", "PASS", "Answering", "OutputKind", "Outputs", "allowed"]
+__all__ = [
+    "ERROR",
+    "FAIL",
+    "LABEL_ONLY",
+    "NA",
+    "PASS",
+    "Answering",
+    "OutputKind",
+    "Outputs",
+    "allowed",
+    "answered",
+]
 __all__ += ["OUTPUT_KINDS", "check_output", "for_output", "kind_of"]
 T = TypeVar("T")
 

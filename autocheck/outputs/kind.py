@@ -19,7 +19,7 @@ it reads; an authoring source asks ``expects_labels``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -114,6 +114,18 @@ class OutputKind(Protocol):
     ) -> tuple[int, list[float], dict[str, Any]] | str:
         """A case as retraining data: label index (-1: none), soft label and the ``export_columns``; or
         why it is left out."""
+
+
+def answered(out: Outputs, answers: Sequence[Any], errors: Sequence[str | None]) -> Iterator[tuple[int, Any]]:
+    """Record in ``out`` each input's error and each cached ``{"invalid": reply}``; yield ``(index,
+    answer)`` for every other input (what ``OutputKind.outputs`` fills in)."""
+    for i, (answer, error) in enumerate(zip(answers, errors)):
+        if error is not None:
+            out.errors[i] = error
+        elif isinstance(answer, dict) and "invalid" in answer:  # a cached Invalid
+            out.invalid[i] = answer["invalid"]
+        else:
+            yield i, answer
 
 
 def shown(value: Any) -> str:
