@@ -62,7 +62,9 @@ class OutputKind(Protocol):
     # Expectations (MFT's ``expected``, a dataset example's label, a template's) are task labels; when
     # False they are the kind's own answers (texts), and templates give them as ``answer``.
     expects_labels: bool
-    export_columns: tuple[str, ...]  # columns of a retraining export beside the label (texts per row)
+    # columns of a retraining export beside the label, filled by ``export`` (the ``hf`` format stores each
+    # as a list of texts)
+    export_columns: tuple[str, ...]
 
     def check_task(self, task: Task, where: str) -> None:
         """Raise ``InputError`` naming ``where`` when the task's header does not suit this kind."""
