@@ -33,17 +33,6 @@ def inv_outcome(
     return kind_of(task).inv(task, orig_scores, orig_answer, scores, answer)
 
 
-def dir_outcome(
-    task: Task,
-    expected: dict[str, Any],
-    orig_scores: np.ndarray,
-    orig_answer: Any,
-    scores: np.ndarray,
-    answer: Any,
-) -> str:
-    return kind_of(task).dir(task, expected, orig_scores, orig_answer, scores, answer)
-
-
 def case_outcome(
     task: Task,
     test_type: str,
@@ -60,4 +49,4 @@ def case_outcome(
         return NA  # the original of an INV/DIR test is not a test by itself
     if test_type == "INV":
         return inv_outcome(task, orig_scores, orig_answer, scores, answer)
-    return dir_outcome(task, expected, orig_scores, orig_answer, scores, answer)
+    return kind_of(task).dir(task, expected, orig_scores, orig_answer, scores, answer)

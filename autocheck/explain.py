@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .expect import ERROR, FAIL, PASS
+from .outputs import kind_of
 from .results import load_results, natural_key
 from .run import PREDICTIONS
 from .stats import benjamini_hochberg, fisher_greater, fisher_two_sided, newcombe, wilson
@@ -485,7 +486,6 @@ def minimal_edits(run_dir: str | Path, model: Any, *, max_calls: int, max_parts:
     is taken out with the space it brought; a capital that the insertion lowered (``lowered``) stays
     lowered, so the subset is the expansion's own text minus words."""
     from .expect import case_outcome
-    from .outputs import kind_of
     from .tasks import Task
 
     run_dir = Path(run_dir)

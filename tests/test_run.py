@@ -12,6 +12,7 @@ from autocheck import expect
 from autocheck.expect import FAIL, NA, PASS
 from autocheck.export import BINARY
 from autocheck.models import CallableModel, default_task, load_model
+from autocheck.outputs import kind_of
 from autocheck.records import TestCase
 from autocheck.run import run_suite
 from autocheck.store import InputError, read_jsonl
@@ -29,7 +30,7 @@ def inv_outcome(orig_probs, orig_label, probs, label):
 
 
 def dir_outcome(expected, orig_probs, orig_label, probs):
-    return expect.dir_outcome(T, expected, orig_probs, orig_label, probs, T.labels[int(np.argmax(probs))])
+    return kind_of(T).dir(T, expected, orig_probs, orig_label, probs, T.labels[int(np.argmax(probs))])
 
 
 def test_mft_label_and_allowed_set():
@@ -241,14 +242,14 @@ def test_dir_on_the_task_score_counts_a_move_into_the_neutral_band_the_right_way
     score rises (pass), though P(positive) alone fell (the old reading failed it)."""
     before, after = T.read(BINARY, np.array([[0.8, 0.2], [0.5, 0.5]]))[0]
     score_up = {"score": {"plus": "positive", "minus": "negative"}, "direction": "up", "tolerance": 0.1}
-    assert expect.dir_outcome(T, score_up, before, "negative", after, "neutral") == PASS
+    assert kind_of(T).dir(T, score_up, before, "negative", after, "neutral") == PASS
     label_up = {"label": "positive", "direction": "up", "tolerance": 0.1}
-    assert expect.dir_outcome(T, label_up, before, "negative", after, "neutral") == FAIL
+    assert kind_of(T).dir(T, label_up, before, "negative", after, "neutral") == FAIL
     worse = T.read(BINARY, np.array([[0.95, 0.05]]))[0][0]
-    assert expect.dir_outcome(T, score_up, before, "negative", worse, "negative") == FAIL  # -0.6 -> -0.9
+    assert kind_of(T).dir(T, score_up, before, "negative", worse, "negative") == FAIL  # -0.6 -> -0.9
     target = {"target": ["neutral", "positive"]}
-    assert expect.dir_outcome(T, target, before, "negative", after, "neutral") == PASS
-    assert expect.dir_outcome(T, target, before, "negative", worse, "negative") == FAIL
+    assert kind_of(T).dir(T, target, before, "negative", after, "neutral") == PASS
+    assert kind_of(T).dir(T, target, before, "negative", worse, "negative") == FAIL
 
 
 def test_a_model_that_raises_on_one_input_fails_that_input_alone(suite, tmp_path):

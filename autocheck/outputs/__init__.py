@@ -20,7 +20,7 @@ from ..registry import Registry
 from ..store import InputError
 from ..tasks import Task
 from .entities import EntitiesKind
-from .kind import ERROR, FAIL, LABEL_ONLY, NA, PASS, Answering, OutputKind, Outputs, allowed
+from .kind import ERROR, FAIL, LABEL_ONLY, NA, PASS, Answering, OutputKind, Outputs, allowed, answered
 from .label import LabelKind
 from .span import SpanKind
 
@@ -29,7 +29,18 @@ OUTPUT_KINDS.register("label", LabelKind())
 OUTPUT_KINDS.register("span", SpanKind())
 OUTPUT_KINDS.register("entities", EntitiesKind())
 
-__all__ = ["ERROR", "FAIL", "LABEL_ONLY", "NA", "PASS", "Answering", "OutputKind", "Outputs", "allowed"]
+__all__ = [
+    "ERROR",
+    "FAIL",
+    "LABEL_ONLY",
+    "NA",
+    "PASS",
+    "Answering",
+    "OutputKind",
+    "Outputs",
+    "allowed",
+    "answered",
+]
 __all__ += ["OUTPUT_KINDS", "check_output", "for_output", "kind_of"]
 T = TypeVar("T")
 

@@ -25,7 +25,7 @@ reads; an authoring source asks ``expects_labels``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -68,7 +68,9 @@ class OutputKind(Protocol):
     # Expectations (MFT's ``expected``, a dataset example's label, a template's) are task labels; when
     # False they are the kind's own answers (texts), and templates give them as ``answer``.
     expects_labels: bool
-    export_columns: tuple[str, ...]  # columns of a retraining export beside the label (texts per row)
+    # columns of a retraining export beside the label, filled by ``export`` (the ``hf`` format stores each
+    # as a list of texts)
+    export_columns: tuple[str, ...]
 
     def check_task(self, task: Task, where: str) -> None:
         """Raise ``InputError`` naming ``where`` when the task's header does not suit this kind."""
@@ -120,6 +122,18 @@ class OutputKind(Protocol):
     ) -> tuple[int, list[float], dict[str, Any]] | str:
         """A case as retraining data: label index (-1: none), soft label and the ``export_columns``; or
         why it is left out."""
+
+
+def answered(out: Outputs, answers: Sequence[Any], errors: Sequence[str | None]) -> Iterator[tuple[int, Any]]:
+    """Record in ``out`` each input's error and each cached ``{"invalid": reply}``; yield ``(index,
+    answer)`` for every other input (what ``OutputKind.outputs`` fills in)."""
+    for i, (answer, error) in enumerate(zip(answers, errors)):
+        if error is not None:
+            out.errors[i] = error
+        elif isinstance(answer, dict) and "invalid" in answer:  # a cached Invalid
+            out.invalid[i] = answer["invalid"]
+        else:
+            yield i, answer
 
 
 def shown(value: Any) -> str:

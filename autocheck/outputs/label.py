@@ -32,7 +32,7 @@ import numpy as np
 
 from ..store import InputError
 from ..tasks import Task
-from .kind import FAIL, LABEL_ONLY, NA, PASS, Answering, Outputs, allowed, shown
+from .kind import FAIL, LABEL_ONLY, NA, PASS, Answering, Outputs, allowed, answered, shown
 
 INV_THRESHOLD = 0.1
 
@@ -112,14 +112,10 @@ class LabelKind:
             if width:
                 model.labels = default_labels(model.task, width, f"model {model.name}")
         out = Outputs(np.full((len(answers), len(model.labels)), np.nan))
-        for i, (answer, error) in enumerate(zip(answers, errors)):
-            if error is not None:
-                out.errors[i] = error
-            elif isinstance(answer, dict) and LABEL_ONLY in answer:  # a label without probabilities
+        for i, answer in answered(out, answers, errors):
+            if isinstance(answer, dict):  # a label without probabilities: {LABEL_ONLY: one-hot row}
                 out.probs[i] = answer[LABEL_ONLY]
                 model.probabilities = False
-            elif isinstance(answer, dict):  # a cached Invalid
-                out.invalid[i] = answer["invalid"]
             else:
                 out.probs[i] = answer
         return out

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..store import InputError
 from ..tasks import Task
-from .kind import FAIL, PASS, Answering, Outputs, allowed, shown
+from .kind import FAIL, PASS, Answering, Outputs, allowed, answered, shown
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -58,13 +58,8 @@ class SpanKind:
     def outputs(self, model: Answering, answers: Sequence[Any], errors: Sequence[str | None]) -> Outputs:
         out = Outputs(np.full((len(answers), 1), np.nan), [None] * len(answers))
         assert out.answers is not None
-        for i, (answer, error) in enumerate(zip(answers, errors)):
-            if error is not None:
-                out.errors[i] = error
-            elif isinstance(answer, dict):  # a cached Invalid
-                out.invalid[i] = answer["invalid"]
-            else:
-                out.answers[i], out.probs[i, 0] = answer[0], answer[1]
+        for i, (text, score) in answered(out, answers, errors):
+            out.answers[i], out.probs[i, 0] = text, score
         return out
 
     def read(self, model: Answering, outputs: Outputs) -> tuple[np.ndarray, list[Any]]:
