@@ -106,11 +106,10 @@ def _hf_row(name: str, spec: str, kind: str, task: Any = None) -> Row:
         state = "not in the Hugging Face cache (offline)" if offline() and not where else reason
         return Row(name, MISSING, f"{spec}: {state}{_stand_in(kind)}")
     if task is not None and kind == "model":  # a head run can test (not a masked-LM folder)
-        from .models.hf import check_head
+        from .models.hf import check_head, hf_form
 
-        head = "AutoModelForQuestionAnswering" if task.is_span else "AutoModelForSequenceClassification"
         try:
-            check_head(spec, config, head, task)
+            check_head(spec, config, hf_form(spec, task).auto_class, task)
         except InputError as e:
             return Row(name, MISSING, str(e))
     labels = ""

@@ -328,7 +328,11 @@ def load_pipeline(
     return PipelineModel(pipe, task, name=spec, batch_size=batch_size, **options)
 
 
-def load_hf(spec: str, task: Task, **options: Any) -> Model:
+def hf_form(spec: str, task: Task) -> type[_HFBase]:
+    """The transformers model class that answers the output kind of ``task`` (an error names what it reads)."""
     forms = {"label": HFModel, "span": HFQuestionAnswering, "entities": HFTokenClassifier}
-    form: type[_HFBase] = for_output(f"model '{spec}'", task, forms)
-    return form(spec, task, **options)
+    return for_output(f"model '{spec}'", task, forms)
+
+
+def load_hf(spec: str, task: Task, **options: Any) -> Model:
+    return hf_form(spec, task)(spec, task, **options)
