@@ -329,7 +329,7 @@ def load_pipeline(
 
 
 def hf_form(spec: str, task: Task) -> type[_HFBase]:
-    """The transformers model class that answers the output kind of ``task`` (an error names what it reads)."""
+    """The transformers model class for the output kind of ``task`` (an error names the kinds it reads)."""
     forms = {"label": HFModel, "span": HFQuestionAnswering, "entities": HFTokenClassifier}
     return for_output(f"model '{spec}'", task, forms)
 
