@@ -20,7 +20,7 @@ from typing import Any
 from ..config import DEFAULT_MLM
 from ..records import PERTURBATION, SEED, TestCase, as_inputs, display
 from ..store import InputError, atomic_write_json, environment, load_json
-from ..suite import CASES, MANIFEST, write_suite
+from ..suite import CASES, MANIFEST, iter_cases, write_suite
 from ..tasks import Task
 from . import display as D
 
@@ -532,13 +532,13 @@ class Results:
         """Every prediction row (``predictions.jsonl``) with the case's input fields, as a DataFrame."""
         import pandas as pd
 
-        from ..store import read_jsonl
+        from ..run import read_predictions
 
         suite_dir = Path(self.results["suite"]["dir"])
         fields = self.results["task"]["inputs"]
-        cases = {c["id"]: c for c in read_jsonl(suite_dir / CASES)}
+        cases = {c.id: c.to_json() for c in iter_cases(suite_dir / CASES)}
         rows = []
-        for row in read_jsonl(self.dir / PREDICTIONS):
+        for row in read_predictions(self.dir / PREDICTIONS):
             case = cases.get(row["case"], {})
             rows.append(
                 {

@@ -43,9 +43,9 @@ from typing import Any
 from ..expect import ERROR, FAIL, PASS
 from ..explain import compare_features
 from ..results import group_outcome, natural_key
-from ..run import PREDICTIONS
-from ..store import InputError, atomic_write_text, read_jsonl
-from ..suite import CASES
+from ..run import PREDICTIONS, read_predictions
+from ..store import InputError, atomic_write_text
+from ..suite import CASES, iter_cases
 from .summary import Z95, capability_info, load_results, manifest, pct, short_name, wilson
 
 INTERVAL = "Newcombe hybrid score (method 10) for paired proportions, 95%"
@@ -80,17 +80,10 @@ def read_outcomes(run_dir: Path) -> dict[str, dict[str, _Outcome]]:
     if not path.is_file():
         raise InputError(f"{path}: predictions not found (written by 'autocheck run')")
     out: dict[str, dict[str, _Outcome]] = defaultdict(dict)
-    for n, row in enumerate(read_jsonl(path), 1):
-        try:
-            out[row["model"]][row["case"]] = _Outcome(
-                row["capability"],
-                row.get("kind", ""),
-                row.get("seed") or row["case"],
-                row["outcome"],
-                _said(row),
-            )
-        except KeyError as e:
-            raise InputError(f"{path}:{n}: field {e.args[0]!r} missing; not a prediction") from None
+    for row in read_predictions(path):
+        out[row["model"]][row["case"]] = _Outcome(
+            row["capability"], row.get("kind", ""), row.get("seed") or row["case"], row["outcome"], _said(row)
+        )
     return out
 
 
@@ -557,7 +550,7 @@ def _case_texts(result: dict[str, Any], wanted: set[str]) -> dict[str, dict[str,
     for suite_dir in reversed(result["suite_dirs"]):
         path = Path(suite_dir or "") / CASES
         if suite_dir and path.is_file():
-            return {obj["id"]: obj for obj in read_jsonl(path) if obj.get("id") in wanted}
+            return {c.id: c.to_json() for c in iter_cases(path) if c.id in wanted}
     return {}
 
 
