@@ -336,6 +336,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .report import format_table
     from .requirements import load_spec
     from .run import RESULTS, RUN_FILES, run_suite
+    from .schemas import check
     from .suite import MANIFEST, suite_task
 
     # a bad threshold fails before any model loads
@@ -377,7 +378,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
     )
     print(format_table(results))
-    for name, record in load_json(out / MANIFEST, "run manifest")["models"].items():
+    ran = check("run manifest", load_json(out / MANIFEST, "run manifest"), out / MANIFEST)
+    for name, record in ran["models"].items():
         reuse = "reused across runs" if record["reused_across_runs"] else "kept for this run only"
         cached = f"{record['from_cache']} of {record['inputs']}"
         print(f"{name}: {cached} answers from the prediction cache ({reuse})")
@@ -391,7 +393,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .ci import Gate
+    from .ci import Gate, verdict
     from .report import format_table, load_results, summary_json, write_html
     from .report.html import plot_files
 
@@ -431,7 +433,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             thresholds=thresholds,
         )
         say(f"HTML report written to {args.html}" + ("" if args.no_plots else " (plots beside it as PNG)"))
-    return 0
+    # as 'run' without a gate: results that tested nothing (no model, or nothing applicable) are an error
+    untested = verdict(results, Gate())
+    for problem in untested:
+        print(f"autocheck: {problem.line()}", file=sys.stderr)
+    return 1 if untested else 0
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -505,9 +511,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
         atomic_write_text(args.markdown, comparison_markdown(result, rules=rules, alpha=args.alpha))
         say(f"Markdown comparison written to {args.markdown}")
+    for line in result["untested"]:
+        print(f"autocheck: {line}", file=sys.stderr)
     for item in found:
         print(f"autocheck: regression: {regression_line(result, item, args.alpha)}", file=sys.stderr)
-    return 1 if found else 0
+    return 1 if found or result["untested"] else 0
 
 
 def cmd_checklist(args: argparse.Namespace) -> int:

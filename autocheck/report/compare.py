@@ -42,7 +42,8 @@ from typing import Any
 
 from ..expect import ERROR, FAIL, PASS
 from ..explain import compare_features
-from ..results import group_outcome, natural_key
+from ..markdown import md_code, md_text
+from ..results import group_outcome, natural_key, untested
 from ..run import PREDICTIONS, read_predictions
 from ..store import InputError, atomic_write_text
 from ..suite import CASES, iter_cases
@@ -214,6 +215,13 @@ def compare_runs(dir_a: str | Path, dir_b: str | Path) -> dict[str, Any]:
         "test": TEST,
         "suite_dirs": [(r.get("suite") or {}).get("dir") for r in (a, b)],
         "task": (b.get("task") or {}).get("inputs", ["text"]),
+        # a model that tested nothing in either run is an error of the comparison (ci.verdict's rule)
+        "untested": [
+            f"{run_dir}: {name}: {why}"
+            for run_dir, run, names in ((dir_a, a, [p[0] for p in pairs]), (dir_b, b, [p[1] for p in pairs]))
+            for name in names
+            if (why := untested(run, name))
+        ],
         "pairs": [],
     }
     for name_a, name_b in pairs:
@@ -431,11 +439,6 @@ def format_comparison(result: dict[str, Any], width: int = 100, alpha: float = A
 # Markdown
 
 
-def _md(text: Any) -> str:
-    """A table cell: no pipes, no line breaks, no HTML a comment would render."""
-    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ").replace("\r", " ")
-
-
 def _input_text(case: dict[str, Any], fields: list[str]) -> str:
     if len(fields) == 1:
         return str(case.get(fields[0], ""))
@@ -457,12 +460,16 @@ def comparison_markdown(
     found = regressions(result, rules, alpha) if rules else []
     names = result.get("names", {})
     lines = ["### autocheck: comparison of two runs", ""]
-    lines.append(f"base: `{_md(result['a'])}`  \nnew: `{_md(result['b'])}`")
+    lines.append(f"base: `{md_code(result['a'])}`  \nnew: `{md_code(result['b'])}`")
     lines.append("")
+    if result.get("untested"):
+        lines.append("**Nothing tested: failed**")
+        lines += [f"- {md_text(line)}" for line in result["untested"]]
+        lines.append("")
     if rules:
         if found:
             lines.append(f"**Regression gate: failed** ({len(found)} regression{'s' * (len(found) != 1)})")
-            lines += [f"- {_md(regression_line(result, f, alpha))}" for f in found]
+            lines += [f"- {md_text(regression_line(result, f, alpha))}" for f in found]
         else:
             allowed = ", ".join(f"{'every capability' if k == EVERY else k} +{v:g}" for k, v in rules.items())
             lines.append(f"**Regression gate: passed** (allowed rise in points: {allowed}; at p < {alpha:g})")
@@ -481,7 +488,7 @@ def comparison_markdown(
     for pair in result["pairs"]:
         key = (pair["model_a"], pair["model_b"])
         lines += [
-            f"#### `{_md(short_name(pair['model_a']))}` (base) → `{_md(short_name(pair['model_b']))}` (new)",
+            f"#### `{md_code(short_name(key[0]))}` (base) → `{md_code(short_name(key[1]))}` (new)",
             "",
             "| capability | type | base | new | change (points) | 95% CI | McNemar p | pass→fail "
             "| fail→pass |",
@@ -496,7 +503,7 @@ def comparison_markdown(
                 change += " ❌"
             name = f"{cap} {names.get(cap, '')}".strip()
             lines.append(
-                f"| {_md(name)} | {c['test_type']} "
+                f"| {md_text(name)} | {c['test_type']} "
                 f"| {pct(c['a']['failure_rate'])} ({c['a']['failures']}/{c['a']['applicable']}) "
                 f"| {pct(c['b']['failure_rate'])} ({c['b']['failures']}/{c['b']['applicable']})"
                 f"{f'; {n} new errors' if (n := c['to_error']) else ''} "
@@ -529,7 +536,11 @@ def comparison_markdown(
             for f in shown:
                 case = texts.get(f["case"])
                 text = _input_text(case, fields) if case else f["case"]
-                lines.append(f"| {_md(f['capability'])} | {_md(text)} | {_md(f['a'])} | {_md(f['b'])} |")
+                lines.append(
+                    "| "
+                    + " | ".join(md_text(cell) for cell in (f["capability"], text, f["a"], f["b"]))
+                    + " |"
+                )
         lines.append("")
     lines.append(
         f"Change: new − base over the cases (MFT) or seed groups (INV/DIR) both runs scored; bold: McNemar's "
