@@ -5,8 +5,8 @@ A problem is one ``InputError`` naming the file, the line (JSON Lines) and the f
 a record whose id comes again with other values is an error naming both lines; an identical repeat is
 counted, skipped and announced (one warning line).
 
-The suite's cases (``records.TestCase.from_json``) and a run's ``results.json``
-(``report.summary.load_results``) are checked by their own readers, with the same kind of message.
+The suite's cases are checked by ``records.TestCase.from_json`` (and against the task), with the same
+kind of message.
 """
 
 from __future__ import annotations
@@ -86,6 +86,77 @@ PREDICTION_ROW = {
     },
 }
 
+# a run's results.json (run.run_suite); "x-what" says in words what a field must be, for the message.
+# That a tally's failures <= applicable <= cases is checked by its reader (report.summary.load_results).
+_COUNT = {"type": "integer", "minimum": 0, "x-what": "a whole number of at least 0"}
+_RATE = {"type": ["number", "null"], "minimum": 0, "maximum": 1, "x-what": "a rate between 0 and 1 (or null)"}
+_COUNTS = {
+    "type": "object",
+    "patternProperties": {"rate$": _RATE},
+    "additionalProperties": _COUNT,
+    "x-what": "an object of counts",
+}
+_TALLY = {**_COUNTS, "required": ["cases", "applicable", "failures"]}
+_NAMES = {"type": "array", "items": _TEXT, "x-what": "a list of names"}
+_CAPABILITY = {
+    "type": "object",
+    "required": ["test_type", "all"],
+    "properties": {
+        "test_type": {"type": "string", "x-what": "text (MFT, INV or DIR)"},
+        **{tally: _TALLY for tally in ("seeds", "expansions", "perturbations", "all", "groups")},
+        "transitions": _COUNTS,
+        "inv": _COUNTS,
+    },
+    "patternProperties": {"rate$": _RATE},
+    "additionalProperties": _COUNTS,
+    "x-what": "a results table",
+}
+RESULTS = {
+    "type": "object",
+    "required": ["models"],
+    "properties": {
+        "suite": {
+            "type": "object",
+            "properties": {"cases": _COUNT, "inputs": _COUNT, "dir": _TEXT, "manifest": SUITE_MANIFEST},
+        },
+        "files": _OBJECT,
+        "environment": _OBJECT,
+        "task": {
+            "type": "object",
+            "properties": {
+                "task": _TEXT,
+                "inputs": _NAMES,
+                "labels": _NAMES,
+                "binary": {
+                    "type": "object",
+                    "required": ["labels", "neutral"],
+                    "properties": {
+                        "labels": {**_NAMES, "minItems": 2, "maxItems": 2},
+                        "neutral": _TEXT,
+                        "band": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
+                    },
+                },
+            },
+        },
+        "models": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["capabilities"],
+                "properties": {
+                    "identity": _TEXT,
+                    "labels": {"type": "array", "x-what": "a list of labels"},
+                    "errors": _COUNT,
+                    "first_error": _TEXT,
+                    "not_applicable": {"type": "object", "additionalProperties": _TEXT},
+                    "overall": _COUNTS,
+                    "capabilities": {"type": "object", "additionalProperties": _CAPABILITY},
+                },
+            },
+        },
+    },
+}
+
 _WORDS = {
     "string": "a text",
     "array": "a list",
@@ -97,7 +168,12 @@ _WORDS = {
 }
 
 
-SCHEMAS = {"suite manifest": SUITE_MANIFEST, "run manifest": RUN_MANIFEST, "prediction": PREDICTION_ROW}
+SCHEMAS = {
+    "suite manifest": SUITE_MANIFEST,
+    "run manifest": RUN_MANIFEST,
+    "results": RESULTS,
+    "prediction": PREDICTION_ROW,
+}
 
 
 @cache
@@ -107,7 +183,8 @@ def _validator(kind: str) -> Any:
     return jsonschema.Draft202012Validator(SCHEMAS[kind])
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
+    """A value as a message quotes it: JSON, cut to 40 characters."""
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -125,13 +202,16 @@ def problem(kind: str, record: Any) -> str | None:
     if error.validator == "required":
         missing = next(name for name in error.validator_value if name not in error.instance)
         return f"field '{f'{field}.' if field else ''}{missing}' missing"
+    what = error.schema.get("x-what") if isinstance(error.schema, dict) else None
+    if what:
+        return f"{where} must be {what}, not {shown(error.instance)}"
     if error.validator == "type":
         types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
         wanted = " or ".join(_WORDS[t] for t in types)
-        return f"{where} must be {wanted}, not {_shown(error.instance)}"
+        return f"{where} must be {wanted}, not {shown(error.instance)}"
     if error.validator == "enum":
-        allowed = ", ".join(_shown(v) for v in error.validator_value)
-        return f"{where} must be one of {allowed}, not {_shown(error.instance)}"
+        allowed = ", ".join(shown(v) for v in error.validator_value)
+        return f"{where} must be one of {allowed}, not {shown(error.instance)}"
     return f"{where}: {error.message}"
 
 

@@ -77,6 +77,12 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
+def _not_a_number(name: str) -> None:
+    """NaN and Infinity, which Python writes and reads but JSON does not have: no count, rate or probability
+    autocheck reads back may be one."""
+    raise json.JSONDecodeError(f"{name} is not a JSON number", name, 0)
+
+
 def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
     """Stream the objects of a JSON Lines file; a malformed line is an error naming file and line."""
     return (obj for _, obj in numbered_jsonl(path))
@@ -92,7 +98,7 @@ def numbered_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line.decode("utf-8"))
+                obj = json.loads(line.decode("utf-8"), parse_constant=_not_a_number)
             except UnicodeDecodeError:
                 raise InputError(f"{path}:{lineno}: not UTF-8 text; save the file as UTF-8") from None
             except json.JSONDecodeError as e:
@@ -202,7 +208,7 @@ def load_json(path: str | Path, what: str = "JSON file") -> Any:
             "save it as UTF-8"
         ) from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_not_a_number)
     except json.JSONDecodeError as e:
         raise InputError(f"{path}:{e.lineno}:{e.colno}: not valid JSON ({e.msg})") from None
     except RecursionError:

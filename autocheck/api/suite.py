@@ -19,8 +19,8 @@ from typing import Any
 
 from ..config import DEFAULT_MLM
 from ..records import PERTURBATION, SEED, TestCase, as_inputs, display
-from ..store import InputError, atomic_write_json, environment, load_json
-from ..suite import CASES, MANIFEST, iter_cases, write_suite
+from ..store import InputError, atomic_write_json, environment
+from ..suite import CASES, iter_cases, write_suite
 from ..tasks import Task
 from . import display as D
 
@@ -335,15 +335,13 @@ class Suite:
     @classmethod
     def load(cls, directory: str | Path) -> Suite:
         """A suite directory, its tests in the order of their first case."""
-        from ..suite import iter_cases, suite_task
+        from ..suite import read_manifest, suite_task
 
         directory = Path(directory)
         if not (directory / CASES).is_file():
             raise InputError(f"{directory}: not a suite directory (no {CASES})")
         task = suite_task(directory)
-        manifest = (
-            load_json(directory / MANIFEST, "suite manifest") if (directory / MANIFEST).is_file() else {}
-        )
+        manifest = read_manifest(directory)
         described = manifest.get("capabilities") or {}
         tests: dict[str, list[TestCase]] = {}
         for case in iter_cases(directory / CASES, task):
