@@ -334,7 +334,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .ci import Gate, judge
     from .models import load_model
     from .report import format_table
-    from .requirements import load_spec
+    from .requirements import load_spec, shipped_spec
     from .run import RESULTS, RUN_FILES, run_suite
     from .schemas import check
     from .suite import MANIFEST, suite_task
@@ -343,7 +343,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     gate = Gate.from_options(args.fail_above, args.max_errors, junit=bool(args.junit))
     if args.junit:
         check_output_file(args.junit, overwrite=args.overwrite)
-    task = load_spec(args.task).task if args.task else suite_task(args.suite)
+    task = load_spec(shipped_spec(args.task)).task if args.task else suite_task(args.suite)
     out = prepare_output_dir(args.out, overwrite=args.overwrite, files=RUN_FILES, manifest=RESULTS)
     remote = {
         "timeout": args.timeout,

@@ -185,15 +185,32 @@ class Spec:
         return [cap for cap in self.capabilities if cap.id in only or cap.cid in only]
 
 
-def spec_path(requirements: str | Path | None, task: str = "sentiment") -> Path:
-    """``requirements`` as a path, a shipped spec's name (``nli``, ``sentiment_checklist``), or by default the
-    shipped spec of ``task``."""
-    if requirements is None:
-        return project_file(f"requirements/{task}.json")
-    path = Path(requirements)
-    if not path.exists() and path.suffix == "" and project_file(f"requirements/{path.name}.json").is_file():
-        return project_file(f"requirements/{path.name}.json")
+TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def shipped_spec(name: str, what: str = "task") -> Path:
+    """The shipped spec of the task (or spec) ``name``. A name is a name, never a path: ``../x`` or ``/etc``
+    is refused, so a task option or a spec's ``task`` field cannot make autocheck read another file."""
+    if not TASK_NAME.fullmatch(name):
+        raise InputError(
+            f"{what} {name!r}: not a name (letters, digits, '_' and '-'); a specification file is given as "
+            "a path to --requirements"
+        )
+    path = project_file(f"requirements/{name}.json")
+    if not path.is_file():
+        raise InputError(f"unknown {what} {name!r}; autocheck ships: {', '.join(shipped_tasks())}")
     return path
+
+
+def spec_path(requirements: str | Path | None, task: str = "sentiment") -> Path:
+    """``requirements`` as a path (it exists, names a folder or ends in ``.json``), else as a shipped spec's
+    name (``nli``, ``sentiment_checklist``); by default the shipped spec of ``task``."""
+    if requirements is None:
+        return shipped_spec(task)
+    path = Path(requirements)
+    if path.exists() or len(path.parts) > 1 or path.suffix == ".json":
+        return path
+    return shipped_spec(str(requirements), "specification")
 
 
 def load_spec(
@@ -213,7 +230,11 @@ def load_spec(
     header = {k: data[k] for k in ("task", *HEADER_KEYS) if k in data}
     if "labels" not in header and header.get("output") != "span":
         base = project_file(f"requirements/{data['task']}.json")
-        if base.resolve() == path.absolute().resolve() or not base.is_file():
+        if (
+            not TASK_NAME.fullmatch(data["task"])
+            or base.resolve() == path.absolute().resolve()
+            or not base.is_file()
+        ):
             raise InputError(
                 f"{path}: $: no task definition: give 'inputs' and 'labels' (or 'output': 'span'), or use a "
                 f"task that autocheck ships ({', '.join(shipped_tasks())})"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autocheck.requirements import load_capabilities
+from autocheck.requirements import load_capabilities, load_spec
 from autocheck.resources import project_file
 from autocheck.store import InputError
 
@@ -202,3 +202,22 @@ def test_schema_errors_are_capped(tmp_path):
     lines = str(info.value).splitlines()
     assert len(lines) == MAX_ERRORS + 1 and lines[-1].endswith("... and 5 more error(s)")
     assert "$.capabilities[2].id" in lines[2] and "$.capabilities[10].id" in lines[10]  # file order
+
+
+@pytest.mark.parametrize("name", ["../x", "/etc/passwd", "../requirements/nli", ".hidden", "a b"])
+def test_a_task_is_a_name_never_a_path(tmp_path, capsys, monkeypatch, name):
+    """--task and a spec's task field name a shipped spec; a path there is refused before anything is read."""
+    from autocheck.cli import main
+    from autocheck.requirements import shipped_spec
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x").write_text("{}")
+    with pytest.raises(InputError, match="not a name"):
+        shipped_spec(name)
+    assert main(["run", str(tmp_path), "--task", name, "--model", "m", "--out", str(tmp_path / "o")]) == 2
+    assert f"task {name!r}: not a name" in capsys.readouterr().err
+    spec = tmp_path / "spec.json"
+    shipped = json.loads(Path(load_spec().path).read_text())
+    spec.write_text(json.dumps({"task": name, "capabilities": shipped["capabilities"][:1]}))
+    with pytest.raises(InputError, match="no task definition"):
+        load_spec(spec)
