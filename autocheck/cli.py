@@ -228,8 +228,11 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--workers",
         type=_pos,
-        help="processes expanding chunks, each with its own models and one torch thread (default: one per "
-        "core this process may use); output is the same",
+        help="processes expanding chunks, each with its own models and one torch thread (default, and at "
+        "most: one per core this process may use); output is the same",
+    )
+    p.add_argument(
+        "--force-workers", action="store_true", help="start --workers processes even beyond the usable cores"
     )
     p.add_argument(
         "--device", default="auto", choices=["auto", "cpu", "cuda"], help="where the masked LM runs"
@@ -258,7 +261,7 @@ def _config(args: argparse.Namespace, expand: bool):
 
 
 def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
-    from .execute.local import default_workers
+    from .execute.local import usable_workers
     from .generate import generate
 
     config = _config(args, expand and not getattr(args, "no_expand", False))
@@ -268,7 +271,7 @@ def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
         resume=args.resume,
         overwrite=args.overwrite,
         progress=_progress,
-        workers=getattr(args, "workers", None) or default_workers(),
+        workers=usable_workers(getattr(args, "workers", None), force=getattr(args, "force_workers", False)),
         device=getattr(args, "device", "auto"),
         batch_size=getattr(args, "batch_size", 64),
         executor=getattr(args, "executor", "local"),

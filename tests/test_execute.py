@@ -326,3 +326,17 @@ def test_workers_default_to_the_cores_this_process_may_use(small_dataset, tmp_pa
     assert main([*argv, "--max-seeds", "2", "--no-expand", "--out", str(tmp_path / "out")]) == 0
     timings = (tmp_path / "out" / "timings.json").read_text()
     assert f'"workers": {default_workers()}' in timings
+
+
+def test_workers_are_capped_at_the_usable_cores_unless_forced(small_dataset, tmp_path, caplog):  # noqa: F811
+    from autocheck.cli import main
+    from autocheck.execute.local import default_workers
+
+    cores = default_workers()
+    argv = ["generate", "--dataset", str(small_dataset), "--lexicon", "opinion", "--capability", "LC4"]
+    argv += ["--max-seeds", "1", "--no-expand"]
+    assert main([*argv, "--workers", "100000", "--out", str(tmp_path / "a")]) == 0
+    assert f'"workers": {cores}' in (tmp_path / "a" / "timings.json").read_text()
+    assert f"--workers 100000: this process may use {cores} cores; using {cores}" in caplog.text
+    assert main([*argv, "--workers", str(cores + 1), "--force-workers", "--out", str(tmp_path / "b")]) == 0
+    assert f'"workers": {cores + 1}' in (tmp_path / "b" / "timings.json").read_text()
