@@ -153,7 +153,7 @@ pool.terminate()
 
 def test_forked_workers_collect_garbage_but_never_walk_what_they_inherit():
     out = subprocess.run(
-        [sys.executable, "-c", GC_PROBE], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", GC_PROBE], capture_output=True, text=True, check=True, timeout=900
     ).stdout
     worker_on, worker_frozen, parent_on, parent_frozen, preloaded = out.split()
     assert worker_on == "True" and int(worker_frozen) > 100_000  # the preloaded modules' objects
@@ -167,7 +167,7 @@ def test_a_worker_that_cannot_start_fails_the_first_unit_instead_of_restarting_f
     pool = multiprocessing.get_context("spawn").Pool(1, local._start, (config, None, {}, 1, {}))
     try:
         with pytest.raises(ResourceMissing, match="no_such_benepar_model"):
-            pool.apply_async(local._expand, ([],)).get(timeout=120)
+            pool.apply_async(local._expand, ([],)).get(timeout=900)
     finally:
         pool.terminate()
 
@@ -312,7 +312,7 @@ pool.terminate()
 def test_every_expanding_process_runs_one_torch_thread():
     """Two threads of one process, or of two worker processes on two cores, fight: one each by default."""
     out = subprocess.run(
-        [sys.executable, "-c", THREADS_PROBE], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", THREADS_PROBE], capture_output=True, text=True, check=True, timeout=900
     ).stdout
     assert out.split() == ["1", "1", "1"]
 

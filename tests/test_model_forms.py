@@ -519,7 +519,7 @@ def test_timeout_bounds_the_whole_reply_of_a_trickling_server(tmp_path):
         model = load_model(url, SENTIMENT, timeout=1.0, retries=0)
         start = time.monotonic()
         outputs = model.predict([("good film",)])
-        assert time.monotonic() - start < 3
+        assert time.monotonic() - start < 30  # the server trickles forever: only the 1 s deadline ends it
         assert outputs.errors[0] == f"{url}: no complete reply within 1 s (after 1 attempt)"
     finally:
         httpd.shutdown()
