@@ -30,6 +30,7 @@ from typing import Any
 
 from .records import Expected, Label
 from .resources import project_file
+from .schemas import in_words
 from .store import InputError, load_json
 from .tasks import HEADER_KEYS, Task
 
@@ -290,10 +291,17 @@ def _validate(path: Path, data: Any) -> None:
     try:
         for error in sorted(_validator().iter_errors(data), key=relevance):
             error = best_match([error])  # the most specific reason under anyOf/oneOf
-            faults.append((error.json_path, error.message))
+            faults.append((error.json_path, in_words(error)))
     except RecursionError:
         raise InputError(f"{path}: $: nested too deeply to validate") from None
     faults.extend(_length_faults(data))
+    # "not valid under any of the given schemas" says less than the faults found inside the same record
+    faults = [
+        (where, message)
+        for where, message in faults
+        if not message.endswith("is not valid under any of the given schemas")
+        or not any(other.startswith(where) and other_message != message for other, other_message in faults)
+    ]
     if faults:
         faults = sorted(set(faults), key=lambda fault: _path_key(fault[0]))
         lines = [f"{path}: {where}: {message}" for where, message in faults[:MAX_ERRORS]]

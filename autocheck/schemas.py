@@ -189,6 +189,28 @@ def shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def in_words(error: Any) -> str:
+    """A ``jsonschema`` error as autocheck words it, after the field it is about: what the field must be
+    and what it is (``must be a text, not 3``), the field missing, or the fields not known."""
+    what = error.schema.get("x-what") if isinstance(error.schema, dict) else None
+    if error.validator == "required":
+        missing = [name for name in error.validator_value if name not in error.instance]
+        return f"field{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))} missing"
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = error.schema.get("properties", {})
+        unknown = [k for k in error.instance if k not in known]
+        return f"unknown field(s) {', '.join(map(repr, unknown))}; known: {', '.join(known)}"
+    if what:
+        return f"must be {what}, not {shown(error.instance)}"
+    if error.validator == "type":
+        types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        return f"must be {' or '.join(_WORDS[t] for t in types)}, not {shown(error.instance)}"
+    if error.validator == "enum":
+        allowed = ", ".join(shown(v) for v in error.validator_value)
+        return f"must be one of {allowed}, not {shown(error.instance)}"
+    return str(error.message)
+
+
 def problem(kind: str, record: Any) -> str | None:
     """The first way ``record`` breaks the schema of ``kind`` (a name in ``SCHEMAS``), in words naming the
     field; None when it fits."""
@@ -198,21 +220,9 @@ def problem(kind: str, record: Any) -> str | None:
     if error is None:
         return None
     field = ".".join(str(part) for part in error.absolute_path)
-    where = f"field '{field}'" if field else "the record"
-    if error.validator == "required":
-        missing = next(name for name in error.validator_value if name not in error.instance)
-        return f"field '{f'{field}.' if field else ''}{missing}' missing"
-    what = error.schema.get("x-what") if isinstance(error.schema, dict) else None
-    if what:
-        return f"{where} must be {what}, not {shown(error.instance)}"
-    if error.validator == "type":
-        types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        wanted = " or ".join(_WORDS[t] for t in types)
-        return f"{where} must be {wanted}, not {shown(error.instance)}"
-    if error.validator == "enum":
-        allowed = ", ".join(shown(v) for v in error.validator_value)
-        return f"{where} must be one of {allowed}, not {shown(error.instance)}"
-    return f"{where}: {error.message}"
+    if error.validator == "required" and field:
+        return f"field '{field}': {in_words(error)}"
+    return f"{f'field {field!r}' if field else 'the record'} {in_words(error)}"
 
 
 def check(kind: str, record: Any, where: str | Path) -> Any:
