@@ -26,7 +26,7 @@ from typing import Any
 
 from . import expect
 from .markdown import md_code, md_html, md_text
-from .results import error_rate, headline, natural_key, overall_counts, untested
+from .results import error_rate, headline, natural_key, overall_counts, untested, without_cases
 from .store import InputError, atomic_write_text
 
 OVERALL = "*"
@@ -251,6 +251,8 @@ def markdown_summary(
             lines.append(
                 f"| {md_text(cap)} | {c['test_type']} | {row} | {_errors_cell(top)} | {limit} | {mark} |"
             )
+        for cap, why in without_cases(results).items():
+            lines.append(f"| {md_text(cap)} | | – (0/0) | | | no test case: {md_text(why)} |")
         total = overall_counts(model)
         limit = f"{gate.fail_above[OVERALL]:.1%}" if gate.on and OVERALL in gate.fail_above else "–"
         mark = "**fail**" if any(p.model == name for p in problems) else "pass"

@@ -45,6 +45,7 @@ class RunSummary:
     dataset_stats: dict[str, Any]
     rejected: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    empty: dict[str, str] = field(default_factory=dict)  # capability -> why it has no case
 
     def print_table(self) -> None:
         """The counts per capability, the skipped rows and the rejections, as a terminal table."""
@@ -68,6 +69,30 @@ class RunSummary:
             Console().print(f"dataset rows skipped: {skipped}")
         if self.rejected:
             Console().print(f"rejected: {dict(sorted(self.rejected.items()))}")
+
+
+def empty_capabilities(
+    counts: dict[str, CapabilityCounts], by_id: dict[str, Any], rows: int
+) -> dict[str, str]:
+    """Why each capability that got no test case got none (``rows``: the dataset rows searched): a suite
+    leaves nothing out silently."""
+    empty = {}
+    for cap_id, n in counts.items():
+        if n.seed_cases or n.perturbations or n.expansions:
+            continue
+        capability = by_id[cap_id]
+        if not n.seeds:
+            why = (
+                f"none of the {rows:,} dataset rows satisfies its search"
+                if capability.needs_dataset
+                else "its templates gave no case"
+            )
+        elif capability.perturb:
+            why = f"the perturbation '{capability.perturb.name}' changes none of its {n.seeds:,} source texts"
+        else:
+            why = f"its {n.seeds:,} seeds gave no case"
+        empty[cap_id] = why
+    return empty
 
 
 Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
@@ -303,6 +328,9 @@ def generate(
                     timer.seconds[stage] += seconds
         stages, shares = by_capability(timer.seconds)
         summary = RunSummary(out, counts, asdict(stats), dict(rejected), stages)
+        summary.empty = empty_capabilities(counts, by_id, stats.kept)
+        for cap_id, why in summary.empty.items():
+            log.warning("%s: no test case written: %s", cap_id, why)
         timings = {
             **{k: round(v, 3) for k, v in stages.items()},
             "model_calls": model_calls(expander, calls),
@@ -357,6 +385,7 @@ def _manifest(
         },
         "dataset": summary.dataset_stats,
         "counts": {k: asdict(v) for k, v in summary.counts.items()},
+        "empty": summary.empty,
         "rejected": summary.rejected,
     }
 

@@ -178,3 +178,9 @@ def untested(results: dict[str, Any], name: str) -> str | None:
     cases = sum(c["all"]["cases"] for c in model["capabilities"].values())
     why = "; ".join(f"{kind}: {reason}" for kind, reason in (model.get("not_applicable") or {}).items())
     return f"none of its {cases} cases was applicable, so nothing was tested" + (f" ({why})" if why else "")
+
+
+def without_cases(results: dict[str, Any]) -> dict[str, str]:
+    """The suite's capabilities that got no test case, each with why (its manifest's ``empty``)."""
+    manifest = (results.get("suite") or {}).get("manifest") or {}
+    return dict(manifest.get("empty") or {})

@@ -40,6 +40,7 @@ SUITE_MANIFEST = {
         "capabilities": _OBJECTS,
         "tests": _OBJECTS,
         "counts": _OBJECT,
+        "empty": {"type": "object", "additionalProperties": _TEXT},  # capability -> why it has no case
         "dataset": _OBJECT,
         "files": {"type": ["object", "array"]},
     },

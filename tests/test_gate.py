@@ -338,3 +338,28 @@ def test_markdown_cannot_carry_links_images_html_or_mentions_from_a_case(suite, 
     text = markdown_summary(results, Gate.from_options(None, None, junit=True), {("picky", "M"): [row]})
     assert f"- `{hostile}`: " in text  # inside a code span: shown as written, nothing rendered
     assert "@bob" not in text and "[x](y)" not in text and text.count("<img") == 1
+
+
+# ------------------------------------------------------------------------ nothing left out silently
+
+
+def test_a_perturbation_that_changes_nothing_is_announced_and_recorded(tmp_path, caplog):
+    data = tmp_path / "plain.csv"
+    data.write_text("text\nGood.\nFine film.\n")
+    out = tmp_path / "suite"
+    assert main(["perturb", str(data), "--perturbation", "contractions", "--out", str(out)]) == 0
+    why = "the perturbation 'contractions' changes none of its 2 source texts"
+    assert f"contractions: no test case written: {why}" in caplog.text
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["empty"] == {"contractions": why} and manifest["counts"]["contractions"]["seeds"] == 2
+
+
+def test_a_capability_without_cases_has_a_row_saying_why(suite, tmp_path):
+    from autocheck.ci import Gate, markdown_summary
+    from autocheck.report import format_table
+
+    why = "none of the 40 dataset rows satisfies its search"
+    (suite / "manifest.json").write_text(json.dumps({"kind": "suite", "empty": {"LC5": why}}))
+    results = run_suite(suite, [raising_on(set())], tmp_path / "out")
+    assert f"LC5: no test case: {why}" in format_table(results)
+    assert f"| LC5 | | – (0/0) | | | no test case: {why} |" in markdown_summary(results, Gate())

@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ..results import capability_errors, error_rate, headline, natural_key, overall_counts
+from ..results import capability_errors, error_rate, headline, natural_key, overall_counts, without_cases
 from ..run import RESULTS
 from ..schemas import check, shown
 from ..store import InputError, load_json
@@ -310,6 +310,7 @@ def format_table(
             cells = [fit(r[0], widths[0]).ljust(widths[0])]
             cells += [cell.rjust(w) for cell, w in zip(r[1:], widths[1:])]
             lines.append("  ".join(cells).rstrip())
+        lines += [fit(f"{cap}: no test case: {why}", width) for cap, why in without_cases(results).items()]
         lines.append("")
     note = (
         "fail: failures / applicable cases (seed groups for INV/DIR), 95% Wilson interval; seeds, derived "
