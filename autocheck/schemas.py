@@ -227,8 +227,8 @@ def problem(kind: str, record: Any) -> str | None:
     if error is None:
         return None
     field = ".".join(str(part) for part in error.absolute_path)
-    if error.validator == "required" and field:
-        return f"field '{field}': {in_words(error)}"
+    if error.validator == "required":
+        return f"field '{field}': {in_words(error)}" if field else in_words(error)
     return f"{f'field {field!r}' if field else 'the record'} {in_words(error)}"
 
 
