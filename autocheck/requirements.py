@@ -32,6 +32,7 @@ from .outputs import check_output, kind_of
 from .records import Expected, Label
 from .registry import Registry
 from .resources import project_file
+from .schemas import in_words
 from .store import InputError, load_json
 from .tasks import HEADER_KEYS, Task
 
@@ -190,6 +191,8 @@ class Spec:
         return [cap for cap in self.capabilities if cap.id in only or cap.cid in only]
 
 
+TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
 # Spec files by name (``--task NAME``, ``--requirements NAME``): autocheck's own in ``requirements/``; a
 # plug-in adds a task through the entry-point group "autocheck.tasks", naming the path of its spec file (a
 # str or Path attribute of its package, e.g. ``Path(__file__).parent / "formality.json"``).
@@ -199,15 +202,29 @@ for _shipped in sorted(project_file("requirements").glob("*.json")):
         TASKS.register(_shipped.stem, _shipped)
 
 
+def task_spec(name: str, what: str = "task") -> Path:
+    """The spec registered as ``name`` (autocheck's own or a plug-in's). A name is a name, never a path:
+    ``../x`` or ``/etc`` is refused, so a task option or a spec's ``task`` field cannot make autocheck read
+    another file."""
+    if not TASK_NAME.fullmatch(name):
+        raise InputError(
+            f"{what} {name!r}: not a name (letters, digits, '_' and '-'); a specification file is given as "
+            "a path to --requirements"
+        )
+    if name not in TASKS:
+        raise InputError(f"unknown {what} {name!r}; known: {', '.join(TASKS.names())}")
+    return Path(TASKS.get(name))
+
+
 def spec_path(requirements: str | Path | None, task: str = "sentiment") -> Path:
-    """``requirements`` as a path, a registered spec's name (``nli``, ``sentiment_checklist``, a plug-in's),
-    or by default the spec registered for ``task``."""
+    """``requirements`` as a path (it exists, names a folder or ends in ``.json``), else as a registered
+    spec's name (``nli``, ``sentiment_checklist``, a plug-in's); by default the spec of ``task``."""
     if requirements is None:
-        return Path(TASKS.get(task))
+        return task_spec(task)
     path = Path(requirements)
-    if not path.exists() and path.suffix == "" and path.name in TASKS:
-        return Path(TASKS.get(path.name))
-    return path
+    if path.exists() or len(path.parts) > 1 or path.suffix == ".json":
+        return path
+    return task_spec(str(requirements), "specification")
 
 
 def load_spec(
@@ -226,7 +243,8 @@ def load_spec(
         raise InputError(f"{path}: $.task: specification is for task '{data['task']}', not '{task}'")
     header = {k: data[k] for k in ("task", *HEADER_KEYS) if k in data}
     if "labels" not in header and header.get("output") != "span":
-        base = Path(TASKS.get(data["task"])) if data["task"] in TASKS else None
+        named = TASK_NAME.fullmatch(data["task"]) and data["task"] in TASKS  # a name, never a path
+        base = Path(TASKS.get(data["task"])) if named else None
         if base is None or base.resolve() == path.absolute().resolve() or not base.is_file():
             raise InputError(
                 f"{path}: $: no task definition: give 'inputs' and 'labels' (or 'output': 'span'), or use a "
@@ -279,10 +297,17 @@ def _validate(path: Path, data: Any) -> None:
     try:
         for error in sorted(_validator().iter_errors(data), key=relevance):
             error = best_match([error])  # the most specific reason under anyOf/oneOf
-            faults.append((error.json_path, error.message))
+            faults.append((error.json_path, in_words(error)))
     except RecursionError:
         raise InputError(f"{path}: $: nested too deeply to validate") from None
     faults.extend(_length_faults(data))
+    # "not valid under any of the given schemas" says less than the faults found inside the same record
+    faults = [
+        (where, message)
+        for where, message in faults
+        if not message.endswith("is not valid under any of the given schemas")
+        or not any(other.startswith(where) and other_message != message for other, other_message in faults)
+    ]
     if faults:
         faults = sorted(set(faults), key=lambda fault: _path_key(fault[0]))
         lines = [f"{path}: {where}: {message}" for where, message in faults[:MAX_ERRORS]]

@@ -155,14 +155,19 @@ class Model:
         deterministic mistake of the model's code, so the run stops at the first batch instead of retrying
         it input by input."""
         try:
-            raw = list(raw)  # the rows of an array, or the answers of a list
+            raw = raw if isinstance(raw, dict) else list(raw)  # the rows of an array, the answers of a list
         except TypeError:
             raise InputError(
                 f"model {self.name}: returned {shown(raw)} for a batch of {len(batch)} inputs; expected "
                 "one answer per input"
             ) from None
-        if len(raw) != len(batch):
-            raise InputError(f"model {self.name}: returned {len(raw)} answers for {len(batch)} inputs")
+        if isinstance(raw, dict) or len(raw) != len(batch):
+            # list(a dict) is its keys: {"positive": 0.8} would read as 1 answer
+            got = f"a single {shown(raw)}" if isinstance(raw, dict) else f"{len(raw)} answers"
+            raise InputError(
+                f"model {self.name}: returned {got} for a batch of {len(batch)} inputs; expected a list "
+                "with one answer per input"
+            )
         kind = kind_of(self.task)
         return [a if isinstance(a, (Invalid, Failed)) else kind.answer(self, a) for a in raw]
 

@@ -98,10 +98,15 @@ class LabelKind:
             ) from None
         if not model.labels and row.ndim == 1:
             model.labels = default_labels(model.task, row.shape[-1], f"model {model.name}")
-        if row.shape != (len(model.labels),) or not np.isfinite(row).all():
+        if row.shape != (len(model.labels),):
             raise InputError(
                 f"model {model.name}: returned probabilities of shape {row.shape} for the "
                 f"{len(model.labels)} labels {model.labels}"
+            )
+        if not np.isfinite(row).all():
+            raise InputError(
+                f"model {model.name}: returned probabilities {shown(raw)}, not all finite numbers (NaN or "
+                "infinity); a model that cannot score an input should raise, so only that input is an error"
             )
         return [float(p) for p in row]
 

@@ -14,7 +14,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..results import TALLIES, capability_errors, error_rate, headline, natural_key, overall_counts
+from ..results import (
+    TALLIES,
+    capability_errors,
+    error_rate,
+    headline,
+    natural_key,
+    overall_counts,
+    without_cases,
+)
 from ..results import load_results as load_results  # moved to results; the report's modules read it here
 from ..stats import wilson
 
@@ -262,6 +270,7 @@ def format_table(
             cells = [fit(r[0], widths[0]).ljust(widths[0])]
             cells += [cell.rjust(w) for cell, w in zip(r[1:], widths[1:])]
             lines.append("  ".join(cells).rstrip())
+        lines += [fit(f"{cap}: no test case: {why}", width) for cap, why in without_cases(results).items()]
         lines.append("")
         if "entities" in model:
             lines += entity_tables(model["entities"])
