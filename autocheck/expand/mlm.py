@@ -26,6 +26,7 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 from contextlib import nullcontext
+from functools import lru_cache
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -554,6 +555,18 @@ class MaskedLM:
         if self.device.type == "cuda":  # read at once by the caller: waiting here counts GPU time as forward
             torch.cuda.synchronize(self.device)
         return scores
+
+
+def shared_masked_lm(name_or_dir: str | Path, *, device: str | None, precision: str) -> MaskedLM:
+    """``MaskedLM.from_pretrained``, loaded once per process for a model (its name and files' checksum),
+    device and precision: a program or notebook that generates several times loads it once. Its
+    ``forward_*`` counters then add up over the calls; a user subtracts what they read at the start."""
+    return _shared_masked_lm(model_identity(name_or_dir), str(name_or_dir), device, precision)
+
+
+@lru_cache(maxsize=2)
+def _shared_masked_lm(identity: str, name_or_dir: str, device: str | None, precision: str) -> MaskedLM:
+    return MaskedLM.from_pretrained(name_or_dir, device=device, precision=precision)
 
 
 def _attention_without_cudnn(device: torch.device):
