@@ -77,11 +77,11 @@ def mlm(self):
     return real_mlm(self)
 Expander.mlm = property(mlm)
 from autocheck.execute import local
-real_pool = local._forked_pool
-def forked_pool(*args):
-    note("workers forked")
-    return real_pool(*args)
-local._forked_pool = forked_pool
+real_preload = local._preload
+def preload():
+    real_preload()
+    note("workers forked")  # the imports the workers inherit done; the fork follows at once
+local._preload = preload
 from autocheck.cli import main
 try:
     code = main(sys.argv[1:])
