@@ -4,6 +4,7 @@ capabilities (the headline: one start-up, one set of models, one pool of workers
 capability (the second line, the form the original and earlier versions were measured in).
 
     python benchmarks/bench_alict60.py [--workers 2] [--src CHECKOUT] [--count-shim] [--original-settings]
+        [--baseline CHECKOUT [--rounds 2]]
         [--forms one,three] [-- extra generate args]
 
 The one-process form reads the 60 rows as one JSON Lines dataset (the rows as autocheck reads them, each
@@ -19,7 +20,12 @@ summed over workers, from timings.json); wall and CPU-s are the process's, in th
 ``--original-settings`` adds the line closest to the original's settings (one process: ``--compat
 --beam-size 100 --fills-per-mask 1 --fluency-threshold off --vocabulary all``; minutes, not seconds).
 Caches are off unless --cache DIR is given (run twice with the same DIR for the fully cached rerun).
-``--src`` runs another checkout (e.g. the commit before this work) and ``--count-shim`` counts its forward
+``--baseline CHECKOUT`` runs the one-process form of each line asked for (the default settings unless
+``--forms`` leaves out ``one``; ``--original-settings``) in that checkout and in ``--src`` by turns,
+``--rounds`` times (baseline, src, baseline, src: both see the same load), and prints each run's CPU-s, the
+ratio of the means and whether the cases are byte-identical; it is how a speed ratio between two versions
+is measured (``docs/speed.md``). ``--src`` runs another checkout (e.g. the commit before this work) and
+``--count-shim`` counts its forward
 rows by wrapping the model calls (for code that does not report them in timings.json). Printed first: the
 CPU model, its cores and the load average. Last, the import floor: one process that only imports what a
 generate process must (autocheck's CLI, torch, the masked LM's model module, benepar), the way it does
@@ -213,6 +219,34 @@ def three_processes(args, out: Path, env: dict, extra: list[str]) -> dict[str, d
     return rows
 
 
+def interleaved(args, out: Path, env: dict, extra: list[str], line: str) -> None:
+    """The one-process form in ``--baseline`` and in ``--src`` by turns (baseline, src, baseline, src...),
+    so that both see the same machine load: each run's CPU-s and wall, the ratio of their mean CPU-s, and
+    whether each src run's cases.jsonl is byte-identical to the baseline's."""
+    checkouts = {"baseline": args.baseline.resolve(), "src": args.src}
+    cpu: dict[str, list[float]] = {"baseline": [], "src": []}
+    print(f"{line} line, interleaved ({args.rounds} rounds; baseline {checkouts['baseline']}):")
+    for round_ in range(args.rounds):
+        for who, src in checkouts.items():
+            name = f"{line}-{who}-{round_}"
+            run_args = argparse.Namespace(**{**vars(args), "src": src})
+            total = one_process(run_args, out, {**env, "PYTHONPATH": str(src)}, extra, name=name)["total"]
+            cpu[who].append(total["cpu"])
+            same = ""
+            if who == "src":
+                ours, theirs = (out / f"{line}-{w}-{round_}" / "cases.jsonl" for w in checkouts)
+                same = (
+                    f", cases.jsonl identical to the baseline's: {ours.read_bytes() == theirs.read_bytes()}"
+                )
+            print(
+                f"  {who:8} {total['cpu']:7.1f} CPU-s {total['wall']:7.1f} s wall, {total['expansions']} "
+                f"expansions, {total.get('mlm_rows', 0)} masked-LM rows{same}; load "
+                f"{os.getloadavg()[0]:.2f}"
+            )
+    mean = {who: sum(values) / len(values) for who, values in cpu.items()}
+    print(f"  baseline/src CPU-s (means): {mean['baseline'] / mean['src']:.2f}x")
+
+
 def table(title: str, rows: dict[str, dict]) -> None:
     print(title)
     print(
@@ -254,15 +288,28 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="suite directories (default: a temporary directory)")
     parser.add_argument("--forms", default="one,three", help="one (process), three (processes), or both")
     parser.add_argument("--original-settings", action="store_true", help="add the closest-to-original line")
+    parser.add_argument(
+        "--baseline", type=Path, help="another checkout, run interleaved with --src on each line asked for"
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="with --baseline: baseline, src pairs")
     parser.add_argument("extra", nargs="*", help="more generate options (after --)")
     args = parser.parse_args()
+    # absolute: the runs start in --src, and their --out, PYTHONPATH and cache must name the same places
+    args.src = args.src.resolve()
     env = {**os.environ, "NLTK_DATA": str(SHARED / "nltk_data"), "PYTHONPATH": str(args.src)}
-    env["AUTOCHECK_CACHE"] = str(args.cache) if args.cache else "off"
-    out = args.out or Path(tempfile.mkdtemp(prefix="bench-alict60-"))
+    env["AUTOCHECK_CACHE"] = str(args.cache.resolve()) if args.cache else "off"
+    out = (args.out or Path(tempfile.mkdtemp(prefix="bench-alict60-"))).resolve()
     out.mkdir(parents=True, exist_ok=True)
     forms = args.forms.split(",")
     print(machine())
     print(f"src {args.src}, --workers {args.workers}, extra {args.extra or 'none'}, suites in {out}")
+    if args.baseline is not None:
+        lines = {"default": list(args.extra)} if "one" in forms else {}
+        if args.original_settings:
+            lines["original-settings"] = [*ORIGINAL_SETTINGS, *args.extra]
+        for line, extra in lines.items():
+            interleaved(args, out, env, extra, line)
+        return
     if "one" in forms:
         table(
             "one process for LC2, LC4, LC9 (the default settings):", one_process(args, out, env, args.extra)

@@ -199,3 +199,23 @@ def test_vader_threshold(nltk_lexicons):
     assert vader.polarity("aggressive", "adj") == "negative"  # -0.6
     assert vader.polarity("accidental", "adj") == "neutral"  # -0.3: below 0.5
     assert vader.is_neutral("accidental", "adj")
+
+
+def test_wordnet_base_forms_are_looked_up_once_per_word_and_pos(monkeypatch):
+    from autocheck.sources import lexicon
+
+    asked: list[tuple[str, str]] = []
+
+    class WordNet:
+        def morphy(self, word: str, pos: str) -> str:
+            asked.append((word, pos))
+            return word.removesuffix("s")
+
+    monkeypatch.setattr(lexicon, "_wordnet", lambda: WordNet())
+    lexicon._morphy.cache_clear()
+    try:
+        for _ in range(3):
+            assert next(lexicon.lemma_candidates("films", "noun")) == "film"
+    finally:
+        lexicon._morphy.cache_clear()  # the fake's answers must not outlive this test
+    assert asked == [("films", "n")]

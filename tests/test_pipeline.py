@@ -409,3 +409,27 @@ def test_the_demos_next_steps_run_as_printed_on_ones_own_data_and_model(
             argv += ["--capability", "LC1", "--max-seeds", "2"]
         assert main(argv) == 0, line
     assert (tmp_path / "my-report.html").is_file()
+
+
+@pytest.mark.slow  # two generations with expansion: about a minute under load
+def test_a_second_generate_in_one_process_reuses_the_masked_lm(stand_in_config, tmp_path, monkeypatch):
+    from autocheck.expand.mlm import MaskedLM
+
+    monkeypatch.setenv("AUTOCHECK_CACHE", "off")  # both runs compute: the same model calls each
+    real, loads = MaskedLM.from_pretrained, []
+
+    def counted(*args, **kwargs):
+        loads.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(MaskedLM, "from_pretrained", counted)
+    config = replace(stand_in_config, mlm=str(Path(stand_in_config.mlm)) + "/")  # its own cache entry
+    generation.generate(config, tmp_path / "first")
+    generation.generate(config, tmp_path / "second")
+    assert len(loads) == 1
+    first, second = (json.loads((tmp_path / run / "timings.json").read_text()) for run in ("first", "second"))
+    assert first["model_calls"] == second["model_calls"]  # each run's own, not the sum so far
+    assert first["model_calls"]["mlm_rows"] > 0
+    assert (tmp_path / "first" / "cases.jsonl").read_bytes() == (
+        tmp_path / "second" / "cases.jsonl"
+    ).read_bytes()

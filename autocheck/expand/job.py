@@ -159,6 +159,7 @@ class Expander:
             self.parser = Parser(config.parser)  # benepar itself loads on the first uncached parse
         self._differentiator: Differentiator | None = None
         self._mlm: MaskedLM | None = None
+        self._calls_before = (0, 0, 0.0)  # the masked LM's counters when this expander took it
         self.vocabulary: VocabularyFilter | None = None
         self.fluency: Fluency | None = None
         self.slot: SlotRule | None = None  # the slot rule, with the vocabulary filter it needs
@@ -181,12 +182,14 @@ class Expander:
     def mlm(self) -> MaskedLM:
         """The masked LM, loaded on first use (with the vocabulary filter and the fluency scorer)."""
         if self._mlm is None:
-            from .mlm import MaskedLM
+            from .mlm import shared_masked_lm
 
-            with self.timer("load"):
-                mlm = self._mlm = MaskedLM.from_pretrained(
+            with self.timer("load"):  # loaded once per process: a second generate call reuses it
+                mlm = self._mlm = shared_masked_lm(
                     self.config.mlm, device=self.device, precision=self.precision
                 )
+                # the shared model's counters so far: this expander reports its own calls
+                self._calls_before = (mlm.forward_passes, mlm.forward_rows, mlm.forward_seconds)
                 self.vocabulary = _vocabulary_filter(self.config, self.grammar, mlm, self.lexicon)
                 if self.config.slot_threshold is not None and self.vocabulary is not None:
                     from .slot import SlotRule
@@ -315,7 +318,7 @@ class Expander:
                 templates.extend(found)
         by_seed = self._fill(chunk, templates, counts, rejected)
         if self._mlm is not None:
-            self.timer.seconds["fill: masked-LM forward"] = self._mlm.forward_seconds  # part of "fill"
+            self.timer.seconds["fill: masked-LM forward"] = self._mlm.forward_seconds - self._calls_before[2]
             if self.fluency is not None:
                 self.timer.seconds["fill: fluency forward"] = self.fluency.scorer.forward_seconds
         counted = {
@@ -425,8 +428,8 @@ def model_calls(expander: Expander | None, workers: dict[str, dict[str, Any]]) -
         mlm, fluency = expander.loaded_mlm, expander.fluency
         sources.append(
             {
-                "mlm_passes": mlm.forward_passes,
-                "mlm_rows": mlm.forward_rows,
+                "mlm_passes": mlm.forward_passes - expander._calls_before[0],
+                "mlm_rows": mlm.forward_rows - expander._calls_before[1],
                 **(
                     {
                         "fluency_passes": fluency.scorer.forward_passes,

@@ -120,14 +120,22 @@ def _wordnet() -> Any:
         return None
 
 
+@lru_cache(maxsize=1 << 16)
+def _morphy(word: str, wordnet_pos: str) -> str | None:
+    """WordNet's base form of ``word`` (None without WordNet), once per word and POS: validation and the
+    vocabulary filter ask about the same few thousand words tens of thousands of times, and a WordNet
+    look-up costs about 0.1 ms."""
+    wordnet = _wordnet()
+    return None if wordnet is None else wordnet.morphy(word, wordnet_pos)
+
+
 def lemma_candidates(word: str, pos: str | None) -> Iterator[str]:
     """Base forms to try for an inflected ``word`` (lower-cased), most specific first."""
     word = word.lower()
     classes = POS_CLASSES if pos is None else (pos,)
-    wordnet = _wordnet()
     for p in classes:
-        if wordnet is not None and p in _WORDNET_POS:
-            lemma = wordnet.morphy(word, _WORDNET_POS[p])
+        if p in _WORDNET_POS:
+            lemma = _morphy(word, _WORDNET_POS[p])
             if lemma and lemma != word:
                 yield lemma
         for suffix, replacement in SUFFIX_RULES.get(p, ()):
