@@ -40,9 +40,10 @@ from . import __version__
 from .config import FUZZ_EXPANSION, GenerateConfig
 from .execute import make_executor
 from .expand.job import Expander, Timer
-from .expect import FAIL, allowed, mft_outcome
+from .expect import FAIL, mft_outcome
 from .generate import Progress, describe_capability, expandable, seed_cases
 from .models import Model, as_model
+from .outputs.kind import allowed
 from .records import SEED, TestCase
 from .run import input_of
 from .store import InputError, content_hash, dumps, environment, prepare_output_dir
