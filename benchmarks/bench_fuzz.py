@@ -52,7 +52,7 @@ from autocheck.config import FUZZ_EXPANSION, GenerateConfig
 from autocheck.expect import FAIL
 from autocheck.fuzz import SearchConfig, fuzz, mft_answers
 from autocheck.generate import generate
-from autocheck.models.base import default_task
+from autocheck.models import default_task
 from autocheck.records import EXPANSION, SEED, TestCase
 from autocheck.report.summary import wilson
 from autocheck.store import read_jsonl
@@ -151,6 +151,13 @@ def main() -> int:
         action="store_true",
         help="fuzz with generate's --top-k and --fills-per-mask, not fuzz's own (config.FUZZ_EXPANSION)",
     )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="fuzz with this generation setting changed (e.g. insertions=modifiers, spread=off)",
+    )
     p.add_argument("--work", type=Path, help="working directory (default: a temporary one)")
     args = p.parse_args()
     capabilities = args.capability or ["LC2", "LC4", "LC9"]
@@ -209,10 +216,11 @@ def main() -> int:
 
     # 2. fuzz on the target
     fresh_cache(work, "fuzz")
+    changed = dict(item.split("=", 1) for item in args.set)
     started = cpu()
     fuzzed = [
         fuzz(
-            config if args.generate_defaults else replace(config, **FUZZ_EXPANSION),
+            replace(config if args.generate_defaults else replace(config, **FUZZ_EXPANSION), **changed),
             model,
             work / f"fuzz-{cap}",
             search=SearchConfig(queries=args.queries),

@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from panel import new_failures  # noqa: E402
 
-from autocheck.models.base import default_task  # noqa: E402
+from autocheck.models import default_task  # noqa: E402
 from autocheck.models.callables import python_model  # noqa: E402
 from autocheck.records import EXPANSION, PERTURBATION, SEED, TestCase  # noqa: E402
 from autocheck.suite import write_suite  # noqa: E402
