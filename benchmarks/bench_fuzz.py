@@ -145,6 +145,8 @@ def main() -> int:
     p.add_argument("--capability", action="append", help="alict60 capabilities (default all)")
     p.add_argument("--queries", type=int, default=50)
     p.add_argument("--target", choices=NAMES)
+    p.add_argument("--depth", type=int, default=SearchConfig.depth, help="fuzz's --depth")
+    p.add_argument("--beam", type=int, default=SearchConfig.beam, help="fuzz's --beam")
     p.add_argument("--sample", type=int, default=30, help="failures per method for the blind reading")
     p.add_argument(
         "--generate-defaults",
@@ -223,7 +225,7 @@ def main() -> int:
             replace(config if args.generate_defaults else replace(config, **FUZZ_EXPANSION), **changed),
             model,
             work / f"fuzz-{cap}",
-            search=SearchConfig(queries=args.queries),
+            search=SearchConfig(queries=args.queries, beam=args.beam, depth=args.depth),
             overwrite=True,
         )
         for cap, config in configs.items()
