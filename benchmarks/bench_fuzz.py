@@ -145,11 +145,20 @@ def main() -> int:
     p.add_argument("--capability", action="append", help="alict60 capabilities (default all)")
     p.add_argument("--queries", type=int, default=50)
     p.add_argument("--target", choices=NAMES)
+    p.add_argument("--depth", type=int, default=SearchConfig.depth, help="fuzz's --depth")
+    p.add_argument("--beam", type=int, default=SearchConfig.beam, help="fuzz's --beam")
     p.add_argument("--sample", type=int, default=30, help="failures per method for the blind reading")
     p.add_argument(
         "--generate-defaults",
         action="store_true",
         help="fuzz with generate's --top-k and --fills-per-mask, not fuzz's own (config.FUZZ_EXPANSION)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="fuzz with this generation setting changed (e.g. insertions=modifiers, spread=off)",
     )
     p.add_argument("--work", type=Path, help="working directory (default: a temporary one)")
     args = p.parse_args()
@@ -209,13 +218,14 @@ def main() -> int:
 
     # 2. fuzz on the target
     fresh_cache(work, "fuzz")
+    changed = dict(item.split("=", 1) for item in args.set)
     started = cpu()
     fuzzed = [
         fuzz(
-            config if args.generate_defaults else replace(config, **FUZZ_EXPANSION),
+            replace(config if args.generate_defaults else replace(config, **FUZZ_EXPANSION), **changed),
             model,
             work / f"fuzz-{cap}",
-            search=SearchConfig(queries=args.queries),
+            search=SearchConfig(queries=args.queries, beam=args.beam, depth=args.depth),
             overwrite=True,
         )
         for cap, config in configs.items()

@@ -120,6 +120,7 @@ def stand_ins(shared_data):
         mlm=str(require(models / "mini-bert-mlm")),
         chunk_size=2,
         seed=1,
+        insertions="modifiers",  # fuzz's own (config.FUZZ_EXPANSION); generate's small top-k for speed
     )
     return config, str(require(models / "mini-bert-sst2")), str(require(models / "mini-bert-sst2-scratch"))
 
@@ -204,6 +205,7 @@ def test_the_command_stops_starting_chunks_once_max_queries_are_spent(stand_ins,
     assert counts["seeds"] == 2 and 3 <= counts["queries"] <= 2 * 5
     settings = json.loads((out / "manifest.json").read_text())["settings"]
     assert settings["top_k"] == 20 and settings["fills_per_mask"] is None  # fuzz's own defaults
+    assert settings["insertions"] == "modifiers"
 
 
 def test_the_seeds_of_an_existing_suite_are_fuzzed_as_the_dataset_search_gives_them(stand_ins, tmp_path):
