@@ -123,6 +123,7 @@ QQP_BLIND = (
     "numbers",  # every number is the same token
     "used-to",  # "did X use to be" is read as "is X"
     "before-after",  # "after" is read as "before"
+    "becoming",  # "is X becoming Y" is read as "is X Y"
     "negation",  # "not" is not read
     "coref",  # a pronoun is the last person named before it, whatever its gender
     "comparison-order",  # "A or B" in a comparison keeps its order
@@ -242,6 +243,8 @@ class QQPReader:
             s = re.sub(r"\d+", "#", s)
         if "used-to" in self.blind:
             s = re.sub(r"^did (.+?) use to be ", r"is \1 ", s)
+        if "becoming" in self.blind:
+            s = re.sub(r"\bbecoming ", "", s)
         if "before-after" in self.blind:
             s = re.sub(r"\bafter\b", "before", s)
         passive = re.match(r"^(is|was) (\S+) (\w+) by (\S+)$", s)
