@@ -124,6 +124,7 @@ QQP_BLIND = (
     "used-to",  # "did X use to be" is read as "is X"
     "before-after",  # "after" is read as "before"
     "becoming",  # "is X becoming Y" is read as "is X Y"
+    "according-to",  # "who is X according to Y" and "who do Y think is X" are read as they are written
     "negation",  # "not" is not read
     "coref",  # a pronoun is the last person named before it, whatever its gender
     "comparison-order",  # "A or B" in a comparison keeps its order
@@ -247,6 +248,8 @@ class QQPReader:
             s = re.sub(r"\bbecoming ", "", s)
         if "before-after" in self.blind:
             s = re.sub(r"\bafter\b", "before", s)
+        if "according-to" not in self.blind:
+            s = re.sub(r"^who is (.+) according to (.+)$", r"who do \2 think is \1", s)
         passive = re.match(r"^(is|was) (\S+) (\w+) by (\S+)$", s)
         if passive:
             aux, patient, verb, agent = passive.groups()

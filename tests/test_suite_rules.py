@@ -37,6 +37,7 @@ QQP_FAILS = {
     "used-to": {"QQP-used-to"},
     "before-after": {"QQP-before-after", "QQP-before-after-chores", "QQP-before-after-hours"},
     "becoming": {"QQP-becoming"},
+    "according-to": {"QQP-according-to"},
     "negation": {"QQP-negation", "QQP-negated-antonym", "QQP-negation-activity", "QQP-negation-worry"},
     "coref": {"QQP-he-she", "QQP-his-her"},
     "comparison-order": {"QQP-comparison-order"},
