@@ -123,6 +123,8 @@ QQP_BLIND = (
     "numbers",  # every number is the same token
     "used-to",  # "did X use to be" is read as "is X"
     "before-after",  # "after" is read as "before"
+    "becoming",  # "is X becoming Y" is read as "is X Y"
+    "according-to",  # "who is X according to Y" and "who do Y think is X" are read as they are written
     "negation",  # "not" is not read
     "coref",  # a pronoun is the last person named before it, whatever its gender
     "comparison-order",  # "A or B" in a comparison keeps its order
@@ -132,6 +134,13 @@ QQP_BLIND = (
     "specific",  # question 2 asking less than question 1 (its words a subsequence) is a duplicate
     "paraphrase",  # "How do I X", "What is a good way to X", "If I want to X, what should I do" are unrelated
     "paraphrase-partial",  # only "How do I X" = "How can I X"; the other forms are other questions
+    "filler",  # a modifier that keeps the meaning ("really") is read as a word of the question
+    "traits",  # every attribute of a person ("Jewish", "an astronaut") is the same token
+    "animals",  # every pet animal is the same token
+    "preamble",  # a preamble is always part of the question
+    "preamble-ignored",  # a preamble is never part of the question
+    "last-names",  # every last name is the same token
+    "people",  # every first and last name is the same token
 )
 # CheckList's paraphrases of a "how to" question, all read as "how can i X"
 _HOW_TO = (
@@ -139,6 +148,8 @@ _HOW_TO = (
     re.compile(r"^(?:if i want to|in order to) (.+) what should i do$"),
 )
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
+_FILLER = re.compile(r"\b(?:really|truly|actually|indeed|in fact) ")
+_GENERAL = re.compile(r"\banimals\b")  # a question about animals in general does not hang on its example
 
 
 @cache
@@ -160,6 +171,16 @@ class QQPReader:
         self.antonyms = {e["antonym"]: e["value"] for e in spec_lexicon("qqp", "antonym_adj")}
         self.modifiers = {e["value"] for e in spec_lexicon("qqp", "modifier")}
         self.relations = "|".join(e["value"] for e in spec_lexicon("qqp", "sym_relation"))
+        self.traits = tuple(e["value"].lower() for e in spec_lexicon("qqp", "trait"))
+        self.pets = tuple(e["value"] for e in spec_lexicon("qqp", "pet"))
+        self.last_names = frozenset(e.value for e in load_lexicon("last_name"))
+
+    def _question(self, q: str) -> str:
+        """The question without its preamble (the sentences before it) where the preamble does not matter."""
+        *preamble, question = re.split(r"(?<=[.?!]) ", q)
+        if not preamble or "preamble" in self.blind:
+            return q
+        return question if "preamble-ignored" in self.blind or _GENERAL.search(question) else q
 
     def _resolve(self, q: str) -> str:
         """Pronouns to the person they refer to: by gender, or (blind) the last person named."""
@@ -182,10 +203,22 @@ class QQPReader:
 
     @cache  # noqa: B019 (a reader lives as long as its test)
     def meaning(self, q: str) -> str:
-        s = self._resolve(q)
-        if "names" in self.blind:
-            s = " ".join("NAME" if w in genders() else w for w in s.split())
+        words = self._resolve(self._question(q)).split()
+        if self.blind & {"last-names", "people"}:  # a last name follows a first name ("Peggy Frank")
+            words = [
+                "NAME" if w in self.last_names and i and words[i - 1] in genders() else w
+                for i, w in enumerate(words)
+            ]
+        if self.blind & {"names", "people"}:
+            words = ["NAME" if w in genders() else w for w in words]
+        s = " ".join(words)
         s = s.lower()
+        if "filler" not in self.blind:
+            s = _FILLER.sub("", s)
+        if "traits" in self.blind:
+            s = re.sub(_words(self.traits).pattern + "$", "TRAIT", s)  # "an astronaut" is a profession too
+        if "animals" in self.blind:
+            s = _words(self.pets).sub("PET", s)
         s = _words(tuple(CONTRACTIONS)).sub(lambda m: CONTRACTIONS[m[0]], s)
         if "paraphrase-partial" in self.blind:
             s = re.sub(r"^how do i ", "how can i ", s)
@@ -211,8 +244,12 @@ class QQPReader:
             s = re.sub(r"\d+", "#", s)
         if "used-to" in self.blind:
             s = re.sub(r"^did (.+?) use to be ", r"is \1 ", s)
+        if "becoming" in self.blind:
+            s = re.sub(r"\bbecoming ", "", s)
         if "before-after" in self.blind:
             s = re.sub(r"\bafter\b", "before", s)
+        if "according-to" not in self.blind:
+            s = re.sub(r"^who is (.+) according to (.+)$", r"who do \2 think is \1", s)
         passive = re.match(r"^(is|was) (\S+) (\w+) by (\S+)$", s)
         if passive:
             aux, patient, verb, agent = passive.groups()

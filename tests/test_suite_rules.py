@@ -35,8 +35,10 @@ QQP_FAILS = {
     "names": {"QQP-names"},
     "numbers": {"QQP-numbers"},
     "used-to": {"QQP-used-to"},
-    "before-after": {"QQP-before-after"},
-    "negation": {"QQP-negation", "QQP-negated-antonym"},
+    "before-after": {"QQP-before-after", "QQP-before-after-chores", "QQP-before-after-hours"},
+    "becoming": {"QQP-becoming"},
+    "according-to": {"QQP-according-to"},
+    "negation": {"QQP-negation", "QQP-negated-antonym", "QQP-negation-activity", "QQP-negation-worry"},
     "coref": {"QQP-he-she", "QQP-his-her"},
     "comparison-order": {"QQP-comparison-order"},
     "symmetric": {"QQP-symmetric"},
@@ -45,9 +47,18 @@ QQP_FAILS = {
     "specific": {"QQP-symmetry"},
     "paraphrase": {"QQP-paraphrase", "QQP-implications"},  # "How do I X" and "How can I X" differ
     "paraphrase-partial": {"QQP-implications"},  # (a, b) duplicates, (a, paraphrase(b)) not
+    "filler": {"QQP-irrelevant-modifiers-animals", "QQP-irrelevant-modifiers-people"},
+    "traits": {"QQP-different-attributes"},
+    "animals": {"QQP-different-animals"},
+    "preamble": {"QQP-preamble-irrelevant"},
+    "preamble-ignored": {"QQP-preamble-relevant"},
+    "last-names": {"QQP-last-names"},
+    "people": {"QQP-names", "QQP-last-names", "QQP-names-full"},
 }
 QQP_RELATED = {  # without names, people cannot be told apart: who does what to whom is lost
-    "names": {"QQP-he-she", "QQP-his-her", "QQP-asymmetric", "QQP-active-passive"},
+    "names": {"QQP-he-she", "QQP-his-her", "QQP-asymmetric", "QQP-active-passive"}
+    | {"QQP-last-names", "QQP-names-full"},  # some last names are first names too ("Gordon", "Riley")
+    "people": {"QQP-he-she", "QQP-his-her", "QQP-asymmetric", "QQP-active-passive"},
     # a paraphrase's and a synonym's words are words it never saw too
     "typos": {"QQP-paraphrase", "QQP-synonyms-real", "QQP-gibberish", "QQP-implications"},
     "paraphrase-partial": {"QQP-paraphrase"},  # the forms it does not know are (q, paraphrase(q)) cases too
