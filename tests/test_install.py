@@ -77,8 +77,20 @@ def installed(wheel, tmp_path_factory) -> Path:
     # a plain path line: the current packages are importable, their .pth hooks (the editable install of
     # this checkout) are not run
     (site / "zz_host_packages.pth").write_text("\n".join(sorted(here)) + "\n")
+    # --force-reinstall: pip sees this checkout's editable install through that line and would call the
+    # wheel "already installed" (same version), leaving the venv without autocheck
     install = _run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", str(wheel)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--force-reinstall",
+            str(wheel),
+        ],
         cwd=env_dir,
     )
     if install.returncode != 0:
