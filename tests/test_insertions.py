@@ -112,6 +112,10 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
         ("lives of desperation", "NNS IN NN", 1, "instead", False),  # a connective
         ("It is incredible !", "PRP VBZ JJ .", 3, "either", False),  # needs a negation
         ("It is a sign", "PRP VBZ DT NN", 1, "also", True),  # It [also] is: no class of the check's
+        ("this is satire", "DT VBZ NN", 2, "highly", False),  # [highly] satire: a degree adverb
+        ("it works", "PRP VBZ", 1, "quite", False),  # it [quite] works: a degree adverb before a verb
+        ("substance here to sustain", "NN RB TO VB", 2, "before", False),  # a circumstance of time
+        ("film , but it is", "NN , CC PRP VBZ", 3, "even", False),  # but [even] it: before a pronoun
     ],
 )
 def test_the_adverb_check(seed, tags, before, word, keeps):
