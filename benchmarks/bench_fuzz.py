@@ -52,7 +52,7 @@ from autocheck.config import FUZZ_EXPANSION, GenerateConfig
 from autocheck.expect import FAIL
 from autocheck.fuzz import SearchConfig, fuzz, mft_answers
 from autocheck.generate import generate
-from autocheck.models.base import default_task
+from autocheck.requirements import default_task
 from autocheck.records import EXPANSION, SEED, TestCase
 from autocheck.report.summary import wilson
 from autocheck.store import read_jsonl

@@ -112,7 +112,7 @@ def load_panel(names: Iterable[str] | None = None) -> dict[str, Any]:
     """The panel's models by name (``NAMES``, in that order; ``names`` picks some), each an autocheck
     ``Model`` of the sentiment task."""
     from autocheck.models import load_model
-    from autocheck.models.base import default_task
+    from autocheck.requirements import default_task
     from autocheck.models.callables import python_model
 
     task = default_task()
