@@ -217,14 +217,14 @@ VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 
 class WordOrder:
     """The ``word order`` check of ``--insertions modifiers`` and ``phrases``: an inserted word fits the
-    seed's words on both sides of it, which the production does not show (held-out reading, docs/yield.md):
+    seed's words on both sides of it, which the production does not show (docs/yield.md, second round):
 
     - nothing goes inside a name or a title, a word capitalised mid-sentence on either side ("of a [big]
       Dangerous Mind", "the Rings' [wide] trilogy"), nor after "both", "either", "neither";
     - an adjective goes first among a noun's modifiers, after no adjective or noun and right before a
       noun ("some charming [different] chemistry", "holiday [running] movie", "[full] listless feature"),
       never before "lot" or "bit", and "whole" only before a singular noun;
-    - an adverb goes before no other adverb ("very [highly] endlessly"), noun or finite auxiliary
+    - an adverb goes before no other adverb ("the [highly] endlessly"), noun or finite auxiliary
       ("[easily] is", bar a sentence adverb: "[also] is"), after no adjective ("watchable [often]"), not
       between a verb and its object ("lets [exactly] the audience") nor after a noun at a phrase's end
       ("dope [alone],").
