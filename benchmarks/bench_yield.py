@@ -26,7 +26,8 @@ median model is the median of the models' new failures per CPU-second.
 
 ``--write-sample N`` draws N new-failure rows of the ``defaults`` setting at random (over all models, one
 row per case) into ``benchmarks/yield_sample.jsonl`` and N of its expansions into
-``benchmarks/yield_kept_sample.jsonl``, for blind reading: the texts and the seed's label, no verdict.
+``benchmarks/yield_kept_sample.jsonl`` (``--sample-files NEW KEPT`` elsewhere), drawn with ``--sample-seed``
+(default ``--seed``), for blind reading: the texts and the seed's label, no verdict.
 """
 
 from __future__ import annotations
@@ -178,6 +179,11 @@ def main() -> None:
     parser.add_argument("--settings", nargs="+", default=[*SETTINGS, *PERTURBATIONS])
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench-yield"))
     parser.add_argument("--write-sample", type=int, default=0)
+    parser.add_argument("--sample-seed", type=int, help="the seed of the sample's draw (default: --seed)")
+    parser.add_argument(
+        "--sample-files", nargs=2, type=Path, default=[SAMPLE, KEPT_SAMPLE], metavar=("NEW", "KEPT"),
+        help="where the new-failure and the kept rows go (default: benchmarks/yield_sample.jsonl, ...)",
+    )  # fmt: skip
     parser.add_argument("--reuse", action="store_true", help="keep the generated suites --out holds already")
     parser.add_argument(
         "--baseline-src", type=Path, help="a checkout of 9b0ddbd: the baseline made by its code, its defaults"
@@ -248,10 +254,13 @@ def main() -> None:
         seeds = statistics.median(results[name][m].seeds_broken for m in args.models)
         print(f"  {name:<16} new failures per CPU-second {rate:.2f}, distinct seeds broken {seeds:g}")
     if args.write_sample:
-        write_samples(results["defaults"], args.out / "suites/defaults", args.write_sample, args.seed)
+        draw = args.seed if args.sample_seed is None else args.sample_seed
+        write_samples(
+            results["defaults"], args.out / "suites/defaults", args.write_sample, draw, args.sample_files
+        )
 
 
-def write_samples(found: dict[str, Any], suite: Path, n: int, seed: int) -> None:
+def write_samples(found: dict[str, Any], suite: Path, n: int, seed: int, paths: list[Path]) -> None:
     """``n`` new-failure rows (over all models, one per case) and ``n`` kept expansions of ``suite``, drawn
     at random, for blind reading: the texts and the seed's label, never a model's answer or a check's."""
     from autocheck.store import read_jsonl
@@ -260,7 +269,7 @@ def write_samples(found: dict[str, Any], suite: Path, n: int, seed: int) -> None
     failing = sorted({r["case"] for y in found.values() for r in y.rows})
     expansions = sorted(i for i, c in cases.items() if c["kind"] == "expansion")
     rng = random.Random(seed)
-    for path, pool in ((SAMPLE, failing), (KEPT_SAMPLE, expansions)):
+    for path, pool in zip(paths, (failing, expansions)):
         with open(path, "w", encoding="utf-8") as f:
             for case in rng.sample(pool, min(n, len(pool))):
                 seed_case = cases[cases[case]["seed_id"]]

@@ -18,6 +18,7 @@ from autocheck.expand.insertions import (
     INSERTABLE,
     Adverbs,
     Determinatives,
+    WordOrder,
     modifier_phrase,
     one_modifier,
 )
@@ -111,6 +112,10 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
         ("lives of desperation", "NNS IN NN", 1, "instead", False),  # a connective
         ("It is incredible !", "PRP VBZ JJ .", 3, "either", False),  # needs a negation
         ("It is a sign", "PRP VBZ DT NN", 1, "also", True),  # It [also] is: no class of the check's
+        ("this is satire", "DT VBZ NN", 2, "highly", False),  # [highly] satire: a degree adverb
+        ("it works", "PRP VBZ", 1, "quite", False),  # it [quite] works: a degree adverb before a verb
+        ("substance here to sustain", "NN RB TO VB", 2, "before", False),  # a circumstance of time
+        ("film , but it is", "NN , CC PRP VBZ", 3, "even", False),  # but [even] it: before a pronoun
     ],
 )
 def test_the_adverb_check(seed, tags, before, word, keeps):
@@ -121,7 +126,6 @@ def test_the_adverb_check(seed, tags, before, word, keeps):
     ("lhs", "rhs", "placement"),
     [
         ("NP", ("DT", "NN"), ((1, "JJ"),)),  # a [new] film
-        ("NP", ("DT", "NN"), ((1, "VBN"),)),  # a [forgotten] film
         ("NP", ("DT", "NN"), ((1, "RB"), (1, "JJ"))),  # a [very] [old] film
         ("ADJP", ("JJ",), ((0, "RB"),)),  # [very] light
         ("VP", ("VBD", "NP"), ((0, "RB"), (2, "RB"))),  # [still] liked it [enormously]
@@ -141,6 +145,7 @@ def test_phrases_keep_up_to_three_adjuncts_where_their_phrase_takes_them(lhs, rh
         ("ADJP", ("JJ",), ((0, "RB"), (0, "RB"))),  # [very] [really] good: two adverbs in one place
         ("VP", ("VBD", "NP"), ((0, "RB"), (1, "RB"), (2, "RB"), (2, "RB"))),  # four words
         ("NP", ("DT", "NN"), ((1, "NN"),)),  # a noun
+        ("NP", ("DT", "NN"), ((1, "VBG"),)),  # an [going] affectionate take: participles were mostly odd
         ("PP", ("IN", "NP"), ((0, "RB"),)),  # lives [directly] of
     ],
 )
@@ -221,3 +226,39 @@ def test_generation_inserts_one_modifier_or_any_tag_on_request(stand_in_config, 
         json.loads((tmp_path / "phrases" / "manifest.json").read_text())["settings"]["insertions"]
         == "phrases"
     )
+
+
+@pytest.mark.parametrize(
+    ("seed", "tags", "before", "word", "tag", "keeps"),
+    [
+        ("It is a film", "PRP VBZ DT NN", 3, "new", "JJ", True),  # a [new] film
+        ("a copy of a Dangerous Mind", "DT NN IN DT NNP NNP", 4, "big", "JJ", False),  # inside a title
+        ("the Rings ' trilogy", "DT NNP POS NN", 3, "wide", "JJ", False),  # after a name's possessive
+        ("The film works", "DT NN VBZ", 1, "new", "JJ", True),  # The [new]: a sentence's first word
+        ("It is both stimulating", "PRP VBZ DT JJ", 3, "further", "RB", False),  # both [further]
+        ("some charming chemistry", "DT JJ NN", 2, "different", "JJ", False),  # after an adjective
+        ("animated holiday movie", "JJ NN NN", 2, "front", "JJ", False),  # after a noun
+        ("this listless feature", "DT JJ NN", 1, "full", "JJ", False),  # before an adjective
+        ("It is a lot more", "PRP VBZ DT NN JJR", 3, "short", "JJ", False),  # a [short] lot
+        ("the performances", "DT NNS", 1, "whole", "JJ", False),  # whole before a plural
+        ("the film", "DT NN", 1, "whole", "JJ", True),
+        ("not a particularly toxic", "RB DT RB JJ", 2, "very", "RB", False),  # stacked adverbs
+        ("it is not good", "PRP VBZ RB JJ", 2, "really", "RB", True),  # is [really] not good
+        ("this is satire", "DT VBZ NN", 2, "highly", "RB", False),  # before a noun
+        ("Auto Focus is not", "NNP NNP VBZ RB", 2, "easily", "RB", False),  # before a finite copula
+        ("It is a sign", "PRP VBZ DT NN", 1, "also", "RB", True),  # a sentence adverb may precede it
+        ("I am giving", "PRP VBP VBG", 1, "always", "RB", False),
+        ("Witless but watchable .", "JJ CC JJ .", 3, "often", "RB", False),  # after an adjective
+        ("that lets the audience", "WDT VBZ DT NN", 2, "exactly", "RB", False),  # verb [..] object
+        ("it is a film", "PRP VBZ DT NN", 2, "really", "RB", True),  # is [really] a film
+        ("good inside dope , dope", "JJ IN NN , NN", 3, "alone", "RB", False),  # a noun's end
+        ("it works well", "PRP VBZ RB", 1, "really", "RB", True),  # it [really] works
+    ],
+)
+def test_the_word_order_check(seed, tags, before, word, tag, keeps):
+    assert WordOrder().passes([adverb_candidate(seed, tags, before, word, tag)]) == [keeps]  # type: ignore[list-item]
+
+
+def test_the_word_order_check_lets_an_adverb_grade_an_inserted_adjective():
+    candidate = phrase_candidate("It is a film", "PRP VBZ DT NN", 3, ("very", "old"), ("RB", "JJ"))
+    assert WordOrder().passes([candidate]) == [True]  # type: ignore[list-item]

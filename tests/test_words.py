@@ -10,7 +10,7 @@ import pytest
 from test_fill import Lexicon, always, seed, template
 
 from autocheck.expand.validate import select, standard_checks
-from autocheck.expand.words import Dictionary, IdentityTerms, PolarityItems
+from autocheck.expand.words import Articles, Dictionary, IdentityTerms, PolarityItems, article_for
 
 
 def candidate(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_tags: tuple[str, ...]):
@@ -31,15 +31,13 @@ def candidate(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_
         ("billy", "JJ", False),  # a name
         ("because", "RB", False),  # a conjunction
         ("else", "RB", False),
-        ("moving", "VBG", True),  # a [moving] film: a participle that is an adjective
-        ("saying", "VBG", False),  # a [saying] film
         ("Quickly", "RB", True),  # looked up lower-cased
         ("thing", "NN", True),  # other tags are the tagger's alone
     ],
 )
 def test_the_dictionary_check(word, tag, keeps):
     c = candidate("It is a film", "PRP VBZ DT NN", 3, (word,), (tag,))
-    assert Dictionary(participles=True).passes([c]) == [keeps]  # type: ignore[list-item]
+    assert Dictionary().passes([c]) == [keeps]  # type: ignore[list-item]
 
 
 def test_the_dictionary_check_leaves_verbs_alone_where_participles_are_verbs():
@@ -67,6 +65,8 @@ def test_identity_terms_are_never_inserted(word, keeps):
         ("the best film I saw", "DT JJS NN PRP VBD", 4, True),  # after a superlative
         ("Did you see it ?", "VBD PRP VB PRP .", 2, True),  # a question
         ("I saw it . I did not", "PRP VBD PRP . PRP VBD RB", 1, False),  # the negation is in another sentence
+        ("not the kind that lets", "RB DT NN WDT VBZ", 4, False),  # the kind that [ever] lets: another clause
+        ("not in order to avoid it", "RB IN NN TO VB PRP", 3, False),  # in order [ever] to avoid
     ],
 )
 def test_polarity_items_need_a_licence(tokens, tags, before, keeps):
@@ -104,3 +104,19 @@ def test_spread_prefers_words_not_kept_yet_and_falls_back_to_a_repeat():
     used: Counter[str] = Counter()
     assert run(used) == [[("old",)], [("new",)], [("old",)]]
     assert used == Counter({"old": 2, "new": 1})
+
+
+@pytest.mark.parametrize(
+    ("article", "word", "keeps"),
+    [("a", "new", True), ("an", "old", True), ("an", "going", False), ("a", "old", False),
+     ("an", "very", False), ("a", "useful", True), ("an", "honest", True), ("a", "one-sided", True)],
+)  # fmt: skip
+def test_a_word_inserted_after_an_article_agrees_with_it(article, word, keeps):
+    c = candidate(f"It is {article} film", "PRP VBZ DT NN", 3, (word,), ("JJ",))
+    assert Articles().passes([c]) == [keeps]  # type: ignore[list-item]
+
+
+def test_the_article_check_reads_only_the_first_word_after_the_article():
+    c = candidate("It is an film", "PRP VBZ DT NN", 3, ("very", "old"), ("RB", "JJ"))  # an [very] [old]
+    assert Articles().passes([c]) == [False]  # type: ignore[list-item]
+    assert article_for("Old") == "an"

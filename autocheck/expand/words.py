@@ -6,18 +6,18 @@ people"), and polarity items outside the contexts that license them ("I ever got
 ``validate.Check``; ``insertions.checks_for`` runs them in every ``--insertions`` mode (not ``--compat``).
 
 * ``dictionary``: an inserted adjective (``JJ`` mask) is a WordNet 3.0 adjective and an inserted adverb
-  (``RB``) a WordNet adverb, and under ``--insertions phrases``, where a participle is only inserted
-  before a noun, a participle (``VBN``/``VBG``) a WordNet adjective too ("a [forgotten] film", not "a
-  [saying] film"). The list is shipped
+  (``RB``) a WordNet adverb. The list is shipped
   (``data/lexicons/modifier_words.tsv``, built by ``data/lexicons/build.py``), so the check needs no
   NLTK corpus at run time.
 * ``identity term``: no word naming a group of people by race, nationality, religion, gender, sexuality or
   disability is inserted, in any task: it changes whom a text is about (in hate speech, whom it targets),
   which an expansion must not. Nationalities and religions are the shipped lexicons' (``nationality``,
   ``religion``); the other groups' words are listed here.
-* ``polarity item``: "ever", "any", "anymore", "yet" and the like need a negation before them in their
-  sentence, a question, a superlative or a comparison ("the best I [ever] saw", "better than
-  [ever]", "I did not [ever] ...", not "I [ever] got").
+* ``polarity item``: "ever", "any", "anymore", "yet" and the like need a negation, a superlative or a
+  comparison before them in their clause (after the last comma, "that", "and" or the like), or a
+  question, and never go right before "to" ("the best I [ever] saw", "better than [ever]", "I did not
+  [ever] ...", not "I [ever] got", "the kind that [ever] lets", "in order [ever] to").
+* ``article``: a word inserted right after "a" or "an" agrees with it (``Articles``).
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from .validate import Candidate
 
 MODIFIER_WORDS = "data/lexicons/modifier_words.tsv"
-ATTRIBUTIVE_PARTICIPLES = frozenset({"VBN", "VBG"})
 # groups of people the shipped lexicons do not list (race, gender, sexuality, disability, and the words for
 # believers and non-believers that are not a religion's adjective)
 GROUP_WORDS = frozenset(
@@ -48,6 +47,12 @@ POLARITY_ITEMS = frozenset("ever any anymore yet either anywhere anything anyone
 # what licenses a polarity item before it in its sentence besides a negation: comparison and superlatives
 LICENSING_TAGS = frozenset({"JJS", "RBS", "JJR", "RBR"})
 LICENSING_WORDS = frozenset("than if whether only first last".split())
+# a licence reaches a polarity item only within its clause: "the kind that [ever] lets" is not licensed by
+# a negation before "that" (read blind, issue #35)
+CLAUSE_BOUNDARIES = frozenset(", ; : that which who whom whose where when and but because while".split())
+# words spelt with a vowel but said with a consonant, and the reverse (the article before them)
+CONSONANT_SOUND = ("uni", "use", "usu", "uti", "ura", "ure", "euro", "one", "once", "ewe")
+VOWEL_SOUND = ("hour", "honest", "honor", "honour", "heir")
 
 
 @cache
@@ -71,26 +76,16 @@ def identity_terms() -> frozenset[str]:
 
 
 class Dictionary:
-    """Every inserted adjective and adverb (and participle, when ``participles``: where participles are
-    only inserted before a noun) is a dictionary word of its kind."""
+    """Every inserted adjective and adverb is a dictionary word of its kind."""
 
     name = "dictionary"
-
-    def __init__(self, participles: bool = False):
-        self.tags = {"JJ", "RB", *(ATTRIBUTIVE_PARTICIPLES if participles else ())}
 
     def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
         words = modifier_words()
         return [
-            all(
-                w.lower() in words[_kind(tag)] for w, tag in zip(c.words, c.template.tags) if tag in self.tags
-            )
+            all(w.lower() in words[tag] for w, tag in zip(c.words, c.template.tags) if tag in words)
             for c in candidates
         ]
-
-
-def _kind(tag: str) -> str:
-    return "RB" if tag == "RB" else "JJ"  # a participle before a noun must be an adjective
 
 
 class IdentityTerms:
@@ -121,10 +116,43 @@ class PolarityItems:
         a, b, tags = sentence_at(candidate.seed_tags, index)
         if tokens[b - 1] == "?":
             return True
-        before = range(a, min(index, b))
+        if index < b and tokens[index].lower() == "to":  # "in order [ever] to avoid"
+            return False
+        start = max(
+            (i + 1 for i in range(a, min(index, b)) if tokens[i].lower() in CLAUSE_BOUNDARIES), default=a
+        )
+        before = range(start, min(index, b))
         return any(
             tokens[i].lower() in NEGATIONS
             or tokens[i].lower() in LICENSING_WORDS
             or tags[i - a] in LICENSING_TAGS
             for i in before
         )
+
+
+def article_for(word: str) -> str:
+    """ "a" or "an", by the sound the word most likely starts with (its spelling and a few exceptions)."""
+    w = word.lower()
+    vowel = (w[:1] in "aeiou" and not w.startswith(CONSONANT_SOUND)) or w.startswith(VOWEL_SOUND)
+    return "an" if vowel else "a"
+
+
+class Articles:
+    """A word inserted right after "a" or "an" agrees with it ("an [going]", "an [very] utterly static"
+    were read ungrammatical). The fill is rejected rather than the article changed: an expansion only
+    inserts words, so that its seed's tokens, and where the inserted words go, stay as the template says."""
+
+    name = "article"
+
+    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+        return [self._agrees(c) for c in candidates]
+
+    @staticmethod
+    def _agrees(candidate: Candidate) -> bool:
+        tokens = candidate.template.parse.tokens
+        for n, ((index, _), word) in enumerate(zip(candidate.template.masks, candidate.words)):
+            after_seed_token = n == 0 or candidate.template.masks[n - 1][0] != index
+            article = tokens[index - 1].lower() if index else ""
+            if after_seed_token and article in ("a", "an") and article_for(word) != article:
+                return False
+        return True
