@@ -387,7 +387,7 @@ def _chunks(items: Iterable[TestCase], size: int) -> Iterator[list[TestCase]]:
 
 
 def _resume_point(out: Path, fingerprint: str) -> dict[str, Any]:
-    state = load_state(out)
+    state = load_state(out, "fuzz resume state")
     if state is None:
         if (out / MANIFEST).exists():
             raise InputError(f"{out}: this fuzz already finished; nothing to resume")

@@ -212,7 +212,7 @@ def task_spec(name: str, what: str = "task") -> Path:
             "a path to --requirements"
         )
     if name not in TASKS:
-        raise InputError(f"unknown {what} {name!r}; known: {', '.join(TASKS.names())}")
+        raise InputError(f"no {what} named {name!r} (known: {', '.join(TASKS.names())})")
     return Path(TASKS.get(name))
 
 

@@ -193,6 +193,26 @@ RESUME_STATE = {
     },
 }
 
+# a fuzz suite's state.json (fuzz.fuzz): its counts are the search's, per capability
+FUZZ_COUNTS = ("seeds", "already_failing", "broken", "failures", "near_misses", "queries", "errors")
+FUZZ_STATE = {
+    "type": "object",
+    "required": ["fingerprint", "chunks", "offset", "counts"],
+    "properties": {
+        "fingerprint": _TEXT,
+        "chunks": _COUNT,
+        "offset": _COUNT,
+        "counts": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": dict.fromkeys(FUZZ_COUNTS, _COUNT),
+                "additionalProperties": False,
+            },
+        },
+    },
+}
+
 _WORDS = {
     "string": "a text",
     "array": "a list",
@@ -210,6 +230,7 @@ SCHEMAS = {
     "results": RESULTS,
     "prediction": PREDICTION_ROW,
     "resume state": RESUME_STATE,
+    "fuzz resume state": FUZZ_STATE,
 }
 
 

@@ -87,10 +87,11 @@ def iter_cases(path: Path, task: Task | None = None) -> Iterator[TestCase]:
     return read_records(path, "test case", read, lambda case: case.id)
 
 
-def load_state(out: Path) -> dict[str, Any] | None:
-    """The resume point of an unfinished generation in ``out``, or None."""
+def load_state(out: Path, kind: str = "resume state") -> dict[str, Any] | None:
+    """The resume point of an unfinished generation (or, ``kind`` "fuzz resume state", fuzz) in ``out``,
+    or None."""
     path = out / STATE
-    return check("resume state", load_json(path, "resume state"), path) if path.exists() else None
+    return check(kind, load_json(path, kind), path) if path.exists() else None
 
 
 class SuiteWriter:

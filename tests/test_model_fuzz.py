@@ -223,3 +223,13 @@ def test_the_seeds_of_an_existing_suite_are_fuzzed_as_the_dataset_search_gives_t
     assert written == (tmp_path / "searched" / "cases.jsonl").read_bytes()
     with pytest.raises(InputError, match="none of its capabilities"):
         fuzz(replace(config, capabilities=["LC4"]), target, tmp_path / "x", seeds_from=tmp_path / "seeds")
+
+
+def test_the_fuzz_resume_schema_names_every_search_count():
+    """A fuzz's state.json is checked on --resume against schemas.FUZZ_STATE: a count added to FuzzCounts
+    and not to the schema would make every interrupted fuzz unresumable."""
+    from dataclasses import asdict
+
+    from autocheck.schemas import FUZZ_COUNTS
+
+    assert set(FUZZ_COUNTS) == set(asdict(fuzzing.FuzzCounts()))
