@@ -10,8 +10,9 @@ The gate is on when any of ``--fail-above``, ``--max-errors`` or ``--junit`` is 
 fails when its failure rate is above its own limit (``CAP=RATE``), else the overall one (``RATE``), else
 0 (any failure); the overall failure rate fails above ``RATE``; and the error rate (cases without a
 prediction over the cases that should have been judged) of a capability, or overall, is an error above
-``--max-errors`` (default 0: any error). Whatever the gate, a model that answered none of the suite's
-inputs is an error: a run that tested nothing never passes.
+``--max-errors`` (default 0: any error). Whatever the gate, a model that tested nothing (it answered none
+of the suite's inputs, or none of its cases was applicable) and results without any model are errors: a
+run that tested nothing never passes.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from . import expect
-from .results import answered_nothing, error_rate, headline, natural_key, overall_counts
+from .markdown import md_code, md_html, md_text
+from .results import error_rate, headline, natural_key, overall_counts, untested, without_cases
 from .store import InputError, atomic_write_text
 
 OVERALL = "*"
+NO_MODEL = "(no model)"  # the name under which a run without any model is an error
 FAILURE, ERROR = "failure", "error"
 
 
@@ -89,13 +92,12 @@ def verdict(results: dict[str, Any], gate: Gate) -> list[Problem]:
     """Every problem of a run under ``gate``, in a stable order (empty: it passes). The only rule; the exit
     status and the JUnit writer both read it."""
     problems = []
-    inputs = (results.get("suite") or {}).get("inputs") or 0
+    if not results["models"]:
+        problems.append(Problem(NO_MODEL, OVERALL, ERROR, "the results hold no model, so nothing was tested"))
     for name, model in results["models"].items():
-        if answered_nothing(results, name):
-            first = f" (first error: {model['first_error']})" if model.get("first_error") else ""
-            problems.append(
-                Problem(name, OVERALL, ERROR, f"no prediction for any of the {inputs} inputs{first}")
-            )
+        why = untested(results, name)
+        if why is not None:
+            problems.append(Problem(name, OVERALL, ERROR, why))
         if not gate.on:
             continue
         total = overall_counts(model)
@@ -165,7 +167,8 @@ def write_junit(
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
     root = ET.Element("testsuites", name="autocheck")
     totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
-    for name, model in results["models"].items():
+    models = results["models"] or {NO_MODEL: {"capabilities": {}}}
+    for name, model in models.items():
         suite = ET.SubElement(root, "testsuite", name=name, timestamp=stamp, hostname=socket.gethostname())
         counts = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
         spent = seconds.get(name, 0.0)
@@ -236,9 +239,10 @@ def markdown_summary(
     fields = (results.get("task") or {}).get("inputs") or ["text"]
     status = "FAIL" if problems else "pass"
     lines = [f"### autocheck: {task} ({(results.get('suite') or {}).get('cases', 0)} cases): {status}", ""]
+    lines += [f"- {md_text(p.line())}\n" for p in problems if p.model not in results["models"]]
     for name, model in results["models"].items():
         lines += [
-            f"#### `{_cell(name)}`",
+            f"#### `{md_code(name)}`",
             "",
             "| capability | type | failure rate | errors | limit | verdict |",
             "|---|---|---:|---:|---:|---|",
@@ -250,8 +254,10 @@ def markdown_summary(
             limit = f"{gate.limit(cap):.1%}" if gate.on else "–"
             mark = "**fail**" if (name, cap) in failed else ("n/a" if c["failure_rate"] is None else "pass")
             lines.append(
-                f"| {_cell(cap)} | {c['test_type']} | {row} | {_errors_cell(top)} | {limit} | {mark} |"
+                f"| {md_text(cap)} | {c['test_type']} | {row} | {_errors_cell(top)} | {limit} | {mark} |"
             )
+        for cap, why in without_cases(results).items():
+            lines.append(f"| {md_text(cap)} | | – (0/0) | | | no test case: {md_text(why)} |")
         total = overall_counts(model)
         limit = f"{gate.fail_above[OVERALL]:.1%}" if gate.on and OVERALL in gate.fail_above else "–"
         mark = "**fail**" if any(p.model == name for p in problems) else "pass"
@@ -260,13 +266,13 @@ def markdown_summary(
             f"| {_errors_cell(total)} | {limit} | {mark} |"
         )
         lines.append("")
-        lines += [f"- {_cell(p.message)}" for p in problems if p.model == name]
+        lines += [f"- {md_text(p.message)}" for p in problems if p.model == name]
         for cap in sorted(model["capabilities"], key=natural_key):
             shown = (failing or {}).get((name, cap), []) if (name, cap) in failed else []
             rows = [row for row in shown if row.get("outcome") in (expect.FAIL, expect.ERROR)]
             if not rows:
                 continue
-            lines += ["", f"<details><summary>{_cell(cap)}: failing cases</summary>", ""]
+            lines += ["", f"<details><summary>{md_html(cap)}: failing cases</summary>", ""]
             lines += [f"- {_example(row, fields)}" for row in rows]
             lines += ["", "</details>"]
         lines.append("")
@@ -306,13 +312,6 @@ def _example(row: dict[str, Any], fields: list[str]) -> str:
     expected = record.get("expected")
     wanted = f"expected {expected}; " if record.get("test_type") == "MFT" and expected is not None else ""
     return (
-        f"`{_code(text)}`: {_cell(wanted + said)} ({row.get('failure', row.get('outcome'))}, {row['case']})"
+        f"`{md_code(text)}`: {md_text(wanted + said)} "
+        f"({md_text(row.get('failure', row.get('outcome')))}, {md_text(row['case'])})"
     )
-
-
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _code(text: str) -> str:
-    return text.replace("`", "'").replace("\n", " ")

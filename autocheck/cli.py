@@ -228,8 +228,11 @@ def _add_expansion_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--workers",
         type=_pos,
-        help="processes expanding chunks, each with its own models and one torch thread (default: one per "
-        "core this process may use); output is the same",
+        help="processes expanding chunks, each with its own models and one torch thread (default, and at "
+        "most: one per core this process may use); output is the same",
+    )
+    p.add_argument(
+        "--force-workers", action="store_true", help="start --workers processes even beyond the usable cores"
     )
     p.add_argument(
         "--device", default="auto", choices=["auto", "cpu", "cuda"], help="where the masked LM runs"
@@ -258,7 +261,7 @@ def _config(args: argparse.Namespace, expand: bool):
 
 
 def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
-    from .execute.local import default_workers
+    from .execute.local import usable_workers
     from .generate import generate
 
     config = _config(args, expand and not getattr(args, "no_expand", False))
@@ -268,7 +271,7 @@ def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
         resume=args.resume,
         overwrite=args.overwrite,
         progress=_progress,
-        workers=getattr(args, "workers", None) or default_workers(),
+        workers=usable_workers(getattr(args, "workers", None), force=getattr(args, "force_workers", False)),
         device=getattr(args, "device", "auto"),
         batch_size=getattr(args, "batch_size", 64),
         executor=getattr(args, "executor", "local"),
@@ -334,15 +337,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .ci import Gate, judge
     from .models import load_model
     from .report import format_table
-    from .requirements import load_spec
+    from .requirements import load_spec, shipped_spec
     from .run import RESULTS, RUN_FILES, run_suite
+    from .schemas import check
     from .suite import MANIFEST, suite_task
 
     # a bad threshold fails before any model loads
     gate = Gate.from_options(args.fail_above, args.max_errors, junit=bool(args.junit))
     if args.junit:
         check_output_file(args.junit, overwrite=args.overwrite)
-    task = load_spec(args.task).task if args.task else suite_task(args.suite)
+    task = load_spec(shipped_spec(args.task)).task if args.task else suite_task(args.suite)
     out = prepare_output_dir(args.out, overwrite=args.overwrite, files=RUN_FILES, manifest=RESULTS)
     remote = {
         "timeout": args.timeout,
@@ -379,7 +383,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         use_cache=not args.no_cache,
     )
     print(format_table(results))
-    for name, record in load_json(out / MANIFEST, "run manifest")["models"].items():
+    ran = check("run manifest", load_json(out / MANIFEST, "run manifest"), out / MANIFEST)
+    for name, record in ran["models"].items():
         reuse = "reused across runs" if record["reused_across_runs"] else "kept for this run only"
         cached = f"{record['from_cache']} of {record['inputs']}"
         print(f"{name}: {cached} answers from the prediction cache ({reuse})")
@@ -393,7 +398,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .ci import Gate
+    from .ci import Gate, verdict
     from .report import format_table, load_results, summary_json, write_html
     from .report.html import plot_files
 
@@ -433,7 +438,11 @@ def cmd_report(args: argparse.Namespace) -> int:
             thresholds=thresholds,
         )
         say(f"HTML report written to {args.html}" + ("" if args.no_plots else " (plots beside it as PNG)"))
-    return 0
+    # as 'run' without a gate: results that tested nothing (no model, or nothing applicable) are an error
+    untested = verdict(results, Gate())
+    for problem in untested:
+        print(f"autocheck: {problem.line()}", file=sys.stderr)
+    return 1 if untested else 0
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -507,9 +516,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
         atomic_write_text(args.markdown, comparison_markdown(result, rules=rules, alpha=args.alpha))
         say(f"Markdown comparison written to {args.markdown}")
+    for line in result["untested"]:
+        print(f"autocheck: {line}", file=sys.stderr)
     for item in found:
         print(f"autocheck: regression: {regression_line(result, item, args.alpha)}", file=sys.stderr)
-    return 1 if found else 0
+    return 1 if found or result["untested"] else 0
 
 
 def cmd_checklist(args: argparse.Namespace) -> int:

@@ -125,4 +125,22 @@ def run_demo(
     html = Path(out) / "report.html"
     write_html(results_dir, html, checklist_dir=checklist_dir)
     print(f"suite: {suite_dir}\nresults: {results_dir}\nreport: {html}")
+    print(next_steps(res))
     return 0
+
+
+def next_steps(res: dict[str, str]) -> str:
+    """What to run next on one's own data and model: the demo's commands with its resources filled in (the
+    stand-ins here, the real ones elsewhere), placeholders only for the user's own files."""
+    nltk = f"NLTK_DATA={os.environ['NLTK_DATA']} " if os.environ.get("NLTK_DATA") else ""
+    return "\n".join(
+        [
+            "",
+            "next, on your own data (a CSV with 'text' and 'label' columns) and model (a folder, a Hugging "
+            "Face id, module:function or an http:// endpoint):",
+            f"  {nltk}autocheck generate --dataset YOUR.csv --text-column text --label-column label "
+            f"--lexicon {res['lexicon']} --parser {res['parser']} --mlm {res['mlm']} --out my-suite",
+            "  autocheck run my-suite --model YOUR_MODEL --out my-run",
+            "  autocheck report my-run --html my-report.html",
+        ]
+    )

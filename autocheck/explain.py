@@ -40,9 +40,9 @@ from typing import Any
 
 from .expect import ERROR, FAIL, PASS
 from .results import natural_key
-from .run import PREDICTIONS
-from .store import InputError, read_jsonl
-from .suite import CASES
+from .run import PREDICTIONS, read_predictions
+from .store import InputError
+from .suite import CASES, iter_cases
 
 log = logging.getLogger(__name__)
 
@@ -204,10 +204,10 @@ def aligned_rows(predictions: Path, cases: Path) -> Iterator[tuple[dict[str, Any
     """(prediction row, its case record) in the order of the rows. ``run`` writes each case's rows (one
     per model) in the order of cases.jsonl, so both files are streamed once; cases read ahead of their
     rows (another writer's order) are held until their rows come."""
-    case_iter = iter(read_jsonl(cases))
+    case_iter = (case.to_json() for case in iter_cases(cases))
     case: dict[str, Any] = {}
     ahead: dict[Any, dict[str, Any]] = {}  # by case id as the file has it (a row may lack one: None)
-    for row in read_jsonl(predictions):
+    for row in read_predictions(predictions):
         wanted = row.get("case")
         if case.get("id") != wanted:
             case = ahead.pop(wanted, {})

@@ -45,6 +45,7 @@ class RunSummary:
     dataset_stats: dict[str, Any]
     rejected: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    empty: dict[str, str] = field(default_factory=dict)  # capability -> why it has no case
 
     def print_table(self) -> None:
         """The counts per capability, the skipped rows and the rejections, as a terminal table."""
@@ -70,12 +71,75 @@ class RunSummary:
             Console().print(f"rejected: {dict(sorted(self.rejected.items()))}")
 
 
+def empty_capabilities(
+    counts: dict[str, CapabilityCounts], by_id: dict[str, Any], rows: int
+) -> dict[str, str]:
+    """Why each capability that got no test case got none (``rows``: the dataset rows searched): a suite
+    leaves nothing out silently."""
+    empty = {}
+    for cap_id, n in counts.items():
+        if n.seed_cases or n.perturbations or n.expansions:
+            continue
+        capability = by_id[cap_id]
+        if not n.seeds:
+            why = (
+                f"none of the {rows:,} dataset rows satisfies its search"
+                if capability.needs_dataset
+                else "its templates gave no case"
+            )
+        elif capability.perturb:
+            why = f"the perturbation '{capability.perturb.name}' changes none of its {n.seeds:,} source texts"
+        else:
+            why = f"its {n.seeds:,} seeds gave no case"
+        empty[cap_id] = why
+    return empty
+
+
 Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
+
+
+def expands(capability: Any) -> bool:
+    """Whether grammar expansion applies to the capability's seeds: an MFT dataset search."""
+    return bool(capability.needs_dataset and capability.test_type == "MFT")
 
 
 def expandable(task: Any, capabilities: Iterable[Any]) -> bool:
     """Grammar expansion applies to the MFT seeds of a one-field task's dataset search."""
-    return len(task.inputs) == 1 and any(c.needs_dataset and c.test_type == "MFT" for c in capabilities)
+    return len(task.inputs) == 1 and any(expands(c) for c in capabilities)
+
+
+@dataclass
+class _Estimate:
+    """How many cases a generation will write: its seed cases, known up front, and the expansions of the
+    ``expanded`` ones, estimated from the first chunk that holds any (expansions per expanded seed case)."""
+
+    seed_cases: int
+    expanded: int
+    per_seed: float | None = None
+
+    def before(self) -> str:
+        if not self.expanded:
+            return f"writing {self.seed_cases:,} seed cases"
+        return (
+            f"writing {self.seed_cases:,} seed cases, and the expansions of {self.expanded:,} of them "
+            "(estimated after the first chunk)"
+        )
+
+    def measure(self, chunk: list[TestCase], expansions: dict[str, list], by_id: dict[str, Any]) -> bool:
+        """Take the rate from the first chunk with expanded seed cases; True when it did now."""
+        seeds = [case for case in chunk if case.kind == SEED and expands(by_id[case.capability])]
+        if self.per_seed is not None or not self.expanded or not seeds:
+            return False
+        self.per_seed = sum(len(expansions.get(case.id, ())) for case in seeds) / len(seeds)
+        return True
+
+    def after(self) -> str:
+        assert self.per_seed is not None
+        return (
+            f"about {self.seed_cases + round(self.per_seed * self.expanded):,} cases in all: "
+            f"{self.seed_cases:,} seed cases and about {self.per_seed:.1f} expansions for each of the "
+            f"{self.expanded:,} expanded (the rate of the first chunk)"
+        )
 
 
 def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Progress | None = None):
@@ -178,14 +242,15 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
     return spec, capabilities, lexicon, stats, seed_counts, stream()
 
 
-def _spooled(cases: Iterable[TestCase], out: Path) -> tuple[int, Iterator[TestCase]]:
-    """The number of ``cases`` and the cases again, streamed back from an anonymous temporary file in
-    ``out``: a list of all SST's 269k seed cases would hold about 250 MiB, growing with the seeds."""
+def _spooled(cases: Iterable[TestCase], out: Path) -> tuple[Counter[str], Iterator[TestCase]]:
+    """The number of ``cases`` of each capability and the cases again, streamed back from an anonymous
+    temporary file in ``out``: a list of all SST's 269k seed cases would hold about 250 MiB, growing with
+    the seeds."""
     spool = tempfile.TemporaryFile(dir=out)
-    n = 0
+    n: Counter[str] = Counter()
     for case in cases:
         spool.write((dumps(case.to_json()) + "\n").encode("utf-8"))
-        n += 1
+        n[case.capability] += 1
     spool.seek(0)
 
     def read() -> Iterator[TestCase]:
@@ -246,8 +311,12 @@ def generate(
     if config.expand and expandable(spec.task, capabilities):
         expander = Expander(config, lexicon, by_id, timer, device=device, batch_size=batch_size)
     total = 0
+    estimate = None
     if progress is not None:  # counting the seed cases gives the bar a total (spooled, not kept in memory)
-        total, cases = _spooled(cases, out)
+        per_capability, cases = _spooled(cases, out)
+        total = sum(per_capability.values())
+        estimate = _Estimate(total, sum(per_capability[c] for c in by_id if expander and expands(by_id[c])))
+        log.info("%s", estimate.before())
     first = state["chunks"]  # chunks finished before an interruption are not redone (nor counted again)
     chunks: Iterable[list[TestCase]] = islice(_chunks(cases, config.chunk_size), first, None)
     bar: Any = None
@@ -281,6 +350,8 @@ def generate(
             for case in chunk:
                 writer.write(case.to_json())
                 writer.write_all(expansions.get(case.id, ()))
+            if estimate is not None and estimate.measure(chunk, expansions, by_id):
+                log.info("%s", estimate.after())
             state = {
                 "fingerprint": config.fingerprint(),
                 "chunks": index + 1,
@@ -304,6 +375,9 @@ def generate(
                     timer.seconds[stage] += seconds
         stages, shares = by_capability(timer.seconds)
         summary = RunSummary(out, counts, asdict(stats), dict(rejected), stages)
+        summary.empty = empty_capabilities(counts, by_id, stats.kept)
+        for cap_id, why in summary.empty.items():
+            log.warning("%s: no test case written: %s", cap_id, why)
         timings = {
             **{k: round(v, 3) for k, v in stages.items()},
             "model_calls": model_calls(expander, calls),
@@ -358,6 +432,7 @@ def _manifest(
         },
         "dataset": summary.dataset_stats,
         "counts": {k: asdict(v) for k, v in summary.counts.items()},
+        "empty": summary.empty,
         "rejected": summary.rejected,
     }
 

@@ -2,7 +2,7 @@
 
 On a terminal, a ``tqdm`` bar (total, rate, ETA). When stderr is not a terminal (a CI log, ``nohup``,
 output redirected to a file), a bar would print nothing useful, so a line is logged instead every
-``interval`` seconds and at the end::
+``interval`` seconds, after the first update (its rate gives the first ETA) and at the end::
 
     INFO autocheck.progress: generate: 12/40 chunks (30%), 0.8 chunks/s, elapsed 0:00:15, ETA 0:00:35
 
@@ -84,9 +84,12 @@ class LogProgress:
             sys.stderr.write(f"INFO {log.name}: {self.line()}\n")
 
     def update(self, n: int = 1) -> None:
+        first = not self.done
         self.done += n
         if self._clock() - self._last >= self.interval:
             self._log()
+        elif first and n:  # the first batch or chunk done: its rate is the first time estimate (off-beat)
+            log.info("%s", self.line())
 
     def set_postfix_str(self, text: str, refresh: bool = True) -> None:
         """What the stage is doing now (shown after the count); with ``refresh``, logged when the interval

@@ -30,6 +30,7 @@ from typing import Any
 
 from .records import Expected, Label
 from .resources import project_file
+from .schemas import in_words
 from .store import InputError, load_json
 from .tasks import HEADER_KEYS, Task
 
@@ -185,15 +186,32 @@ class Spec:
         return [cap for cap in self.capabilities if cap.id in only or cap.cid in only]
 
 
-def spec_path(requirements: str | Path | None, task: str = "sentiment") -> Path:
-    """``requirements`` as a path, a shipped spec's name (``nli``, ``sentiment_checklist``), or by default the
-    shipped spec of ``task``."""
-    if requirements is None:
-        return project_file(f"requirements/{task}.json")
-    path = Path(requirements)
-    if not path.exists() and path.suffix == "" and project_file(f"requirements/{path.name}.json").is_file():
-        return project_file(f"requirements/{path.name}.json")
+TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def shipped_spec(name: str, what: str = "task") -> Path:
+    """The shipped spec of the task (or spec) ``name``. A name is a name, never a path: ``../x`` or ``/etc``
+    is refused, so a task option or a spec's ``task`` field cannot make autocheck read another file."""
+    if not TASK_NAME.fullmatch(name):
+        raise InputError(
+            f"{what} {name!r}: not a name (letters, digits, '_' and '-'); a specification file is given as "
+            "a path to --requirements"
+        )
+    path = project_file(f"requirements/{name}.json")
+    if not path.is_file():
+        raise InputError(f"unknown {what} {name!r}; autocheck ships: {', '.join(shipped_tasks())}")
     return path
+
+
+def spec_path(requirements: str | Path | None, task: str = "sentiment") -> Path:
+    """``requirements`` as a path (it exists, names a folder or ends in ``.json``), else as a shipped spec's
+    name (``nli``, ``sentiment_checklist``); by default the shipped spec of ``task``."""
+    if requirements is None:
+        return shipped_spec(task)
+    path = Path(requirements)
+    if path.exists() or len(path.parts) > 1 or path.suffix == ".json":
+        return path
+    return shipped_spec(str(requirements), "specification")
 
 
 def load_spec(
@@ -213,7 +231,11 @@ def load_spec(
     header = {k: data[k] for k in ("task", *HEADER_KEYS) if k in data}
     if "labels" not in header and header.get("output") != "span":
         base = project_file(f"requirements/{data['task']}.json")
-        if base.resolve() == path.absolute().resolve() or not base.is_file():
+        if (
+            not TASK_NAME.fullmatch(data["task"])
+            or base.resolve() == path.absolute().resolve()
+            or not base.is_file()
+        ):
             raise InputError(
                 f"{path}: $: no task definition: give 'inputs' and 'labels' (or 'output': 'span'), or use a "
                 f"task that autocheck ships ({', '.join(shipped_tasks())})"
@@ -269,10 +291,17 @@ def _validate(path: Path, data: Any) -> None:
     try:
         for error in sorted(_validator().iter_errors(data), key=relevance):
             error = best_match([error])  # the most specific reason under anyOf/oneOf
-            faults.append((error.json_path, error.message))
+            faults.append((error.json_path, in_words(error)))
     except RecursionError:
         raise InputError(f"{path}: $: nested too deeply to validate") from None
     faults.extend(_length_faults(data))
+    # "not valid under any of the given schemas" says less than the faults found inside the same record
+    faults = [
+        (where, message)
+        for where, message in faults
+        if not message.endswith("is not valid under any of the given schemas")
+        or not any(other.startswith(where) and other_message != message for other, other_message in faults)
+    ]
     if faults:
         faults = sorted(set(faults), key=lambda fault: _path_key(fault[0]))
         lines = [f"{path}: {where}: {message}" for where, message in faults[:MAX_ERRORS]]

@@ -164,7 +164,23 @@ def capability_errors(c: dict[str, Any]) -> int:
     return sum(c[part].get("errors", 0) for part in PARTS if part in c)
 
 
-def answered_nothing(results: dict[str, Any], name: str) -> bool:
-    """Whether model ``name`` answered none of the suite's inputs (and there were some)."""
+def untested(results: dict[str, Any], name: str) -> str | None:
+    """Why model ``name`` tested nothing, or None when it judged at least one case: it answered none of the
+    suite's inputs, or none of its cases was applicable (e.g. DIR tests of a model that answers labels
+    only). Either way its run is an error, never a pass."""
+    model = results["models"][name]
     inputs = (results.get("suite") or {}).get("inputs") or 0
-    return bool(inputs) and results["models"][name].get("errors", 0) >= inputs
+    if inputs and model.get("errors", 0) >= inputs:
+        first = f" (first error: {model['first_error']})" if model.get("first_error") else ""
+        return f"no prediction for any of the {inputs} inputs{first}"
+    if overall_counts(model)["applicable"]:
+        return None
+    cases = sum(c["all"]["cases"] for c in model["capabilities"].values())
+    why = "; ".join(f"{kind}: {reason}" for kind, reason in (model.get("not_applicable") or {}).items())
+    return f"none of its {cases} cases was applicable, so nothing was tested" + (f" ({why})" if why else "")
+
+
+def without_cases(results: dict[str, Any]) -> dict[str, str]:
+    """The suite's capabilities that got no test case, each with why (its manifest's ``empty``)."""
+    manifest = (results.get("suite") or {}).get("manifest") or {}
+    return dict(manifest.get("empty") or {})

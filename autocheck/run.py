@@ -21,6 +21,7 @@ import logging
 import time
 from array import array
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,8 +44,9 @@ from .results import (
     natural_key,
     overall_counts,
 )
-from .store import InputError, JsonlWriter, atomic_write_json, environment, load_json
-from .suite import CASES, MANIFEST, iter_cases, suite_task
+from .schemas import read_checked
+from .store import InputError, JsonlWriter, atomic_write_json, environment
+from .suite import CASES, MANIFEST, iter_cases, read_manifest, suite_task
 from .tasks import Task
 
 log = logging.getLogger(__name__)
@@ -54,6 +56,12 @@ LABEL_ONLY_DIR = "not applicable: the model answered labels without probabilitie
 # what a results directory holds (manifest.json: where the answers came from); --overwrite removes only these
 RUN_FILES = (PREDICTIONS, RESULTS, MANIFEST)
 PREDICT_CHUNK = 4096  # inputs per predict call: bounds memory and cache transactions
+
+
+def read_predictions(path: str | Path) -> Iterator[dict[str, Any]]:
+    """The rows of a run's predictions.jsonl, each checked (``schemas.PREDICTION_ROW``); a case judged twice
+    for one model with other values is an error naming both lines."""
+    return read_checked(path, "prediction", lambda row: (row["model"], row["case"]))
 
 
 def input_of(case: TestCase, task: Task) -> Input:
@@ -234,7 +242,7 @@ def run_suite(
     names = [m.name for m in models]
     if len(set(names)) != len(names):
         raise InputError(f"run_suite: model names must differ, got {names}")
-    manifest = load_json(suite_dir / MANIFEST, "suite manifest") if (suite_dir / MANIFEST).is_file() else None
+    manifest = read_manifest(suite_dir) if (suite_dir / MANIFEST).is_file() else None
     for model in models:
         if model.task.name != task.name:
             raise InputError(

@@ -77,19 +77,37 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
+def _not_a_number(name: str) -> None:
+    """NaN and Infinity, which Python writes and reads but JSON does not have: no count, rate or probability
+    autocheck reads back may be one."""
+    raise json.JSONDecodeError(f"{name} is not a JSON number", name, 0)
+
+
 def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
     """Stream the objects of a JSON Lines file; a malformed line is an error naming file and line."""
-    with open(path, encoding="utf-8") as f:
+    return (obj for _, obj in numbered_jsonl(path))
+
+
+def numbered_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each object of a JSON Lines file; a malformed line, a non-UTF-8 byte or a
+    missing file is an error naming file (and line)."""
+    if not Path(path).is_file():
+        raise InputError(f"{path}: not found")
+    with open(path, "rb") as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json.loads(line.decode("utf-8"), parse_constant=_not_a_number)
+            except UnicodeDecodeError:
+                raise InputError(f"{path}:{lineno}: not UTF-8 text; save the file as UTF-8") from None
             except json.JSONDecodeError as e:
                 raise InputError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
+            except RecursionError:
+                raise InputError(f"{path}:{lineno}: nested too deeply to read") from None
             if not isinstance(obj, dict):
                 raise InputError(f"{path}:{lineno}: expected a JSON object")
-            yield obj
+            yield lineno, obj
 
 
 class JsonlWriter:
@@ -190,7 +208,7 @@ def load_json(path: str | Path, what: str = "JSON file") -> Any:
             "save it as UTF-8"
         ) from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_not_a_number)
     except json.JSONDecodeError as e:
         raise InputError(f"{path}:{e.lineno}:{e.colno}: not valid JSON ({e.msg})") from None
     except RecursionError:

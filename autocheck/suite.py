@@ -10,13 +10,13 @@ reads a suite goes through here.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from .records import KINDS, SEED, TestCase
+from .schemas import check, read_records
 from .store import InputError, JsonlWriter, atomic_write_json, load_json
 from .tasks import Task
 
@@ -31,8 +31,7 @@ SUITE_FILES = (CASES, MANIFEST, STATE, TIMINGS)
 def read_manifest(suite_dir: str | Path) -> dict[str, Any]:
     """The suite's manifest, or ``{}`` for a suite without one (cases written by hand)."""
     path = Path(suite_dir) / MANIFEST
-    manifest = load_json(path, "suite manifest") if path.is_file() else {}
-    return manifest if isinstance(manifest, dict) else {}
+    return check("suite manifest", load_json(path, "suite manifest"), path) if path.is_file() else {}
 
 
 def suite_task(suite_dir: str | Path) -> Task:
@@ -71,23 +70,19 @@ def _validate(case: TestCase, task: Task, where: str) -> None:
 
 def iter_cases(path: Path, task: Task | None = None) -> Iterator[TestCase]:
     """Stream a suite's cases (``path``: its ``cases.jsonl``), validated against ``task`` (default: the
-    suite's); a malformed line is an error naming file and line."""
+    suite's); a malformed line is an error naming file and line, a case id given twice with other values
+    an error naming both lines (an identical repeat is skipped and counted)."""
     task = task or suite_task(path.parent)
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                case = TestCase.from_json(json.loads(line))
-                _validate(case, task, where)
-            except json.JSONDecodeError as e:
-                raise InputError(f"{where}: not valid JSON ({e.msg})") from None
-            except InputError:
-                raise
-            except (KeyError, TypeError, ValueError, AttributeError) as e:
-                raise InputError(f"{where}: not a test case ({type(e).__name__}: {e})") from None
-            yield case
+
+    def read(record: dict[str, Any], where: str) -> TestCase:
+        try:
+            case = TestCase.from_json(record)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise InputError(f"{where}: not a test case ({type(e).__name__}: {e})") from None
+        _validate(case, task, where)
+        return case
+
+    return read_records(path, "test case", read, lambda case: case.id)
 
 
 def load_state(out: Path) -> dict[str, Any] | None:

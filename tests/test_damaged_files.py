@@ -132,3 +132,105 @@ def test_a_damaged_case_names_file_line_and_field(suite, tmp_path, capsys, field
     assert main(_command(command, suite, tmp_path)) == 2
     error = _one_error(capsys)
     assert f"{path}:2: " in error and message in error, error
+
+
+# ------------------------------------------------------------------- one schema per file, repeats
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(path: Path, records: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+@pytest.mark.parametrize(
+    "field,value,message",
+    [
+        (
+            "outcome",
+            ["fail"],
+            'field \'outcome\' must be one of "pass", "fail", "n/a", "error", not ["fail"]',
+        ),
+        ("probs", "0.9", "field 'probs' must be a list, not \"0.9\""),
+        ("probs", [None, 1], "field 'probs.0' must be a number, not null"),
+        ("model", None, "field 'model' must be a text, not null"),
+    ],
+)
+@pytest.mark.parametrize(
+    "command",
+    [["report", "--html", "page.html"], ["report", "--markdown", "pr.md"], ["compare"], ["explain"]],
+)
+def test_a_damaged_prediction_row_names_file_line_and_field(
+    results, tmp_path, capsys, monkeypatch, field, value, message, command
+):
+    monkeypatch.chdir(tmp_path)
+    path = results / "predictions.jsonl"
+    rows = _lines(path)
+    rows[1][field] = value
+    _write(path, rows)
+    argv = [command[0], str(results), *([str(results)] if command[0] == "compare" else command[1:])]
+    assert main(argv) == 2
+    assert f"{path}:2: {message}" in _one_error(capsys)
+
+
+def test_repeated_lines_conflicting_are_an_error_and_identical_are_counted(results, tmp_path, capsys, caplog):
+    path = results / "predictions.jsonl"
+    rows = _lines(path)
+    _write(path, [*rows, rows[0]])
+    assert main(["report", str(results), "--markdown", str(tmp_path / "a.md")]) == 0
+    assert f"{path}: 1 identical repeated line(s) skipped" in caplog.text
+    _write(path, [*rows, {**rows[0], "outcome": "fail" if rows[0]["outcome"] != "fail" else "pass"}])
+    assert main(["compare", str(results), str(results)]) == 2
+    assert (
+        f"{path}:{len(rows) + 1}: prediction {(rows[0]['model'], rows[0]['case'])!r} again, "
+        "with other values than on line 1" in _one_error(capsys)
+    )
+
+    _write(path, rows)
+    cases = Path(json.loads((results / "results.json").read_text())["suite"]["dir"]) / "cases.jsonl"
+    records = _lines(cases)
+    _write(cases, [*records, {**records[0], "text": "Another text."}])
+    assert main(["report", str(results), "--markdown", str(tmp_path / "b.md")]) == 2
+    assert (
+        f"{cases}:{len(records) + 1}: test case 's0' again, with other values than on line 1"
+        in _one_error(capsys)
+    )
+
+
+def test_a_predictions_file_naming_an_input_twice_with_other_answers_is_an_error(
+    suite,  # noqa: F811
+    tmp_path,
+    capsys,
+    caplog,
+):
+    texts = [case["text"] for case in _lines(suite / "cases.jsonl")]
+    predictions = tmp_path / "answers.jsonl"
+    out = ["--out", str(tmp_path / "o"), "--overwrite"]
+    lines = [{"text": t, "probs": [0.2, 0.8]} for t in texts]
+    _write(predictions, [*lines, lines[0]])
+    assert main(["run", str(suite), "--model", f"file:{predictions}", *out]) == 0
+    assert f"{predictions}: 1 identical repeated line(s) skipped" in caplog.text
+    _write(predictions, [*lines, {"text": texts[0], "probs": [0.9, 0.1]}])
+    assert main(["run", str(suite), "--model", f"file:{predictions}", *out]) == 2
+    assert (
+        f"{predictions}:{len(lines) + 1}: input ({texts[0]!r},) again, with another answer than on line 1"
+        in _one_error(capsys)
+    )
+
+
+def test_a_suite_manifest_of_the_wrong_shape_fails_before_the_run(suite, tmp_path, capsys):  # noqa: F811
+    (suite / "manifest.json").write_text(json.dumps({"kind": "suite", "capabilities": ["LC4"]}))
+    assert main(_command("run", suite, tmp_path)) == 2
+    assert f"{suite / 'manifest.json'}: field 'capabilities' must be an object, not [\"LC4\"]" in _one_error(
+        capsys
+    )
+    assert not (tmp_path / "o" / "results.json").exists()
+
+
+def test_nan_is_not_a_number_autocheck_reads_back(results, capsys):
+    path = results / "results.json"
+    path.write_text(path.read_text().replace('"failure_rate": 0.5', '"failure_rate": NaN', 1))
+    assert main(["report", str(results)]) == 2
+    assert "not valid JSON (NaN is not a JSON number)" in _one_error(capsys)

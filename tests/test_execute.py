@@ -153,7 +153,7 @@ pool.terminate()
 
 def test_forked_workers_collect_garbage_but_never_walk_what_they_inherit():
     out = subprocess.run(
-        [sys.executable, "-c", GC_PROBE], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", GC_PROBE], capture_output=True, text=True, check=True, timeout=900
     ).stdout
     worker_on, worker_frozen, parent_on, parent_frozen, preloaded = out.split()
     assert worker_on == "True" and int(worker_frozen) > 100_000  # the preloaded modules' objects
@@ -167,7 +167,7 @@ def test_a_worker_that_cannot_start_fails_the_first_unit_instead_of_restarting_f
     pool = multiprocessing.get_context("spawn").Pool(1, local._start, (config, None, {}, 1, {}))
     try:
         with pytest.raises(ResourceMissing, match="no_such_benepar_model"):
-            pool.apply_async(local._expand, ([],)).get(timeout=120)
+            pool.apply_async(local._expand, ([],)).get(timeout=900)
     finally:
         pool.terminate()
 
@@ -312,7 +312,7 @@ pool.terminate()
 def test_every_expanding_process_runs_one_torch_thread():
     """Two threads of one process, or of two worker processes on two cores, fight: one each by default."""
     out = subprocess.run(
-        [sys.executable, "-c", THREADS_PROBE], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", THREADS_PROBE], capture_output=True, text=True, check=True, timeout=900
     ).stdout
     assert out.split() == ["1", "1", "1"]
 
@@ -326,3 +326,17 @@ def test_workers_default_to_the_cores_this_process_may_use(small_dataset, tmp_pa
     assert main([*argv, "--max-seeds", "2", "--no-expand", "--out", str(tmp_path / "out")]) == 0
     timings = (tmp_path / "out" / "timings.json").read_text()
     assert f'"workers": {default_workers()}' in timings
+
+
+def test_workers_are_capped_at_the_usable_cores_unless_forced(small_dataset, tmp_path, caplog):  # noqa: F811
+    from autocheck.cli import main
+    from autocheck.execute.local import default_workers
+
+    cores = default_workers()
+    argv = ["generate", "--dataset", str(small_dataset), "--lexicon", "opinion", "--capability", "LC4"]
+    argv += ["--max-seeds", "1", "--no-expand"]
+    assert main([*argv, "--workers", "100000", "--out", str(tmp_path / "a")]) == 0
+    assert f'"workers": {cores}' in (tmp_path / "a" / "timings.json").read_text()
+    assert f"--workers 100000: this process may use {cores} cores; using {cores}" in caplog.text
+    assert main([*argv, "--workers", str(cores + 1), "--force-workers", "--out", str(tmp_path / "b")]) == 0
+    assert f'"workers": {cores + 1}' in (tmp_path / "b" / "timings.json").read_text()

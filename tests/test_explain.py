@@ -352,7 +352,9 @@ def test_explanations_do_not_depend_on_the_order_of_the_prediction_rows(planted_
     path.write_text("".join(reversed(path.read_text().splitlines(True))))
     assert explain_run(planted_run) == before
     path.write_text(
-        path.read_text() + json.dumps({"case": "gone", "model": "rule", "capability": "FAIR"}) + "\n"
+        path.read_text()
+        + json.dumps({"case": "gone", "model": "rule", "capability": "FAIR", "outcome": "pass"})
+        + "\n"
     )
     with pytest.raises(InputError, match="case 'gone' is not in .*cases.jsonl; the suite changed"):
         explain_run(planted_run)

@@ -51,7 +51,7 @@ def test_fuzz_smoke(tmp_path):
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=900,
         cwd=tmp_path,
     )
     assert run.returncode == 0, run.stderr[-3000:]

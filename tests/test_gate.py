@@ -276,3 +276,90 @@ def test_markdown_for_a_pull_request(suite, tmp_path, endpoint):
     assert "| M | MFT | 20.0% (1/5) | 0 | 0.0% | **fail** |" in text
     assert "- `bad m0 y`: expected positive; predicted negative (fail, m0.2)" in text
     assert "I error rate" not in text
+
+
+# -------------------------------------------------------------------------- a run that tested nothing
+
+
+def test_a_run_report_and_compare_that_tested_nothing_fail(suite, tmp_path, capsys):
+    """A label-only model on DIR tests only: nothing applies, so the gate fails in the exit status, the
+    JUnit file and the Markdown, and so do report and compare on that run; results without any model too."""
+    dir_only = tmp_path / "dir-only"
+    dir_only.mkdir()
+    (dir_only / "cases.jsonl").write_text(
+        "".join(json.dumps(c) + "\n" for c in CASES if c["capability"] == "D")
+    )
+    (tmp_path / "labels.py").write_text(
+        "def predict(texts):\n    return ['negative' if t.startswith('bad') else 'positive' for t in texts]\n"
+    )
+    out, junit, md = tmp_path / "out", tmp_path / "junit.xml", tmp_path / "summary.md"
+    model = f"{tmp_path / 'labels.py'}:predict"
+    argv = [
+        "run",
+        str(dir_only),
+        "--model",
+        model,
+        "--out",
+        str(out),
+        "--fail-above",
+        "0.5",
+        "--junit",
+        str(junit),
+    ]
+    assert main(argv) == 1
+    assert "none of its 2 cases was applicable, so nothing was tested" in capsys.readouterr().err
+    assert junit_verdict(junit)[0]
+    assert main(["report", str(out), "--markdown", str(md), "--fail-above", "0.5"]) == 1
+    assert md.read_text().startswith("### autocheck: sentiment (2 cases): FAIL")
+    assert "nothing was tested" in capsys.readouterr().err
+    assert main(["compare", str(out), str(out)]) == 1
+    assert f"autocheck: {out}: {model}: none of its 2 cases" in capsys.readouterr().err
+
+    results = json.loads((out / "results.json").read_text())
+    results["models"] = {}
+    (out / "results.json").write_text(json.dumps(results))
+    assert main(["report", str(out), "--markdown", str(md), "--overwrite", "--fail-above", "0.5"]) == 1
+    assert "(no model): the results hold no model" in capsys.readouterr().err
+    assert "FAIL" in md.read_text().splitlines()[0]
+
+
+def test_markdown_cannot_carry_links_images_html_or_mentions_from_a_case(suite, tmp_path):
+    from autocheck.ci import Gate, markdown_summary
+    from autocheck.markdown import md_text
+
+    hostile = "[click](javascript:alert(1)) ![x](http://t/p.png) <img src=x onerror=alert(1)> @alice #12"
+    cell = md_text(hostile)
+    for active in ("[click](", "![x](", "<img", "@alice", "#12"):
+        assert active not in cell, active
+    assert cell.replace("\\", "").replace("\u200b", "") == hostile.replace("<", "&lt;").replace(">", "&gt;")
+
+    results = run_suite(suite, [raising_on(set())], tmp_path / "out")
+    row = {"case": "@bob [x](y)", "outcome": "fail", "label": "negative", "case_record": {"text": hostile}}
+    text = markdown_summary(results, Gate.from_options(None, None, junit=True), {("picky", "M"): [row]})
+    assert f"- `{hostile}`: " in text  # inside a code span: shown as written, nothing rendered
+    assert "@bob" not in text and "[x](y)" not in text and text.count("<img") == 1
+
+
+# ------------------------------------------------------------------------ nothing left out silently
+
+
+def test_a_perturbation_that_changes_nothing_is_announced_and_recorded(tmp_path, caplog):
+    data = tmp_path / "plain.csv"
+    data.write_text("text\nGood.\nFine film.\n")
+    out = tmp_path / "suite"
+    assert main(["perturb", str(data), "--perturbation", "contractions", "--out", str(out)]) == 0
+    why = "the perturbation 'contractions' changes none of its 2 source texts"
+    assert f"contractions: no test case written: {why}" in caplog.text
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["empty"] == {"contractions": why} and manifest["counts"]["contractions"]["seeds"] == 2
+
+
+def test_a_capability_without_cases_has_a_row_saying_why(suite, tmp_path):
+    from autocheck.ci import Gate, markdown_summary
+    from autocheck.report import format_table
+
+    why = "none of the 40 dataset rows satisfies its search"
+    (suite / "manifest.json").write_text(json.dumps({"kind": "suite", "empty": {"LC5": why}}))
+    results = run_suite(suite, [raising_on(set())], tmp_path / "out")
+    assert f"LC5: no test case: {why}" in format_table(results)
+    assert f"| LC5 | | – (0/0) | | | no test case: {why} |" in markdown_summary(results, Gate())

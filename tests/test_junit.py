@@ -115,8 +115,41 @@ def test_exit_status_and_junit_verdict_agree(results, thresholds, max_errors):
 @settings(max_examples=100, deadline=None)
 def test_without_a_gate_only_a_run_that_tested_nothing_fails(results):
     status, problems = judge(results, Gate.from_options(None, None))
-    nothing = any(m["errors"] >= results["suite"]["inputs"] for m in results["models"].values())
+    nothing = any(
+        m["errors"] >= results["suite"]["inputs"]
+        or not sum(
+            c["groups" if c["test_type"] != "MFT" else "all"]["applicable"]
+            for c in m["capabilities"].values()
+        )
+        for m in results["models"].values()
+    )
     assert status == int(nothing) and all(p.kind == "error" for p in problems)
+
+
+def test_results_without_a_model_or_without_an_applicable_case_fail_in_every_output(tmp_path):
+    from autocheck.ci import markdown_summary
+
+    empty = {"suite": {"cases": 3, "inputs": 3}, "models": {}}
+    dir_only = {
+        "suite": {"cases": 3, "inputs": 3},
+        "models": {
+            "labels": {
+                "errors": 0,
+                "not_applicable": {"DIR": "labels without probabilities"},
+                "capabilities": {"D": capability("DIR", 3, 0, 0, 0)},
+            }
+        },
+    }
+    for results, line in (
+        (empty, "(no model): the results hold no model, so nothing was tested"),
+        (dir_only, "labels: none of its 3 cases was applicable, so nothing was tested (DIR: labels without"),
+    ):
+        for gate in (Gate.from_options(None, None), Gate.from_options(["0.5"], None, junit=True)):
+            path = tmp_path / "junit.xml"
+            status, problems = judge(results, gate, path)
+            assert status == 1 and junit_fails(path), line
+            assert any(p.line().startswith(line) for p in problems), [p.line() for p in problems]
+            assert markdown_summary(results, gate).startswith("### autocheck: sentiment (3 cases): FAIL")
 
 
 def test_overall_limit_applies_to_every_capability_and_the_overall_rate(tmp_path):

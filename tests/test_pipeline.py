@@ -378,3 +378,34 @@ def test_the_closing_table_shows_counts_skipped_rows_and_rejections(capsys):
                     ["LC2", "│", "1", "│", "1", "│", "0", "│", "0", "│", "0", "│", "0"]]  # fmt: skip
     assert "dataset rows skipped: {'empty text': 2}" in out
     assert "rejected: {'fill: pos': 9}" in out
+
+
+@pytest.mark.slow  # a generation with expansion by the stand-in models: about half a minute here
+def test_the_demos_next_steps_run_as_printed_on_ones_own_data_and_model(
+    shared_data, small_dataset, tmp_path, monkeypatch
+):
+    """The commands the demo ends with work as printed, once the user's CSV and model are put in."""
+    import shlex
+
+    from autocheck.demo import demo_resources, next_steps
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NLTK_DATA", str(shared_data / "nltk_data"))  # demo_resources would set it for good
+    (tmp_path / "mine.py").write_text(
+        "labels = ['negative', 'positive']\n\n\ndef predict(texts):\n"
+        "    return [[0.9, 0.1] if 'bad' in t else [0.1, 0.9] for t in texts]\n"
+    )
+    commands = [line.strip() for line in next_steps(demo_resources(shared_data)).splitlines()]
+    commands = [line for line in commands if "autocheck " in line]
+    assert len(commands) == 3
+    for line in commands:
+        env, _, command = line.rpartition("autocheck ")
+        for assignment in shlex.split(env):
+            monkeypatch.setenv(*assignment.split("=", 1))
+        argv = shlex.split(
+            command.replace("YOUR.csv", str(small_dataset)).replace("YOUR_MODEL", "mine.py:predict")
+        )
+        if argv[0] == "generate":
+            argv += ["--capability", "LC1", "--max-seeds", "2"]
+        assert main(argv) == 0, line
+    assert (tmp_path / "my-report.html").is_file()

@@ -36,6 +36,9 @@ def test_log_lines_say_done_total_rate_and_eta(caplog):
         progress.close()
     lines = [r.getMessage() for r in caplog.records]
     assert lines[0].startswith("generate: 0/40 chunks (0%)")
+    assert (
+        lines[1] == "generate: 1/40 chunks (2%), 0.5 chunks/s, elapsed 0:00:02, ETA 0:01:18"
+    )  # first estimate
     assert "generate: 5/40 chunks (12%), 0.5 chunks/s, elapsed 0:00:10, ETA 0:01:10" in lines  # every 10 s
     assert "generate: 10/40 chunks (25%), 0.5 chunks/s, elapsed 0:00:20, ETA 0:01:00" in lines
     assert (
@@ -159,8 +162,13 @@ def test_generate_log_lines_name_the_expansion_stages(shared_data, tmp_path, mon
         unit_size=1,
     )
     monkeypatch.setenv("AUTOCHECK_PROGRESS_INTERVAL", "0")
-    with caplog.at_level(logging.INFO, logger="autocheck.progress"):
-        generation.generate(config, tmp_path / "suite", progress=_progress)
+    with caplog.at_level(logging.INFO):
+        summary = generation.generate(config, tmp_path / "suite", progress=_progress)
+    # the cases it will write: the seed cases up front, all of them after the first (here the only) chunk
+    seed_cases = summary.counts["LC2"].seed_cases
+    written = seed_cases + summary.counts["LC2"].expansions
+    assert f"writing {seed_cases} seed cases, and the expansions of {seed_cases} of them" in caplog.text
+    assert f"about {written} cases in all: {seed_cases} seed cases and about" in caplog.text
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("generate: ")]
     last = lines[-1]
     assert re.match(r"generate: (\d+)/\1 chunks \(100%\)", last)
@@ -202,8 +210,10 @@ def test_run_reports_each_batch_at_the_interval(tmp_path, monkeypatch, caplog):
     middle = done[1:-1]
     assert len(middle) >= 3 and middle == sorted(middle) and 0 < middle[0] < 20  # per batch, not per chunk
     assert all("ETA" in line for line in lines[1:-1])
-    gaps = [b.created - a.created for a, b in zip(records, records[1:-1])]
-    assert min(gaps) >= 0.12 - 0.01  # not a line per batch: one per interval
+    assert done[1] == 2  # the first batch: the first time estimate, at once
+    beat = [records[0], *records[2:-1]]  # the first estimate is off the beat of the interval
+    gaps = [b.created - a.created for a, b in zip(beat, beat[1:])]
+    assert min(gaps) >= 0.12 - 0.01  # then not a line per batch: one per interval
 
     caplog.clear()  # answered from the cache: counted at once
     with caplog.at_level(logging.INFO, logger="autocheck.progress"):

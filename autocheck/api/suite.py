@@ -19,8 +19,8 @@ from typing import Any
 
 from ..config import DEFAULT_MLM
 from ..records import PERTURBATION, SEED, TestCase, as_inputs, display
-from ..store import InputError, atomic_write_json, environment, load_json
-from ..suite import CASES, MANIFEST, write_suite
+from ..store import InputError, atomic_write_json, environment
+from ..suite import CASES, iter_cases, write_suite
 from ..tasks import Task
 from . import display as D
 
@@ -331,15 +331,13 @@ class Suite:
     @classmethod
     def load(cls, directory: str | Path) -> Suite:
         """A suite directory, its tests in the order of their first case."""
-        from ..suite import iter_cases, suite_task
+        from ..suite import read_manifest, suite_task
 
         directory = Path(directory)
         if not (directory / CASES).is_file():
             raise InputError(f"{directory}: not a suite directory (no {CASES})")
         task = suite_task(directory)
-        manifest = (
-            load_json(directory / MANIFEST, "suite manifest") if (directory / MANIFEST).is_file() else {}
-        )
+        manifest = read_manifest(directory)
         described = manifest.get("capabilities") or {}
         tests: dict[str, list[TestCase]] = {}
         for case in iter_cases(directory / CASES, task):
@@ -495,13 +493,13 @@ class Results:
         """Every prediction row (``predictions.jsonl``) with the case's input fields, as a DataFrame."""
         import pandas as pd
 
-        from ..store import read_jsonl
+        from ..run import read_predictions
 
         suite_dir = Path(self.results["suite"]["dir"])
         fields = self.results["task"]["inputs"]
-        cases = {c["id"]: c for c in read_jsonl(suite_dir / CASES)}
+        cases = {c.id: c.to_json() for c in iter_cases(suite_dir / CASES)}
         rows = []
-        for row in read_jsonl(self.dir / PREDICTIONS):
+        for row in read_predictions(self.dir / PREDICTIONS):
             case = cases.get(row["case"], {})
             rows.append(
                 {

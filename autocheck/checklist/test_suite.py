@@ -301,7 +301,7 @@ class TestSuite:
         if (out / CASES).exists():
             raise InputError(f"{out}: already holds a suite; choose a new directory")
         tests = self.to_json()
-        the_task = load_spec(task or guess_task(tests)).task
+        the_task = load_spec(None, task or guess_task(tests)).task
         described: dict[str, dict[str, Any]] = {}
         counts = {"tests": 0, "cases": 0}
         out.mkdir(parents=True, exist_ok=True)
@@ -394,7 +394,7 @@ def _released_expectations(tests: list[dict[str, Any]], where: str) -> dict[str,
     from ..requirements import load_spec
     from ..sources.checklist import DIR_EXPECTATIONS, guess_task, test_cases
 
-    task = load_spec(guess_task(tests)).task
+    task = load_spec(None, guess_task(tests)).task
     out: dict[str, Any] = {}
     for i, test in enumerate(tests):
         name, kind = test.get("name", ""), test.get("type")

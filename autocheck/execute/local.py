@@ -66,6 +66,25 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
+def usable_workers(requested: int | None, *, force: bool = False) -> int:
+    """The expanding processes for ``--workers requested``: at most one per core this process may use
+    (more only share those cores, each with its own models in memory, and a huge number forks that many
+    processes), unless ``force``; the default when None."""
+    cores = default_workers()
+    if requested is None:
+        return cores
+    if requested > cores and not force:
+        log.warning(
+            "--workers %d: this process may use %d cores; using %d (--force-workers to start %d anyway)",
+            requested,
+            cores,
+            cores,
+            requested,
+        )
+        return cores
+    return requested
+
+
 def limit_threads(threads: int) -> None:
     """At most ``threads`` intra-op threads for torch in this process (and OpenMP, where torch is not
     imported yet). An expanding process runs small batches, where a second thread costs about as much CPU

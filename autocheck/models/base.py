@@ -188,14 +188,19 @@ class Model:
         ``InputError`` saying what came back and what is expected: a deterministic mistake of the model's
         code, so the run stops at the first batch instead of retrying it input by input."""
         try:
-            raw = list(raw)  # the rows of an array, or the answers of a list
+            raw = raw if isinstance(raw, dict) else list(raw)  # the rows of an array, the answers of a list
         except TypeError:
             raise InputError(
                 f"model {self.name}: returned {_shown(raw)} for a batch of {len(batch)} inputs; expected "
                 f"one answer per input ({self._expected()})"
             ) from None
-        if len(raw) != len(batch):
-            raise InputError(f"model {self.name}: returned {len(raw)} answers for {len(batch)} inputs")
+        if isinstance(raw, dict) or len(raw) != len(batch):
+            # list(a dict) is its keys: {"positive": 0.8} would read as 1 answer
+            got = f"a single {_shown(raw)}" if isinstance(raw, dict) else f"{len(raw)} answers"
+            raise InputError(
+                f"model {self.name}: returned {got} for a batch of {len(batch)} inputs; expected a list "
+                f"with one answer per input ({self._expected()})"
+            )
         out: list[Any] = []
         for answer in raw:
             if isinstance(answer, (Invalid, Failed)):
@@ -251,10 +256,15 @@ class Model:
             ) from None
         if not self.labels and row.ndim == 1:
             self.labels = default_labels(self.task, row.shape[-1], f"model {self.name}")
-        if row.shape != (len(self.labels),) or not np.isfinite(row).all():
+        if row.shape != (len(self.labels),):
             raise InputError(
                 f"model {self.name}: returned probabilities of shape {row.shape} for the "
                 f"{len(self.labels)} labels {self.labels}"
+            )
+        if not np.isfinite(row).all():
+            raise InputError(
+                f"model {self.name}: returned probabilities {_shown(answer)}, not all finite numbers (NaN or "
+                "infinity); a model that cannot score an input should raise, so only that input is an error"
             )
         return [float(p) for p in row]
 

@@ -103,6 +103,7 @@ class FilePredictions(Model):
         kinds = {kind for kind, _ in keys}
         if kinds == {""}:
             return rows, None
+        self._check_repeats(lines, keys, rows)
         if "" in kinds:
             n = lines[[kind for kind, _ in keys].index("")][0]
             raise InputError(
@@ -110,6 +111,28 @@ class FilePredictions(Model):
                 "or none does (matched by order)"
             )
         return rows, keys
+
+    def _check_repeats(
+        self, lines: list[tuple[int, str]], keys: list[tuple[str, Any]], rows: list[Any]
+    ) -> None:
+        """An input named twice with other answers is an error naming both lines; an identical repeat is
+        counted and announced (the first line is used)."""
+        first: dict[tuple[str, Any], tuple[int, Any]] = {}
+        repeats = 0
+        for (n, _), key, row in zip(lines, keys, rows):
+            seen = first.setdefault(key, (n, row))
+            if seen[0] == n:
+                continue
+            if seen[1] != row:
+                raise InputError(
+                    f"{self.path}:{n}: input {key[1]!r} again, with another answer than on line {seen[0]}; "
+                    "keep one of the two lines"
+                )
+            repeats += 1
+        if repeats:
+            log.warning(
+                "%s: %d identical repeated line(s) skipped (each input counted once)", self.path, repeats
+            )
 
     def _answer(self, record: dict[str, Any], where: str) -> Any:
         """A line's answer in a shape ``Model._checked`` reads."""

@@ -42,10 +42,11 @@ from typing import Any
 
 from ..expect import ERROR, FAIL, PASS
 from ..explain import compare_features
-from ..results import group_outcome, natural_key
-from ..run import PREDICTIONS
-from ..store import InputError, atomic_write_text, read_jsonl
-from ..suite import CASES
+from ..markdown import md_code, md_text
+from ..results import group_outcome, natural_key, untested
+from ..run import PREDICTIONS, read_predictions
+from ..store import InputError, atomic_write_text
+from ..suite import CASES, iter_cases
 from .summary import Z95, capability_info, load_results, manifest, pct, short_name, wilson
 
 INTERVAL = "Newcombe hybrid score (method 10) for paired proportions, 95%"
@@ -80,17 +81,10 @@ def read_outcomes(run_dir: Path) -> dict[str, dict[str, _Outcome]]:
     if not path.is_file():
         raise InputError(f"{path}: predictions not found (written by 'autocheck run')")
     out: dict[str, dict[str, _Outcome]] = defaultdict(dict)
-    for n, row in enumerate(read_jsonl(path), 1):
-        try:
-            out[row["model"]][row["case"]] = _Outcome(
-                row["capability"],
-                row.get("kind", ""),
-                row.get("seed") or row["case"],
-                row["outcome"],
-                _said(row),
-            )
-        except KeyError as e:
-            raise InputError(f"{path}:{n}: field {e.args[0]!r} missing; not a prediction") from None
+    for row in read_predictions(path):
+        out[row["model"]][row["case"]] = _Outcome(
+            row["capability"], row.get("kind", ""), row.get("seed") or row["case"], row["outcome"], _said(row)
+        )
     return out
 
 
@@ -221,6 +215,13 @@ def compare_runs(dir_a: str | Path, dir_b: str | Path) -> dict[str, Any]:
         "test": TEST,
         "suite_dirs": [(r.get("suite") or {}).get("dir") for r in (a, b)],
         "task": (b.get("task") or {}).get("inputs", ["text"]),
+        # a model that tested nothing in either run is an error of the comparison (ci.verdict's rule)
+        "untested": [
+            f"{run_dir}: {name}: {why}"
+            for run_dir, run, names in ((dir_a, a, [p[0] for p in pairs]), (dir_b, b, [p[1] for p in pairs]))
+            for name in names
+            if (why := untested(run, name))
+        ],
         "pairs": [],
     }
     for name_a, name_b in pairs:
@@ -467,11 +468,6 @@ def gate_verdict(
     return "Regression gate: passed", f"allowed rise in points: {allowed}; at p < {alpha:g}", []
 
 
-def _md(text: Any) -> str:
-    """A table cell: no pipes, no line breaks, no HTML a comment would render."""
-    return html.escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ").replace("\r", " ")
-
-
 def _input_text(case: dict[str, Any], fields: list[str]) -> str:
     if len(fields) == 1:
         return str(case.get(fields[0], ""))
@@ -493,11 +489,15 @@ def comparison_markdown(
     found = regressions(result, rules, alpha) if rules else []
     names = result.get("names", {})
     lines = ["### autocheck: comparison of two runs", ""]
-    lines.append(f"base: `{_md(result['a'])}`  \nnew: `{_md(result['b'])}`")
+    lines.append(f"base: `{md_code(result['a'])}`  \nnew: `{md_code(result['b'])}`")
     lines.append("")
+    if result.get("untested"):
+        lines.append("**Nothing tested: failed**")
+        lines += [f"- {md_text(line)}" for line in result["untested"]]
+        lines.append("")
     if rules:
         title, detail, items = gate_verdict(result, rules, alpha, found)
-        lines += [f"**{title}** ({detail})", *(f"- {_md(item)}" for item in items)]
+        lines += [f"**{title}** ({detail})", *(f"- {md_text(item)}" for item in items)]
         lines.append("")
     cases = result["cases"]
     if not result["same_suite"]:
@@ -513,7 +513,7 @@ def comparison_markdown(
     for pair in result["pairs"]:
         key = (pair["model_a"], pair["model_b"])
         lines += [
-            f"#### `{_md(short_name(pair['model_a']))}` (base) → `{_md(short_name(pair['model_b']))}` (new)",
+            f"#### `{md_code(short_name(key[0]))}` (base) → `{md_code(short_name(key[1]))}` (new)",
             "",
             "| capability | type | base | new | change (points) | 95% CI | McNemar p | pass→fail "
             "| fail→pass |",
@@ -528,7 +528,7 @@ def comparison_markdown(
                 change += " ❌"
             name = f"{cap} {names.get(cap, '')}".strip()
             lines.append(
-                f"| {_md(name)} | {c['test_type']} "
+                f"| {md_text(name)} | {c['test_type']} "
                 f"| {pct(c['a']['failure_rate'])} ({c['a']['failures']}/{c['a']['applicable']}) "
                 f"| {pct(c['b']['failure_rate'])} ({c['b']['failures']}/{c['b']['applicable']})"
                 f"{f'; {n} new errors' if (n := c['to_error']) else ''} "
@@ -561,7 +561,11 @@ def comparison_markdown(
             for f in shown:
                 case = texts.get(f["case"])
                 text = _input_text(case, fields) if case else f["case"]
-                lines.append(f"| {_md(f['capability'])} | {_md(text)} | {_md(f['a'])} | {_md(f['b'])} |")
+                lines.append(
+                    "| "
+                    + " | ".join(md_text(cell) for cell in (f["capability"], text, f["a"], f["b"]))
+                    + " |"
+                )
         lines.append("")
     lines.append(
         f"Change: new − base over the cases (MFT) or seed groups (INV/DIR) both runs scored; bold: McNemar's "
@@ -582,7 +586,7 @@ def _case_texts(result: dict[str, Any], wanted: set[str]) -> dict[str, dict[str,
     for suite_dir in reversed(result["suite_dirs"]):
         path = Path(suite_dir or "") / CASES
         if suite_dir and path.is_file():
-            return {obj["id"]: obj for obj in read_jsonl(path) if obj.get("id") in wanted}
+            return {c.id: c.to_json() for c in iter_cases(path) if c.id in wanted}
     return {}
 
 

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from ..expect import ERROR, FAIL
-from ..run import PREDICTIONS
-from ..store import InputError, atomic_write_text, load_json, read_jsonl
-from ..suite import CASES
+from ..run import PREDICTIONS, read_predictions
+from ..store import InputError, atomic_write_text, load_json
+from ..suite import CASES, iter_cases
 from .summary import (
     binary_note,
     capabilities,
@@ -266,7 +266,7 @@ def collect_failures(
         log.warning("no failing cases in the report: %s or %s is missing", predictions, cases_path)
         return {}, totals
     chosen: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for row in read_jsonl(predictions):
+    for row in read_predictions(predictions):
         kind = failure_kind(row)
         if kind is None:
             continue
@@ -279,16 +279,16 @@ def collect_failures(
         (row["model"], row["seed"]) for rows in chosen.values() for row in rows if row.get("seed")
     }
     seed_rows = {}
-    for row in read_jsonl(predictions):
+    for row in read_predictions(predictions):
         if (row["model"], row["case"]) in wanted_seeds:
             seed_rows[(row["model"], row["case"])] = row
     wanted_cases = {row["case"] for rows in chosen.values() for row in rows} | {c for _, c in wanted_seeds}
-    cases = {obj["id"]: obj for obj in read_jsonl(cases_path) if obj.get("id") in wanted_cases}
+    cases = {c.id: c.to_json() for c in iter_cases(cases_path) if c.id in wanted_cases}
     for (model, _), rows in chosen.items():
         for row in rows:
             row["case_record"] = cases.get(row["case"], {})
             row["seed_row"] = seed_rows.get((model, row.get("seed")))
-            row["seed_record"] = cases.get(row.get("seed"), {})
+            row["seed_record"] = cases.get(row.get("seed") or "", {})
     return chosen, totals
 
 

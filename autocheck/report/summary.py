@@ -11,126 +11,37 @@ test case for an MFT capability, seed groups for an INV/DIR one.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-from ..results import capability_errors, error_rate, headline, natural_key, overall_counts
+from ..results import capability_errors, error_rate, headline, natural_key, overall_counts, without_cases
 from ..run import RESULTS
+from ..schemas import check, shown
 from ..store import InputError, load_json
 
 Z95 = 1.959963984540054
-TALLIES = ("seeds", "expansions", "perturbations", "all", "groups")
-
-
-def load_results(results_dir: str | Path) -> dict[str, Any]:
-    """``results.json`` of a run directory; anything else is a one-line error naming the file."""
-    path = Path(results_dir) / RESULTS
-    if not Path(results_dir).is_dir():
-        raise InputError(f"{results_dir}: not a results directory (written by 'autocheck run')")
-    results = load_json(path, "results file (written by 'autocheck run')")
-    if not isinstance(results, dict) or not isinstance(results.get("models"), dict):
-        raise InputError(f"{path}: field 'models' missing; not a results file")
-    for name, model in results["models"].items():
-        caps = model.get("capabilities") if isinstance(model, dict) else None
-        if not isinstance(caps, dict) or any(
-            not isinstance(c, dict) or "test_type" not in c or "all" not in c for c in caps.values()
-        ):
-            raise InputError(f"{path}: model {name!r}: 'capabilities' is not a results table")
-    _check_fields(path, results)
-    return results
-
-
 TALLIES = ("seeds", "expansions", "perturbations", "all", "groups")  # each counts cases/applicable/failures
 
 
-def _check_fields(path: Path, results: dict[str, Any]) -> None:
-    """Every count and rate a report reads has its type and range, so a hand-edited or damaged file is
-    one error naming the file and the field, never a crash deep in a table or a plot."""
-
-    def fail(field: str, what: str, value: Any) -> NoReturn:
-        shown = json.dumps(value, ensure_ascii=False)
-        shown = shown if len(shown) <= 40 else shown[:37] + "..."
-        raise InputError(f"{path}: field '{field}' must be {what}, not {shown}")
-
-    def number(field: str, value: Any) -> None:
-        """A count (a whole number >= 0), or a rate (0..1 or null) when the field's name says so."""
-        if field.endswith("rate"):
-            if value is not None and not (_is_number(value) and 0 <= value <= 1):
-                fail(field, "a rate between 0 and 1 (or null)", value)
-        elif not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
-            fail(field, "a whole number of at least 0", value)
-
-    def numbers(field: str, table: Any) -> None:
-        if not isinstance(table, dict):
-            fail(field, "an object of counts", table)
-        for key, value in table.items():
-            number(f"{field}.{key}", value)
-
-    suite = results.get("suite", {})
-    if not isinstance(suite, dict):
-        fail("suite", "an object", suite)
-    for key in ("cases", "inputs"):
-        if key in suite:
-            number(f"suite.{key}", suite[key])
-    if not isinstance(suite.get("dir", ""), str):
-        fail("suite.dir", "the suite's directory", suite["dir"])
-    if not isinstance(suite.get("manifest") or {}, dict):
-        fail("suite.manifest", "an object", suite["manifest"])
-    for key in ("task", "environment"):
-        if not isinstance(results.get(key) or {}, dict):
-            fail(key, "an object", results[key])
-    task = results.get("task") or {}
-    texts = lambda value: isinstance(value, list) and all(isinstance(v, str) for v in value)  # noqa: E731
-    if not isinstance(task.get("task", ""), str):
-        fail("task.task", "the task's name", task["task"])
-    for key in ("inputs", "labels"):
-        if not texts(task.get(key, [])):
-            fail(f"task.{key}", "a list of names", task[key])
-    binary = task.get("binary")
-    if binary is not None:
-        band = binary.get("band", [0, 1]) if isinstance(binary, dict) else None
-        if not (
-            isinstance(binary, dict)
-            and texts(binary.get("labels"))
-            and len(binary["labels"]) == 2
-            and isinstance(binary.get("neutral"), str)
-            and isinstance(band, list)
-            and len(band) == 2
-            and all(_is_number(b) for b in band)
-        ):
-            fail("task.binary", 'an object {"labels": [low, high], "neutral": label, "band": [a, b]}', binary)
+def load_results(results_dir: str | Path) -> dict[str, Any]:
+    """``results.json`` of a run directory, checked (``schemas.RESULTS``, and every tally's failures <=
+    applicable <= cases); anything else is a one-line error naming the file and the field."""
+    path = Path(results_dir) / RESULTS
+    if not Path(results_dir).is_dir():
+        raise InputError(f"{results_dir}: not a results directory (written by 'autocheck run')")
+    results = check("results", load_json(path, "results file (written by 'autocheck run')"), path)
     for name, model in results["models"].items():
-        where = f"models.{name}"
-        if "errors" in model:
-            number(f"{where}.errors", model["errors"])
-        if "overall" in model:
-            numbers(f"{where}.overall", model["overall"])
-        if not isinstance(model.get("labels", []), list):
-            fail(f"{where}.labels", "a list of labels", model["labels"])
         for cap, table in model["capabilities"].items():
-            here = f"{where}.capabilities.{cap}"
-            if not isinstance(table["test_type"], str):
-                fail(f"{here}.test_type", "text (MFT, INV or DIR)", table["test_type"])
-            for key, value in table.items():
-                if key.endswith("rate"):
-                    number(f"{here}.{key}", value)
-                elif isinstance(value, dict) or key in (*TALLIES, "transitions", "inv"):
-                    numbers(f"{here}.{key}", value)
             for key in TALLIES:
                 tally = table.get(key)
-                if tally is None:
-                    continue
-                missing = [k for k in ("cases", "applicable", "failures") if k not in tally]
-                if missing:
-                    fail(f"{here}.{key}", f"counts with {', '.join(missing)}", tally)
-                if not tally["failures"] <= tally["applicable"] <= tally["cases"]:
-                    fail(f"{here}.{key}", "counts with failures <= applicable <= cases", tally)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+                if tally is not None and not tally["failures"] <= tally["applicable"] <= tally["cases"]:
+                    field = f"models.{name}.capabilities.{cap}.{key}"
+                    raise InputError(
+                        f"{path}: field '{field}' must be counts with failures <= applicable <= cases, "
+                        f"not {shown(tally)}"
+                    )
+    return results
 
 
 def manifest(results: dict[str, Any]) -> dict[str, Any]:
@@ -399,6 +310,7 @@ def format_table(
             cells = [fit(r[0], widths[0]).ljust(widths[0])]
             cells += [cell.rjust(w) for cell, w in zip(r[1:], widths[1:])]
             lines.append("  ".join(cells).rstrip())
+        lines += [fit(f"{cap}: no test case: {why}", width) for cap, why in without_cases(results).items()]
         lines.append("")
     note = (
         "fail: failures / applicable cases (seed groups for INV/DIR), 95% Wilson interval; seeds, derived "

@@ -285,7 +285,7 @@ def convert_checklist(
 
     source, out = Path(source), Path(out_dir)
     tests = load_checklist(source, trust_pickle=trust_pickle)
-    the_task = load_spec(task or guess_task([t for t in tests if isinstance(t, dict)])).task
+    the_task = load_spec(None, task or guess_task([t for t in tests if isinstance(t, dict)])).task
     counts = {"tests": 0, "cases": 0, "seeds": 0, "perturbations": 0}
     described: dict[str, dict[str, Any]] = {}
     out.mkdir(parents=True, exist_ok=True)
