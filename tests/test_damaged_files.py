@@ -234,3 +234,9 @@ def test_nan_is_not_a_number_autocheck_reads_back(results, capsys):
     path.write_text(path.read_text().replace('"failure_rate": 0.5', '"failure_rate": NaN', 1))
     assert main(["report", str(results)]) == 2
     assert "not valid JSON (NaN is not a JSON number)" in _one_error(capsys)
+
+
+def test_a_run_of_a_suite_without_a_manifest_reads_back(suite, tmp_path):  # noqa: F811
+    (suite / "manifest.json").unlink()  # cases written by hand: results.json records its manifest as null
+    assert main(_command("run", suite, tmp_path)) == 0
+    assert main(["report", str(tmp_path / "o"), "--json"]) == 0
