@@ -45,96 +45,11 @@ from .summary import (
     row_label,
     short_name,
 )
+from .templates import asset, render
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_FAILURES = 100
-
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222;max-width:1400px}
-h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}h3{font-size:15px}
-table{border-collapse:collapse;font-size:13px;margin:8px 0}
-th,td{border:1px solid #ddd;padding:4px 8px;text-align:right;vertical-align:top}
-th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}
-td.hi{background:#fde2e1}td.mid{background:#fff4d6}td.lo{background:#e6f4ea}
-.examples td,.examples th,.spec td,.spec th{text-align:left}.ex{max-width:420px}
-mark{background:#ffe066;padding:0 2px;border-radius:2px}
-.muted{color:#777;font-size:12px}.fail{color:#b00020;font-weight:600}
-[hidden]{display:none!important}
-.filters{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:end;margin:8px 0;padding:8px;background:#f8f8f8}
-.filters label{font-size:12px;display:flex;flex-direction:column}
-th button{all:unset;cursor:pointer;font-weight:600}th button::after{content:" \\2195";color:#999}
-th[aria-sort=ascending] button::after{content:" \\2191"}
-th[aria-sort=descending] button::after{content:" \\2193"}
-tr.strong td{font-weight:600}figure{margin:8px 0}figure svg{max-width:100%;height:auto}
-.verdict{background:#fff8f0;border-left:4px solid #b00020;padding:8px 14px;margin:12px 0}
-.verdict.ok{background:#eef8f0;border-left-color:#2e7d32}.verdict ol{margin:4px 0;padding-left:22px}
-.verdict li{margin:4px 0}.verdict .eg{color:#444;font-size:13px}
-section.cap{border-top:1px solid #ddd;margin-top:18px}h4{font-size:14px;margin:12px 0 4px}
-details{margin:2px 0 6px 18px}summary{cursor:pointer;font-size:13px;color:#333}
-.examples tr.fold td{border-top:none;padding:0 8px}tr.derived td{border-top:none}
-tr.seed td{background:#fafafa}
-.minimal{font-size:12px;color:#2e4a7d}
-"""
-
-# Filters rows of each table named by a form.filters (data-table); sorts every table.sortable by a column.
-# It only hides and reorders rows that the page already holds.
-SCRIPT = """
-(function () {
-  function cellKey(row, i) {
-    var cell = row.cells[i];
-    var text = cell ? (cell.getAttribute('data-sort') || cell.textContent) : '';
-    var num = parseFloat(text);
-    return isNaN(num) || !/^\\s*-?[0-9.]/.test(text) ? text.toLowerCase() : num;
-  }
-  document.querySelectorAll('form.filters').forEach(function (form) {
-    var table = document.getElementById(form.getAttribute('data-table'));
-    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
-    var shown = form.querySelector('.shown');
-    function apply() {
-      var query = form.elements.q.value.trim().toLowerCase(), n = 0;
-      var selects = form.querySelectorAll('select');
-      rows.forEach(function (row) {
-        var keep = !query || row.textContent.toLowerCase().indexOf(query) >= 0;
-        selects.forEach(function (s) {
-          if (s.value && row.getAttribute('data-' + s.name) !== s.value) keep = false;
-        });
-        row.hidden = !keep;
-        n += keep ? 1 : 0;
-      });
-      shown.textContent = n + ' of ' + rows.length + ' rows shown';
-    }
-    form.addEventListener('input', apply);
-    form.addEventListener('change', apply);
-    form.addEventListener('submit', function (e) { e.preventDefault(); });
-    form.hidden = false;
-    apply();
-  });
-  document.querySelectorAll('table.sortable').forEach(function (table) {
-    var heads = table.tHead.rows[0].cells;
-    Array.prototype.forEach.call(heads, function (th, i) {
-      var button = document.createElement('button');
-      button.type = 'button';
-      button.textContent = th.textContent;
-      th.textContent = '';
-      th.appendChild(button);
-      button.addEventListener('click', function () {
-        var ascending = th.getAttribute('aria-sort') !== 'ascending';
-        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });
-        th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = cellKey(a, i), y = cellKey(b, i);
-          if (typeof x !== typeof y) { x = String(x); y = String(y); }
-          return (x < y ? -1 : x > y ? 1 : 0) * (ascending ? 1 : -1);
-        });
-        rows.forEach(function (row) { body.appendChild(row); });
-      });
-    });
-  });
-})();
-"""
 
 
 def _e(text: Any) -> str:
@@ -293,20 +208,10 @@ def collect_failures(
 
 
 def filter_form(table_id: str, selects: dict[str, list[str]], placeholder: str) -> str:
-    """The filter controls of a table: hidden in the HTML, shown by the script (so a page without
-    JavaScript shows no dead controls)."""
-    parts = [f"<form class=filters data-table='{_e(table_id)}' hidden>"]
-    for name, values in selects.items():
-        options = "".join(f"<option value='{_e(v)}'>{_e(v)}</option>" for v in values)
-        parts.append(
-            f"<label>{_e(name)}<select name='{_e(name)}'><option value=''>(all)</option>{options}"
-            "</select></label>"
-        )
-    parts.append(
-        f"<label>text<input type=search name=q placeholder='{_e(placeholder)}' autocomplete=off></label>"
-        "<span class='shown muted'></span></form>"
-    )
-    return "".join(parts)
+    """The filter controls of a table (the template set's macro): hidden in the HTML, shown by the script."""
+    from .templates import macro
+
+    return macro("filter_form", table_id, selects, placeholder)
 
 
 def _failures_section(
@@ -526,16 +431,6 @@ def _counts_tables(results: dict[str, Any]) -> str:
             f"<table class='counts sortable'>{head}<tbody>{''.join(rows)}</tbody></table>"
         )
     return "".join(out)
-
-
-def page(title: str, body: list[str]) -> str:
-    return (
-        "<!DOCTYPE html><html lang=en><head><meta charset='utf-8'>"
-        "<meta name=viewport content='width=device-width,initial-scale=1'>"
-        f"<title>{_e(title)}</title><style>{CSS}</style></head><body>"
-        + "\n".join(body)
-        + f"\n<script>{SCRIPT}</script></body></html>\n"
-    )
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -858,52 +753,24 @@ def write_html(
         except InputError as e:
             log.warning("no explanations in the report: %s", e)
     has = present(results)
-    body = [
-        f"<h1>{_e(title)}</h1>",
-        f"<p class=muted>suite {_e(suite.get('dir', ''))}: {suite.get('cases', 0)} cases, "
-        f"{suite.get('inputs', suite.get('texts', 0))} distinct inputs; task "
-        f"{_e((results.get('task') or {}).get('task', 'sentiment'))}; "
-        f"models: {_e(', '.join(results['models']))}; python {_e(env.get('python', ''))}</p>",
-        "<noscript><p class=muted>JavaScript is off: every row is shown; filtering and sorting need it."
-        "</p></noscript>",
-        _verdict(results, explained, chosen, thresholds or {}),
-        "<h2 id=rates>Failure rates</h2>",
-        "<p class=muted>failures / applicable cases: every case for MFT tests, seed groups (a seed with its "
-        "expansions or perturbations; fails when any member fails) for INV/DIR tests, with a 95% Wilson "
-        "interval."
-        + (
-            " pass→fail / fail→pass: a seed and its expansion, each judged by its own test."
-            if has["expansions"]
-            else ""
-        )
-        + f" {_e(binary_note(results))}</p>",
-        _matrix(results, checklist),
-        "<h2 id=capabilities>Capabilities</h2>",
-        _drilldown(results, explained, chosen, totals, read_minimal_edits(results_dir)),
-    ]
-    if plots:
-        svgs = _plots(results, html_path, has["derived"])
-        body += [
-            "<h2 id=plots>Plots</h2>",
-            f"<figure>{svgs['failure_rates']}<figcaption class=muted>Failure rate per capability and model, "
-            "with its 95% Wilson interval.</figcaption></figure>",
-        ]
-        if "seed_vs_expansion" in svgs:
-            body.append(
-                f"<figure>{svgs['seed_vs_expansion']}<figcaption class=muted>Seed cases (solid) vs their "
-                "expansions or perturbations (hatched): failure rates side by side.</figcaption></figure>"
-            )
-    body += [
-        "<h2 id=counts>Counts</h2>",
-        "<p class=muted>Each tally: failure rate, failures / applicable of all its cases; errors are cases "
-        "without a prediction (not applicable).</p>",
-        _counts_tables(results),
-        "<h2 id=failures-heading>All failing cases</h2>",
-        "<details id=all-failures><summary>Every failing case in one table, to filter and sort</summary>",
-        _failures_section(results, chosen, totals, limit),
-        "</details>",
-    ]
-    atomic_write_text(html_path, page(title, body))
+    text = render(
+        "report.html.j2",
+        title=title,
+        script=asset("page.js"),
+        suite=suite,
+        task=(results.get("task") or {}).get("task", "sentiment"),
+        models=list(results["models"]),
+        python=env.get("python", ""),
+        expansions=has["expansions"],
+        binary_note=binary_note(results),
+        verdict_html=_verdict(results, explained, chosen, thresholds or {}),
+        matrix_html=_matrix(results, checklist),
+        drilldown_html=_drilldown(results, explained, chosen, totals, read_minimal_edits(results_dir)),
+        plots=_plots(results, html_path, has["derived"]) if plots else {},
+        counts_html=_counts_tables(results),
+        failures_html=_failures_section(results, chosen, totals, limit),
+    )
+    atomic_write_text(html_path, text)
     return html_path
 
 

@@ -1,9 +1,10 @@
 """The HTML template set: Jinja2 templates in ``report/templates/``, autoescaped (a dataset's text can
 never become markup), with their stylesheets beside them.
 
-``render(name, **context)`` fills one; the stylesheet named like the template (``display.css`` for
-``display.html.j2``) is passed as ``css``. The notebook displays (``api.display``, ``checklist.display``)
-use ``display.html.j2``.
+``render(name, **context)`` fills one, with the one stylesheet of them all (``autocheck.css``) as ``css``:
+the notebook displays (``api.display``, ``checklist.display``) use ``display.html.j2``; the report page
+``report.html.j2`` and the comparison page ``compare.html.j2``, both built on ``page.html.j2`` (the
+document, the stylesheet and the filter-and-sort script, ``page.js``).
 """
 
 from __future__ import annotations
@@ -26,11 +27,19 @@ def _environment() -> Any:
 
 
 @cache
-def stylesheet(name: str) -> str:
+def asset(name: str) -> str:
+    """A file of the template set as text (the stylesheet, the pages' script)."""
     return (resources.files("autocheck.report") / "templates" / name).read_text(encoding="utf-8")
 
 
+STYLESHEET = "autocheck.css"
+
+
 def render(name: str, **context: Any) -> str:
-    """The template ``name`` filled with ``context`` (its stylesheet as ``css``)."""
-    css = stylesheet(name.split(".", 1)[0] + ".css")
-    return str(_environment().get_template(name).render(css=css, **context))
+    """The template ``name`` filled with ``context`` (the stylesheet as ``css``)."""
+    return str(_environment().get_template(name).render(css=asset(STYLESHEET), **context))
+
+
+def macro(name: str, *args: Any) -> str:
+    """The macro ``name`` of ``macros.html.j2`` called with ``args`` (for pieces still built in Python)."""
+    return str(getattr(_environment().get_template("macros.html.j2").module, name)(*args))
