@@ -118,6 +118,8 @@ def test_write_html_is_self_contained_escaped_and_shows_every_count(run_dir, tmp
     rows = re.findall(r"<tr data-capability='([^']*)' data-model='([^']*)'", page)
     assert len(rows) == 14  # toy: s1 s1.1 s3.1 s4 s4.1 (INV vs seed) n2 r2~1; other: s3.1 passes, n1 fails
     assert ("ROB", "toy") in rows and ("LC4", "other") in rows
+    # probabilities named by the task's labels, as in the notebook display
+    assert "<span class=muted>negative 0.90 · neutral 0.00 · positive 0.10</span>" in page
 
 
 def test_max_failures_caps_rows_with_a_note(run_dir, tmp_path):

@@ -18,12 +18,16 @@ from typing import Any
 def _environment() -> Any:
     import jinja2
 
-    return jinja2.Environment(
+    from .summary import pct
+
+    environment = jinja2.Environment(
         loader=jinja2.PackageLoader("autocheck.report", "templates"),
         autoescape=True,  # every template, whatever its name: all of them are HTML
         undefined=jinja2.StrictUndefined,  # a misspelt name is an error, never an empty cell
         keep_trailing_newline=False,
     )
+    environment.globals["pct"] = pct  # a rate as the tables write it
+    return environment
 
 
 @cache
