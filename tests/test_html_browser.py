@@ -5,12 +5,9 @@ every cell. Screenshots go to $AUTOCHECK_ARTIFACTS (else the test's tmp folder).
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 import test_compare
-from browser import Browser, find_chromium
+from browser import Browser, artifacts
 from report_data import other, toy, write_suite
 
 from autocheck.api import Results
@@ -39,25 +36,9 @@ OVERFLOWING = """Array.from(document.querySelectorAll('body *'))
 
 
 @pytest.fixture
-def browser(tmp_path):
-    executable = find_chromium()
-    if executable is None:
-        pytest.skip("no headless browser: chromium not installed (apt-get install -y chromium)")
-    session = Browser(executable, tmp_path / "profile")
-    yield session
-    session.close()
-
-
-@pytest.fixture
 def run_dir(tmp_path):
     run_suite(write_suite(tmp_path / "suite"), [toy(), other()], tmp_path / "run")
     return tmp_path / "run"
-
-
-def _artifacts(tmp_path: Path) -> Path:
-    out = Path(os.environ.get("AUTOCHECK_ARTIFACTS", tmp_path))
-    out.mkdir(parents=True, exist_ok=True)
-    return out
 
 
 def _fits(browser: Browser) -> None:
@@ -73,7 +54,7 @@ def test_report_page_fits_a_narrow_window(browser, run_dir, tmp_path):
         browser.open(page.as_uri(), width=width)
         browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
         _fits(browser)
-        browser.screenshot(_artifacts(tmp_path) / f"report-{width}.png", max_height=1600)
+        browser.screenshot(artifacts(tmp_path) / f"report-{width}.png", max_height=1600)
 
 
 def test_compare_page_leads_with_a_visible_verdict(browser, gate_runs, tmp_path):
@@ -94,7 +75,7 @@ def test_compare_page_leads_with_a_visible_verdict(browser, gate_runs, tmp_path)
         )
         colours[name] = browser.evaluate("getComputedStyle(document.getElementById('gate')).borderLeftColor")
         _fits(browser)
-        browser.screenshot(_artifacts(tmp_path) / f"compare-{name}.png", max_height=900)
+        browser.screenshot(artifacts(tmp_path) / f"compare-{name}.png", max_height=900)
     assert colours["failed"] != colours["passed"]  # red against green, not one style for both
 
 
@@ -118,4 +99,4 @@ def test_display_cells_left_aligned_inside_jupyterlab(browser, run_dir, tmp_path
     )
     assert left and all(abs(x) < 1 for x in left)  # against the output's left edge, not centred
     _fits(browser)
-    browser.screenshot(_artifacts(tmp_path) / "display-jupyterlab.png", max_height=900)
+    browser.screenshot(artifacts(tmp_path) / "display-jupyterlab.png", max_height=900)

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser import Browser, find_chromium
+from browser import artifacts
 from conftest import require
 from report_data import EXPANDED, other, toy, write_suite
 
@@ -130,23 +130,6 @@ def test_max_failures_caps_rows_with_a_note(run_dir, tmp_path):
     assert "showing" not in everything and len(re.findall(r"<tr data-capability=", everything)) == 14
 
 
-@pytest.fixture
-def browser(tmp_path):
-    executable = find_chromium()
-    if executable is None:
-        pytest.skip("no headless browser: chromium not installed (apt-get install -y chromium)")
-    session = Browser(executable, tmp_path / "profile")
-    yield session
-    session.close()
-
-
-def _artifacts(tmp_path: Path) -> Path:
-    """Where screenshots go: $AUTOCHECK_ARTIFACTS (docs/ when refreshing the README's), else tmp."""
-    out = Path(os.environ.get("AUTOCHECK_ARTIFACTS", tmp_path))
-    out.mkdir(parents=True, exist_ok=True)
-    return out
-
-
 VISIBLE_ROWS = """Array.from(document.querySelectorAll('#failures tbody tr'))
   .filter(r => r.getClientRects().length > 0).map(r => r.cells[0].textContent + ' ' + r.cells[1].textContent
   + ' ' + r.cells[8].textContent)"""
@@ -187,7 +170,7 @@ def test_filter_box_and_sorting_in_headless_chromium(browser, run_dir, tmp_path)
     top = browser.evaluate(
         "document.getElementById('failures-heading').getBoundingClientRect().top + scrollY"
     )
-    browser.screenshot(_artifacts(tmp_path) / "report-filtered.png", max_height=700, top=top)
+    browser.screenshot(artifacts(tmp_path) / "report-filtered.png", max_height=700, top=top)
     browser.evaluate("document.querySelector('form.filters').reset()")
     browser.evaluate("document.querySelector('form.filters').dispatchEvent(new Event('input'))")
     assert len(browser.evaluate(VISIBLE_ROWS)) == 14
@@ -197,7 +180,7 @@ def test_filter_box_and_sorting_in_headless_chromium(browser, run_dir, tmp_path)
     browser.evaluate("document.querySelectorAll('#failures thead th button')[8].click()")
     assert [row.split()[-1] for row in browser.evaluate(VISIBLE_ROWS)] == sorted(ids, reverse=True)
     browser.open(page.as_uri())
-    shot = browser.screenshot(_artifacts(tmp_path) / "report.png", max_height=2600)
+    shot = browser.screenshot(artifacts(tmp_path) / "report.png", max_height=2600)
     assert shot.stat().st_size > 10_000
 
 
@@ -225,7 +208,7 @@ def test_readme_screenshot_from_a_real_suite(browser, tmp_path):
     models = ["autocheck.baselines:word_overlap_nli"]
     assert main(["run", str(tmp_path / "suite"), "--model", models[0], "--out", str(tmp_path / "run")]) == 0
     page = write_html(tmp_path / "run", tmp_path / "report.html", max_failures=20)
-    out = _artifacts(tmp_path)
+    out = artifacts(tmp_path)
     for png in ("failure-rates", "seed-vs-expansion"):
         shutil.copy(tmp_path / f"report-{png}.png", out / f"report-nli-{png}.png")
     browser.open(page.as_uri())
@@ -247,7 +230,7 @@ def test_readme_screenshots_of_an_explained_run(browser, tmp_path, shared_data):
     cases.write_text("".join(lines))
     assert main(["run", str(suite), "--model", model, "--out", str(run)]) == 0
     page = write_html(run, tmp_path / "report.html", max_failures=20)
-    out = _artifacts(tmp_path)
+    out = artifacts(tmp_path)
     browser.open(page.as_uri())
     first = "document.querySelector('.verdict .eg').getBoundingClientRect().bottom <= innerHeight"
     assert browser.evaluate(first) is True

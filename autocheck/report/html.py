@@ -210,13 +210,6 @@ def collect_failures(
     return chosen, totals
 
 
-def filter_form(table_id: str, selects: dict[str, list[str]], placeholder: str) -> str:
-    """The filter controls of a table (the template set's macro): hidden in the HTML, shown by the script."""
-    from .templates import macro
-
-    return macro("filter_form", table_id, selects, placeholder)
-
-
 def _failures(
     results: dict[str, Any],
     chosen: dict[tuple[str, str], list[dict]],

@@ -1,5 +1,5 @@
 """The HTML template set: Jinja2 templates in ``report/templates/``, autoescaped (a dataset's text can
-never become markup), with their stylesheets beside them.
+never become markup), with the stylesheet and the pages' script beside them.
 
 ``render(name, **context)`` fills one, with the one stylesheet of them all (``autocheck.css``) as ``css``:
 the notebook displays (``api.display``, ``checklist.display``) use ``display.html.j2``; the report page
@@ -42,8 +42,3 @@ STYLESHEET = "autocheck.css"
 def render(name: str, **context: Any) -> str:
     """The template ``name`` filled with ``context`` (the stylesheet as ``css``)."""
     return str(_environment().get_template(name).render(css=asset(STYLESHEET), **context))
-
-
-def macro(name: str, *args: Any) -> str:
-    """The macro ``name`` of ``macros.html.j2`` called with ``args`` (for pieces still built in Python)."""
-    return str(getattr(_environment().get_template("macros.html.j2").module, name)(*args))
