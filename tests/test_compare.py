@@ -337,6 +337,10 @@ def test_the_compare_page_leads_with_the_gate_verdict(gate_runs, tmp_path):
     ungated = write_comparison_html(result, tmp_path / "none.html").read_text()
     assert "<b>No regression gate</b> (--fail-on-regression; 1 significant rise(s) at p &lt; 0.05)" in ungated
     assert ungated.index("No regression gate") < ungated.index("<table")
+    # the page's significance is the comparison's --alpha, as the Markdown's is: LC1's p = 0.002
+    assert "<td data-sort='0.5'><b>+50.0</b></td>" in ungated
+    strict = write_comparison_html(result, tmp_path / "strict.html", alpha=0.001).read_text()
+    assert "bold where p &lt; 0.001" in strict and "<td data-sort='0.5'>+50.0</td>" in strict
 
 
 def test_the_compare_page_says_first_when_a_run_tested_nothing(gate_runs, tmp_path):

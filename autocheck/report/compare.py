@@ -644,12 +644,12 @@ def write_comparison_html(
         different=None if result["same_suite"] else result["cases"],
         interval=INTERVAL,
         test=TEST,
-        alpha=f"{ALPHA:g}",
+        alpha=f"{alpha:g}",
         pairs=[
             {
                 "a": short_name(pair["model_a"]),
                 "b": short_name(pair["model_b"]),
-                "rows": [_change_row(cap, c) for cap, c in pair["capabilities"].items()],
+                "rows": [_change_row(cap, c, alpha) for cap, c in pair["capabilities"].items()],
             }
             for pair in result["pairs"]
         ],
@@ -667,8 +667,9 @@ def write_comparison_html(
     return Path(path)
 
 
-def _change_row(cap: str, c: dict[str, Any]) -> dict[str, Any]:
-    """One capability's row of a pair's change table, its cells as text."""
+def _change_row(cap: str, c: dict[str, Any], alpha: float) -> dict[str, Any]:
+    """One capability's row of a pair's change table, its cells as text; the change in bold when
+    significant at ``alpha`` (the page's, as the Markdown's, where it was always 0.05 before)."""
     ci = c["interval"]
     return {
         "capability": cap,
@@ -683,7 +684,7 @@ def _change_row(cap: str, c: dict[str, Any]) -> dict[str, Any]:
         },
         "change": _signed(c["change"]),
         "change_sort": c["change"] or 0,
-        "significant": _significant(c),
+        "significant": _significant(c, alpha),
         "interval": "" if ci is None else f"{100 * ci[0]:+.1f} to {100 * ci[1]:+.1f}",
         "p": _p(c["p_value"]),
         "p_sort": c["p_value"],
