@@ -164,6 +164,35 @@ RESULTS = {
     },
 }
 
+# a suite's state.json (suite.SuiteWriter.checkpoint): where an interrupted generation resumes
+_CAPABILITY_COUNTS = (
+    "seeds",
+    "seed_cases",
+    "perturbations",
+    "parsed",
+    "masked_templates",
+    "candidates",
+    "expansions",
+)
+RESUME_STATE = {
+    "type": "object",
+    "required": ["fingerprint", "chunks", "offset", "counts", "rejected"],
+    "properties": {
+        "fingerprint": _TEXT,
+        "chunks": _COUNT,
+        "offset": _COUNT,
+        "counts": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": dict.fromkeys(_CAPABILITY_COUNTS, _COUNT),
+                "additionalProperties": False,
+            },
+        },
+        "rejected": {"type": "object", "additionalProperties": _COUNT},
+    },
+}
+
 _WORDS = {
     "string": "a text",
     "array": "a list",
@@ -180,6 +209,7 @@ SCHEMAS = {
     "run manifest": RUN_MANIFEST,
     "results": RESULTS,
     "prediction": PREDICTION_ROW,
+    "resume state": RESUME_STATE,
 }
 
 
@@ -227,8 +257,8 @@ def problem(kind: str, record: Any) -> str | None:
     if error is None:
         return None
     field = ".".join(str(part) for part in error.absolute_path)
-    if error.validator == "required" and field:
-        return f"field '{field}': {in_words(error)}"
+    if error.validator == "required":
+        return f"field '{field}': {in_words(error)}" if field else in_words(error)
     return f"{f'field {field!r}' if field else 'the record'} {in_words(error)}"
 
 

@@ -88,7 +88,7 @@ def iter_cases(path: Path, task: Task | None = None) -> Iterator[TestCase]:
 def load_state(out: Path) -> dict[str, Any] | None:
     """The resume point of an unfinished generation in ``out``, or None."""
     path = out / STATE
-    return load_json(path, "resume state") if path.exists() else None
+    return check("resume state", load_json(path, "resume state"), path) if path.exists() else None
 
 
 class SuiteWriter:

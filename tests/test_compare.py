@@ -112,7 +112,10 @@ def test_compare_cli_json_html_and_bad_input(runs, tmp_path, capsys):
     (b / "predictions.jsonl").write_text('{"model": "other"}\n')
     assert main(["compare", str(a), str(b)]) == 2
     err = capsys.readouterr().err
-    assert "predictions.jsonl:1: field 'case' missing" in err and "Traceback" not in err
+    assert (
+        "predictions.jsonl:1: fields 'case', 'capability', 'outcome' missing" in err
+        and "Traceback" not in err
+    )
 
 
 def test_max_cases_caps_flipped_rows(runs, tmp_path):

@@ -240,3 +240,29 @@ def test_a_run_of_a_suite_without_a_manifest_reads_back(suite, tmp_path):  # noq
     (suite / "manifest.json").unlink()  # cases written by hand: results.json records its manifest as null
     assert main(_command("run", suite, tmp_path)) == 0
     assert main(["report", str(tmp_path / "o"), "--json"]) == 0
+
+
+@pytest.mark.parametrize(
+    "state,message",
+    [
+        ([], "must be an object, not []"),
+        (
+            {"fingerprint": "x", "chunks": "1", "offset": 0, "counts": {}, "rejected": {}},
+            "field 'chunks' must be",
+        ),
+        (
+            {"fingerprint": "x", "chunks": 1, "offset": 0, "counts": {"LC4": {"nope": 1}}, "rejected": {}},
+            "field 'counts.LC4'",
+        ),
+    ],
+)
+def test_a_damaged_resume_state_names_file_and_field(tmp_path, capsys, state, message):
+    out = tmp_path / "suite"
+    out.mkdir()
+    (out / "state.json").write_text(json.dumps(state))
+    data = tmp_path / "d.csv"
+    data.write_text("text,label\nThis is not a bad film.,positive\n")
+    argv = ["seeds", "--dataset", str(data), "--capability", "LC4", "--out", str(out), "--resume"]
+    assert main(argv) == 2
+    error = _one_error(capsys)
+    assert f"{out / 'state.json'}: " in error and message in error, error
