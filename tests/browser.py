@@ -28,6 +28,13 @@ FLAGS = (
 )
 
 
+def artifacts(tmp_path: Path) -> Path:
+    """Where screenshots go: $AUTOCHECK_ARTIFACTS (docs/ when refreshing the docs' pictures), else tmp."""
+    out = Path(os.environ.get("AUTOCHECK_ARTIFACTS", tmp_path))
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def find_chromium() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome", "/usr/bin/chromium"):
         found = shutil.which(name)

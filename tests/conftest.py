@@ -32,6 +32,19 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture
+def browser(tmp_path):
+    """A headless Chromium with one page (tests/browser.py); the test skips when none is installed."""
+    from browser import Browser, find_chromium
+
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("no headless browser: chromium not installed (apt-get install -y chromium)")
+    session = Browser(executable, tmp_path / "profile")
+    yield session
+    session.close()
+
+
 def require(path: Path) -> Path:
     """Skip the calling test with a clear reason when a shared resource is missing."""
     if not path.exists():

@@ -352,7 +352,7 @@ def test_every_display_is_one_autoescaped_template_with_one_stylesheet(predict):
     from autocheck.checklist.pred_wrapper import PredictorWrapper
     from autocheck.checklist.test_suite import TestSuite
     from autocheck.checklist.test_types import MFT
-    from autocheck.report.templates import stylesheet
+    from autocheck.report.templates import STYLESHEET, asset
 
     suite = Suite("hostile")
     suite.add(
@@ -369,7 +369,7 @@ def test_every_display_is_one_autoescaped_template_with_one_stylesheet(predict):
         MFT(Editor().template("{w} " + HOSTILE, w=["good"]).data, labels=1, name=HOSTILE, capability="X")
     )
     checklist.run(PredictorWrapper.wrap_softmax(lambda texts: predict(texts)), overwrite=True)
-    css = stylesheet("display.css")
+    css = asset(STYLESHEET)
     # (0,2,2) against JupyterLab's ".jp-RenderedHTMLCommon td" (0,1,1): our cells stay left-aligned
     assert re.search(
         r"\.autocheck-display table\.ac th,\.autocheck-display table\.ac td\{[^}]*text-align:left", css

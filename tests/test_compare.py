@@ -340,3 +340,25 @@ def test_the_compare_page_leads_with_the_gate_verdict(gate_runs, tmp_path):
     ungated = write_comparison_html(result, tmp_path / "none.html").read_text()
     assert "<b>No regression gate</b> (--fail-on-regression; 1 significant rise(s) at p &lt; 0.05)" in ungated
     assert ungated.index("No regression gate") < ungated.index("<table")
+    # the page's significance is the comparison's --alpha, as the Markdown's is: LC1's p = 0.002
+    assert "<td data-sort='0.5'><b>+50.0</b></td>" in ungated
+    strict = write_comparison_html(result, tmp_path / "strict.html", alpha=0.001).read_text()
+    assert "bold where p &lt; 0.001" in strict and "<td data-sort='0.5'>+50.0</td>" in strict
+
+
+def test_the_compare_page_says_first_when_a_run_tested_nothing(gate_runs, tmp_path):
+    """A new run whose model answered nothing: the page opens with it, above the gate's verdict, as the
+    Markdown does; each line names the run and the model."""
+    from autocheck.models import CallableModel
+
+    def broken(texts):
+        raise RuntimeError("endpoint down <b>")
+
+    base, _ = gate_runs
+    run_suite(tmp_path / "suite", [CallableModel("new", broken)], tmp_path / "dead")
+    result = compare_runs(base, tmp_path / "dead")
+    page = write_comparison_html(result, tmp_path / "cmp.html", rules={"*": 5.0}).read_text()
+    block = page.index("<b>Nothing tested: failed</b>")
+    assert block < page.index("id=gate") < page.index("<table")
+    assert f"{tmp_path / 'dead'}: new: no prediction for any of the" in page and "down &lt;b&gt;" in page
+    assert "**Nothing tested: failed**" in comparison_markdown(result, rules={"*": 5.0})

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser import Browser, find_chromium
+from browser import artifacts
 from conftest import require
 from report_data import EXPANDED, other, toy, write_suite
 
@@ -118,6 +118,8 @@ def test_write_html_is_self_contained_escaped_and_shows_every_count(run_dir, tmp
     rows = re.findall(r"<tr data-capability='([^']*)' data-model='([^']*)'", page)
     assert len(rows) == 14  # toy: s1 s1.1 s3.1 s4 s4.1 (INV vs seed) n2 r2~1; other: s3.1 passes, n1 fails
     assert ("ROB", "toy") in rows and ("LC4", "other") in rows
+    # probabilities named by the task's labels, as in the notebook display
+    assert "<span class=muted>negative 0.90 · neutral 0.00 · positive 0.10</span>" in page
 
 
 def test_max_failures_caps_rows_with_a_note(run_dir, tmp_path):
@@ -126,23 +128,6 @@ def test_max_failures_caps_rows_with_a_note(run_dir, tmp_path):
     assert "LC2 × toy: showing 1 of 5 failing cases" in page and "<svg" not in page
     everything = write_html(run_dir, tmp_path / "all.html", max_failures=0, plots=False).read_text()
     assert "showing" not in everything and len(re.findall(r"<tr data-capability=", everything)) == 14
-
-
-@pytest.fixture
-def browser(tmp_path):
-    executable = find_chromium()
-    if executable is None:
-        pytest.skip("no headless browser: chromium not installed (apt-get install -y chromium)")
-    session = Browser(executable, tmp_path / "profile")
-    yield session
-    session.close()
-
-
-def _artifacts(tmp_path: Path) -> Path:
-    """Where screenshots go: $AUTOCHECK_ARTIFACTS (docs/ when refreshing the README's), else tmp."""
-    out = Path(os.environ.get("AUTOCHECK_ARTIFACTS", tmp_path))
-    out.mkdir(parents=True, exist_ok=True)
-    return out
 
 
 VISIBLE_ROWS = """Array.from(document.querySelectorAll('#failures tbody tr'))
@@ -185,7 +170,7 @@ def test_filter_box_and_sorting_in_headless_chromium(browser, run_dir, tmp_path)
     top = browser.evaluate(
         "document.getElementById('failures-heading').getBoundingClientRect().top + scrollY"
     )
-    browser.screenshot(_artifacts(tmp_path) / "report-filtered.png", max_height=700, top=top)
+    browser.screenshot(artifacts(tmp_path) / "report-filtered.png", max_height=700, top=top)
     browser.evaluate("document.querySelector('form.filters').reset()")
     browser.evaluate("document.querySelector('form.filters').dispatchEvent(new Event('input'))")
     assert len(browser.evaluate(VISIBLE_ROWS)) == 14
@@ -195,7 +180,7 @@ def test_filter_box_and_sorting_in_headless_chromium(browser, run_dir, tmp_path)
     browser.evaluate("document.querySelectorAll('#failures thead th button')[8].click()")
     assert [row.split()[-1] for row in browser.evaluate(VISIBLE_ROWS)] == sorted(ids, reverse=True)
     browser.open(page.as_uri())
-    shot = browser.screenshot(_artifacts(tmp_path) / "report.png", max_height=2600)
+    shot = browser.screenshot(artifacts(tmp_path) / "report.png", max_height=2600)
     assert shot.stat().st_size > 10_000
 
 
@@ -223,7 +208,7 @@ def test_readme_screenshot_from_a_real_suite(browser, tmp_path):
     models = ["autocheck.baselines:word_overlap_nli"]
     assert main(["run", str(tmp_path / "suite"), "--model", models[0], "--out", str(tmp_path / "run")]) == 0
     page = write_html(tmp_path / "run", tmp_path / "report.html", max_failures=20)
-    out = _artifacts(tmp_path)
+    out = artifacts(tmp_path)
     for png in ("failure-rates", "seed-vs-expansion"):
         shutil.copy(tmp_path / f"report-{png}.png", out / f"report-nli-{png}.png")
     browser.open(page.as_uri())
@@ -245,7 +230,7 @@ def test_readme_screenshots_of_an_explained_run(browser, tmp_path, shared_data):
     cases.write_text("".join(lines))
     assert main(["run", str(suite), "--model", model, "--out", str(run)]) == 0
     page = write_html(run, tmp_path / "report.html", max_failures=20)
-    out = _artifacts(tmp_path)
+    out = artifacts(tmp_path)
     browser.open(page.as_uri())
     first = "document.querySelector('.verdict .eg').getBoundingClientRect().bottom <= innerHeight"
     assert browser.evaluate(first) is True

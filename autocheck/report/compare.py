@@ -33,7 +33,6 @@ Flips compare each case's own outcome (an expansion's INV-with-its-seed outcome 
 
 from __future__ import annotations
 
-import html
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -582,10 +581,6 @@ def comparison_markdown(
 # HTML
 
 
-def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
-
-
 def _case_texts(result: dict[str, Any], wanted: set[str]) -> dict[str, dict[str, Any]]:
     for suite_dir in reversed(result["suite_dirs"]):
         path = Path(suite_dir or "") / CASES
@@ -605,7 +600,8 @@ def write_comparison_html(
     """The comparison as one self-contained page: first the gate's verdict (``gate_verdict``), then the
     change table per model pair and the flipped cases (up to ``max_cases`` per capability, pair and
     direction; None or 0: all), filtered and sorted by the report's inline script; readable without it."""
-    from .html import case_html, filter_form, page
+    from .html import case_html
+    from .templates import asset, render
 
     limit = max_cases or None
     shown: list[tuple[int, dict[str, Any]]] = []
@@ -627,78 +623,76 @@ def write_comparison_html(
     texts = _case_texts(result, {flip["case"] for _, flip in shown})
     fields = result["task"]
     title, detail, items = gate_verdict(result, rules or {}, alpha)
-    passed = title == "Regression gate: passed" or not (rules or items)
-    body = [
-        "<h1>autocheck: comparison of two runs</h1>",
-        f"<p class=muted>A: {_e(result['a'])}<br>B: {_e(result['b'])}</p>",
-        f"<div class='verdict{' ok' if passed else ''}' id=gate><p><b>{_e(title)}</b> ({_e(detail)})</p>"
-        + (f"<ol>{''.join(f'<li>{_e(item)}</li>' for item in items)}</ol>" if items else "")
-        + "</div>",
+    models = [f"{short_name(p['model_a'])} → {short_name(p['model_b'])}" for p in result["pairs"]]
+    flips = [
+        {
+            **flip,
+            "models": models[p],
+            "case_html": case_html(texts[flip["case"]], fields) if flip["case"] in texts else "",
+        }
+        for p, flip in shown
     ]
-    cases = result["cases"]
-    if not result["same_suite"]:
-        body.append(
-            f"<p><b>Different suites</b>: compared on the {cases['shared']:,} case ids they share "
-            f"({cases['only_a']:,} only in A, {cases['only_b']:,} only in B).</p>"
-        )
-    body.append(
-        "<p class=muted>change = B − A in percentage points over the units both runs scored, with its 95% "
-        f"interval ({_e(INTERVAL)}) and p-value ({_e(TEST)}); bold where p &lt; {ALPHA:g}. Rates over the "
-        "shared cases: every case for MFT, seed groups for INV/DIR. Flipped cases: pass→fail first.</p>"
+    text = render(
+        "compare.html.j2",
+        title="autocheck comparison",
+        script=asset("page.js"),
+        a=result["a"],
+        b=result["b"],
+        untested=result.get("untested") or [],
+        verdict={
+            "title": title,
+            "detail": detail,
+            "lines": items,
+            "passed": title == "Regression gate: passed" or not (rules or items),
+        },
+        different=None if result["same_suite"] else result["cases"],
+        interval=INTERVAL,
+        test=TEST,
+        alpha=f"{alpha:g}",
+        pairs=[
+            {
+                "a": short_name(pair["model_a"]),
+                "b": short_name(pair["model_b"]),
+                "rows": [_change_row(cap, c, alpha) for cap, c in pair["capabilities"].items()],
+            }
+            for pair in result["pairs"]
+        ],
+        flipped=sum(counts.values()),
+        flips=flips,
+        notes=notes,
+        selects={
+            "capability": sorted({f["capability"] for _, f in shown}, key=natural_key),
+            "flip": [PASS_TO_FAIL, FAIL_TO_PASS],
+            "kind": sorted({f["kind"] for _, f in shown}),
+            "models": list(dict.fromkeys(models)),
+        },
     )
-    for pair in result["pairs"]:
-        rows = []
-        for cap, c in pair["capabilities"].items():
-            ci = c["interval"]
-            strong = _significant(c)
-            change = _signed(c["change"])
-            rows.append(
-                f"<tr><td>{_e(cap)}</td><td>{_e(c['test_type'])}</td>"
-                f"<td data-sort='{c['a']['failure_rate'] or 0}'>{pct(c['a']['failure_rate'])}"
-                f"<br><span class=muted>{c['a']['failures']}/{c['a']['applicable']}</span></td>"
-                f"<td data-sort='{c['b']['failure_rate'] or 0}'>{pct(c['b']['failure_rate'])}"
-                f"<br><span class=muted>{c['b']['failures']}/{c['b']['applicable']}</span></td>"
-                f"<td data-sort='{c['change'] or 0}'>{f'<b>{change}</b>' if strong else change}</td>"
-                f"<td>{'' if ci is None else f'{100 * ci[0]:+.1f} to {100 * ci[1]:+.1f}'}</td>"
-                f"<td data-sort='{c['p_value']}'>{_p(c['p_value'])}</td>"
-                f"<td>{c['pass_to_fail']}</td><td>{c['fail_to_pass']}</td>"
-                f"<td>{c['to_error']}/{c['from_error']}</td></tr>"
-            )
-        body.append(
-            f"<h2>{_e(short_name(pair['model_a']))} (A) → {_e(short_name(pair['model_b']))} (B)</h2>"
-            "<table class='changes sortable'><thead><tr><th>capability</th><th>type</th><th>A</th><th>B</th>"
-            "<th>change (points)</th><th>95% interval</th><th>McNemar p</th><th>pass→fail</th>"
-            "<th>fail→pass</th>"
-            "<th>to / from error</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
-        )
-    flip_rows = []
-    for p, flip in shown:
-        pair = result["pairs"][p]
-        label = f"{short_name(pair['model_a'])} → {short_name(pair['model_b'])}"
-        case = texts.get(flip["case"], {})
-        flip_rows.append(
-            f"<tr data-capability='{_e(flip['capability'])}' data-flip='{_e(flip['flip'])}' "
-            f"data-kind='{_e(flip['kind'])}' data-models='{_e(label)}'><td>{_e(flip['capability'])}</td>"
-            f"<td>{_e(label)}</td><td>{_e(flip['kind'])}</td><td>{_e(flip['flip'])}</td>"
-            f"<td class=ex>{case_html(case, fields) if case else ''}</td><td>{_e(flip['a'])}</td>"
-            f"<td>{_e(flip['b'])}</td><td class=muted>{_e(flip['case'])}</td></tr>"
-        )
-    selects = {
-        "capability": sorted({f["capability"] for _, f in shown}, key=natural_key),
-        "flip": [PASS_TO_FAIL, FAIL_TO_PASS],
-        "kind": sorted({f["kind"] for _, f in shown}),
-        "models": list(
-            dict.fromkeys(f"{short_name(p['model_a'])} → {short_name(p['model_b'])}" for p in result["pairs"])
-        ),
-    }
-    body += [
-        "<h2 id=flips>Flipped cases</h2>",
-        f"<p class=muted>{sum(counts.values()):,} cases flipped; {len(shown):,} listed.</p>",
-        "<ul class=muted>" + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>" if notes else "",
-        filter_form("flipped", selects, "words in a case, an id, a label…"),
-        "<table id=flipped class='examples sortable'><thead><tr><th>capability</th><th>models</th>"
-        "<th>kind</th><th>flip</th><th>case</th><th>A said</th><th>B said</th><th>case id</th></tr></thead>"
-        f"<tbody>{''.join(flip_rows)}</tbody></table>",
-    ]
-    atomic_write_text(path, page("autocheck comparison", body))
+    atomic_write_text(path, text)
     return Path(path)
+
+
+def _change_row(cap: str, c: dict[str, Any], alpha: float) -> dict[str, Any]:
+    """One capability's row of a pair's change table, its cells as text; the change in bold when
+    significant at ``alpha`` (the page's, as the Markdown's, where it was always 0.05 before)."""
+    ci = c["interval"]
+    return {
+        "capability": cap,
+        "test_type": c["test_type"],
+        **{
+            side: {
+                "sort": c[side]["failure_rate"] or 0,
+                "rate": pct(c[side]["failure_rate"]),
+                "counts": f"{c[side]['failures']}/{c[side]['applicable']}",
+            }
+            for side in ("a", "b")
+        },
+        "change": _signed(c["change"]),
+        "change_sort": c["change"] or 0,
+        "significant": _significant(c, alpha),
+        "interval": "" if ci is None else f"{100 * ci[0]:+.1f} to {100 * ci[1]:+.1f}",
+        "p": _p(c["p_value"]),
+        "p_sort": c["p_value"],
+        "pass_to_fail": c["pass_to_fail"],
+        "fail_to_pass": c["fail_to_pass"],
+        "errors": f"{c['to_error']}/{c['from_error']}",
+    }

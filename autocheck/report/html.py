@@ -1,5 +1,8 @@
 """The HTML report: one self-contained page (inline CSS, SVG and a small script; no external assets) that
-reads without JavaScript. Every dataset text is HTML-escaped.
+reads without JavaScript. This module gathers what the page shows; the template ``report.html.j2`` of the
+template set (``report/templates/``, autoescaped, with the stylesheet the notebook displays use) lays it
+out. Every dataset text is HTML-escaped: by the template, or by ``case_html`` and ``prediction_html``, the
+pieces the report shares with the displays.
 
 It leads with the answer. First a verdict per model: which capabilities fail beyond the gate (any failure,
 or ``report --fail-above``), each with its strongest explanation (``explain.py``: the case feature whose
@@ -46,96 +49,11 @@ from .summary import (
     row_label,
     short_name,
 )
+from .templates import asset, render
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_FAILURES = 100
-
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#222;max-width:1400px}
-h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ddd}h3{font-size:15px}
-table{border-collapse:collapse;font-size:13px;margin:8px 0}
-th,td{border:1px solid #ddd;padding:4px 8px;text-align:right;vertical-align:top}
-th:first-child,td:first-child{text-align:left}th{background:#f4f4f4}
-td.hi{background:#fde2e1}td.mid{background:#fff4d6}td.lo{background:#e6f4ea}
-.examples td,.examples th,.spec td,.spec th{text-align:left}.ex{max-width:420px}
-mark{background:#ffe066;padding:0 2px;border-radius:2px}
-.muted{color:#777;font-size:12px}.fail{color:#b00020;font-weight:600}
-[hidden]{display:none!important}
-.filters{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:end;margin:8px 0;padding:8px;background:#f8f8f8}
-.filters label{font-size:12px;display:flex;flex-direction:column}
-th button{all:unset;cursor:pointer;font-weight:600}th button::after{content:" \\2195";color:#999}
-th[aria-sort=ascending] button::after{content:" \\2191"}
-th[aria-sort=descending] button::after{content:" \\2193"}
-tr.strong td{font-weight:600}figure{margin:8px 0}figure svg{max-width:100%;height:auto}
-.verdict{background:#fff8f0;border-left:4px solid #b00020;padding:8px 14px;margin:12px 0}
-.verdict.ok{background:#eef8f0;border-left-color:#2e7d32}.verdict ol{margin:4px 0;padding-left:22px}
-.verdict li{margin:4px 0}.verdict .eg{color:#444;font-size:13px}
-section.cap{border-top:1px solid #ddd;margin-top:18px}h4{font-size:14px;margin:12px 0 4px}
-details{margin:2px 0 6px 18px}summary{cursor:pointer;font-size:13px;color:#333}
-.examples tr.fold td{border-top:none;padding:0 8px}tr.derived td{border-top:none}
-tr.seed td{background:#fafafa}
-.minimal{font-size:12px;color:#2e4a7d}
-"""
-
-# Filters rows of each table named by a form.filters (data-table); sorts every table.sortable by a column.
-# It only hides and reorders rows that the page already holds.
-SCRIPT = """
-(function () {
-  function cellKey(row, i) {
-    var cell = row.cells[i];
-    var text = cell ? (cell.getAttribute('data-sort') || cell.textContent) : '';
-    var num = parseFloat(text);
-    return isNaN(num) || !/^\\s*-?[0-9.]/.test(text) ? text.toLowerCase() : num;
-  }
-  document.querySelectorAll('form.filters').forEach(function (form) {
-    var table = document.getElementById(form.getAttribute('data-table'));
-    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
-    var shown = form.querySelector('.shown');
-    function apply() {
-      var query = form.elements.q.value.trim().toLowerCase(), n = 0;
-      var selects = form.querySelectorAll('select');
-      rows.forEach(function (row) {
-        var keep = !query || row.textContent.toLowerCase().indexOf(query) >= 0;
-        selects.forEach(function (s) {
-          if (s.value && row.getAttribute('data-' + s.name) !== s.value) keep = false;
-        });
-        row.hidden = !keep;
-        n += keep ? 1 : 0;
-      });
-      shown.textContent = n + ' of ' + rows.length + ' rows shown';
-    }
-    form.addEventListener('input', apply);
-    form.addEventListener('change', apply);
-    form.addEventListener('submit', function (e) { e.preventDefault(); });
-    form.hidden = false;
-    apply();
-  });
-  document.querySelectorAll('table.sortable').forEach(function (table) {
-    var heads = table.tHead.rows[0].cells;
-    Array.prototype.forEach.call(heads, function (th, i) {
-      var button = document.createElement('button');
-      button.type = 'button';
-      button.textContent = th.textContent;
-      th.textContent = '';
-      th.appendChild(button);
-      button.addEventListener('click', function () {
-        var ascending = th.getAttribute('aria-sort') !== 'ascending';
-        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });
-        th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = cellKey(a, i), y = cellKey(b, i);
-          if (typeof x !== typeof y) { x = String(x); y = String(y); }
-          return (x < y ? -1 : x > y ? 1 : 0) * (ascending ? 1 : -1);
-        });
-        rows.forEach(function (row) { body.appendChild(row); });
-      });
-    });
-  });
-})();
-"""
 
 
 def _e(text: Any) -> str:
@@ -297,108 +215,82 @@ def collect_failures(
     return chosen, totals
 
 
-def filter_form(table_id: str, selects: dict[str, list[str]], placeholder: str) -> str:
-    """The filter controls of a table: hidden in the HTML, shown by the script (so a page without
-    JavaScript shows no dead controls)."""
-    parts = [f"<form class=filters data-table='{_e(table_id)}' hidden>"]
-    for name, values in selects.items():
-        options = "".join(f"<option value='{_e(v)}'>{_e(v)}</option>" for v in values)
-        parts.append(
-            f"<label>{_e(name)}<select name='{_e(name)}'><option value=''>(all)</option>{options}"
-            "</select></label>"
-        )
-    parts.append(
-        f"<label>text<input type=search name=q placeholder='{_e(placeholder)}' autocomplete=off></label>"
-        "<span class='shown muted'></span></form>"
-    )
-    return "".join(parts)
-
-
-def _failures_section(
-    results: dict[str, Any], chosen: dict[tuple[str, str], list[dict]], totals: Counter, limit: int | None
-) -> str:
+def _failures(
+    results: dict[str, Any],
+    chosen: dict[tuple[str, str], list[dict]],
+    totals: Counter,
+    limit: int | None,
+    labels: list[str],
+) -> dict[str, Any] | None:
+    """The flat table of every listed failing case, with its filters and the notes on what was cut."""
     if not totals:
-        return "<p class=muted>No failing cases (or the run's files were not found).</p>"
-    task = results.get("task") or {}
-    fields = task.get("inputs", ["text"])
-    labels = task.get("labels", ["negative", "neutral", "positive"])
-    answered = "answer" if task.get("output") == "span" else f"predicted ({' / '.join(labels)})"
+        return None
+    fields = (results.get("task") or {}).get("inputs", ["text"])
+    answered = (
+        "answer"
+        if (results.get("task") or {}).get("output") == "span"
+        else f"predicted ({' / '.join(labels)})"
+    )
     order = {cap: i for i, cap in enumerate(capabilities(results))}
     models = list(results["models"])
     originals = present(results)["derived"]  # the "original" column only when cases have one
     keys = sorted(
         chosen, key=lambda k: (order.get(k[1], len(order)), models.index(k[0]) if k[0] in models else 0)
     )
-    body, seen = [], defaultdict(set)
+    rows = []
     for model, cap in keys:
         for row in chosen[(model, cap)]:
-            case = row["case_record"]
-            test_type = case.get("test_type") or results["models"][model]["capabilities"].get(cap, {}).get(
-                "test_type", ""
+            case, seed, failure = row["case_record"], row["seed_record"], row["failure"]
+            capability = results["models"][model]["capabilities"].get(cap, {})
+            rows.append(
+                {
+                    "cap": cap,
+                    "model": model,
+                    "short": short_name(model),
+                    "test_type": case.get("test_type") or capability.get("test_type", ""),
+                    "kind": row.get("kind", ""),
+                    "failure": failure,
+                    "why": why(case)
+                    if failure == FAIL
+                    else why({"test_type": "INV"})
+                    if failure == INV_FAIL
+                    else "",
+                    "case_html": case_html(case, fields),
+                    "seed_html": case_html(seed, fields) if seed and row.get("seed_row") else "",
+                    "seed_prediction_html": prediction_html(row.get("seed_row"), labels=labels),
+                    "prediction_html": prediction_html(row, labels=labels),
+                    "case": row["case"],
+                }
             )
-            kind, failure = row.get("kind", ""), row["failure"]
-            for name, value in (("capability", cap), ("model", short_name(model)), ("type", test_type)):
-                seen[name].add(value)
-            seen["kind"].add(kind)
-            seen["outcome"].add(failure)
-            reason = (
-                why(case) if failure == FAIL else why({"test_type": "INV"}) if failure == INV_FAIL else ""
-            )
-            seed = row["seed_record"]
-            seed_cell = (
-                f"{case_html(seed, fields)}<br><span class=muted>predicted</span> "
-                f"{prediction_html(row.get('seed_row'))}"
-                if seed and row.get("seed_row")
-                else "<span class=muted>(seed case)</span>"
-            )
-            attrs = (
-                f"data-capability='{_e(cap)}' data-model='{_e(short_name(model))}' "
-                f"data-type='{_e(test_type)}' "
-                f"data-kind='{_e(kind)}' data-outcome='{_e(failure)}'"
-            )
-            body.append(
-                f"<tr {attrs}><td>{_e(cap)}</td><td title='{_e(model)}'>{_e(short_name(model))}</td>"
-                f"<td>{_e(test_type)}</td><td>{_e(kind)}</td><td class=ex>{case_html(case, fields)}</td>"
-                + (f"<td class=ex>{seed_cell}</td>" if originals else "")
-                + f"<td>{prediction_html(row)}</td>"
-                f"<td>{_e(failure)}{': ' + _e(reason) if reason else ''}</td>"
-                f"<td class=muted>{_e(row['case'])}</td></tr>"
-            )
-    notes = [
-        f"<li>{_e(cap)} × {_e(short_name(model))}: showing {len(chosen[(model, cap)]):,} of {n:,} "
-        "failing cases</li>"
-        for (model, cap), n in sorted(totals.items(), key=lambda kv: (order.get(kv[0][1], 0), kv[0][0]))
-        if len(chosen.get((model, cap), ())) < n
-    ]
-    note = (
-        f"<p class=muted>At most {limit:,} rows per capability and model "
-        f"(<code>report --max-failures N</code>; 0 for all):</p>"
-        f"<ul class='muted truncated'>{''.join(notes)}</ul>"
-        if notes
-        else ""
-    )
-    order_of = {
-        "capability": sorted(seen["capability"], key=lambda c: order.get(c, len(order))),
-        "model": [short_name(m) for m in models if short_name(m) in seen["model"]],
+    seen = {
+        name: {r[key] for r in rows}
+        for name, key in (
+            ("capability", "cap"),
+            ("model", "short"),
+            ("type", "test_type"),
+            ("kind", "kind"),
+            ("outcome", "failure"),
+        )
     }
-    selects = {
-        name: order_of.get(name) or sorted(seen[name])
-        for name in ("capability", "model", "type", "kind", "outcome")
+    return {
+        "total": sum(totals.values()),
+        "rows": rows,
+        "limit": limit,
+        "notes": [
+            f"{cap} × {short_name(model)}: showing {len(chosen[(model, cap)]):,} of {n:,} failing cases"
+            for (model, cap), n in sorted(totals.items(), key=lambda kv: (order.get(kv[0][1], 0), kv[0][0]))
+            if len(chosen.get((model, cap), ())) < n
+        ],
+        "selects": {
+            "capability": sorted(seen["capability"], key=lambda c: order.get(c, len(order))),
+            "model": [short_name(m) for m in models if short_name(m) in seen["model"]],
+            **{name: sorted(seen[name]) for name in ("type", "kind", "outcome")},
+        },
+        "originals": originals,
+        "head": ["capability", "model", "type", "kind", "case (inserted words marked)"]
+        + ["original"] * originals
+        + [answered, "outcome", "case id"],
     }
-    head = "".join(
-        f"<th>{_e(h)}</th>"
-        for h in ("capability", "model", "type", "kind", "case (inserted words marked)", "original", answered,
-                  "outcome", "case id")
-        if h != "original" or originals
-    )  # fmt: skip
-    total = sum(totals.values())
-    return (
-        f"<p class=muted>{total:,} failing cases (own test failed, seed-vs-expansion INV failed, or no "
-        f"prediction: error); {len(body):,} listed. Sort by a column heading.</p>{note}"
-        + filter_form("failures", selects, "words in a case, an id, a label…")
-        + f"<table id=failures class='examples sortable'><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table>"
-    )
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -425,122 +317,102 @@ def _ci_text(c: dict[str, Any]) -> str:
     return "" if pair is None else f"{100 * pair[0]:.1f}–{100 * pair[1]:.1f}%"
 
 
-def _matrix(results: dict[str, Any], checklist: dict[str, Any] | None) -> str:
+def _matrix(results: dict[str, Any], checklist: dict[str, Any] | None) -> dict[str, Any]:
+    """The capability × model table of headline failure rates (with the mapped CheckList test's)."""
     models = list(results["models"])
-    transitions_apply = present(results)["expansions"]
-    span = 2 + 2 * transitions_apply + bool(checklist)
-    head = "<thead><tr><th rowspan=2>capability</th><th rowspan=2>type</th>"
-    head += (
-        "".join(f"<th colspan={span} title='{_e(m)}'>{_e(short_name(m))}</th>" for m in models) + "</tr><tr>"
-    )
-    head += "".join(
-        "<th>failure rate (95% CI)</th><th>failed / applicable</th>"
-        + ("<th>pass→fail</th><th>fail→pass</th>" if transitions_apply else "")
-        + ("<th>CheckList</th>" if checklist else "")
-        for _ in models
-    )
-    rows = [head + "</tr></thead><tbody>"]
+    transitions = present(results)["expansions"]
+    rows = []
     for cap in capabilities(results):
         info = capability_info(results, cap)
-        about = " — ".join(x for x in (info["group"], info["description"]) if x)
-        title = f"<br><span class=muted>{_e(about)}</span>" if about else ""
-        link = f"<a href='#cap-{_e(cap)}'>{_e(row_label(results, cap))}</a>"
-        cells = [f"<td>{link}{title}</td>", f"<td>{_e(info['test_type'])}</td>"]
+        cells: list[dict[str, Any] | None] = []
         for name in models:
             c = results["models"][name]["capabilities"].get(cap)
             if c is None:
-                cells.append("<td></td>" * span)
+                cells.append(None)
                 continue
-            tally, transitions = headline(c), c.get("transitions", {})
+            tally, moves = headline(c), c.get("transitions", {})
+            mapped = mapped_checklist(checklist, cap, name) if checklist else None
             cells.append(
-                f"<td class='{_shade(c['failure_rate'])}'><b>{pct(c['failure_rate'])}</b>"
-                f"<br><span class=muted>{_ci_text(c)}</span></td>"
-                f"<td>{tally['failures']}/{tally['applicable']}{_errors_note(tally)}</td>"
+                {
+                    "shade": _shade(c["failure_rate"]),
+                    "rate": pct(c["failure_rate"]),
+                    "ci": _ci_text(c),
+                    "failures": tally["failures"],
+                    "applicable": tally["applicable"],
+                    "errors": tally.get("errors"),
+                    "pass_to_fail": moves.get("pass_to_fail", 0),
+                    "fail_to_pass": moves.get("fail_to_pass", 0),
+                    "checklist": (mapped[0], pct(mapped[1])) if mapped else None,
+                }
             )
-            if transitions_apply:
-                cells += [f"<td>{transitions.get(k, 0)}</td>" for k in ("pass_to_fail", "fail_to_pass")]
-            if checklist:
-                mapped = mapped_checklist(checklist, cap, name)
-                cells.append(f"<td title='{_e(mapped[0])}'>{pct(mapped[1])}</td>" if mapped else "<td></td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return "<table class=matrix>" + "".join(rows) + "</tbody></table>"
+        rows.append(
+            {
+                "cap": cap,
+                "label": row_label(results, cap),
+                "about": " — ".join(x for x in (info["group"], info["description"]) if x),
+                "test_type": info["test_type"],
+                "cells": cells,
+            }
+        )
+    return {
+        "models": [(m, short_name(m)) for m in models],
+        "span": 2 + 2 * transitions + bool(checklist),
+        "transitions": transitions,
+        "checklist": bool(checklist),
+        "rows": rows,
+    }
 
 
-def _errors_note(t: dict[str, Any]) -> str:
-    """Errors beside a rate: cases without a prediction are never a pass."""
-    return f"<br><span class=fail>{t['errors']} errors</span>" if t.get("errors") else ""
-
-
-def _tally_cell(t: dict[str, Any] | None) -> str:
+def _tally(t: dict[str, Any] | None) -> dict[str, Any] | None:
     if not t or not t.get("cases"):
-        return "<td class=muted>–</td>"
-    errors = _errors_note(t)
+        return None
     rate = t["failure_rate"]
-    return (
-        f"<td class='{_shade(rate)}' data-sort='{rate if rate is not None else -1}'>{pct(rate)}"
-        f"<br><span class=muted>{t['failures']}/{t['applicable']} of {t['cases']}</span>"
-        f"{errors}</td>"
-    )
+    return {**t, "shade": _shade(rate), "sort": rate if rate is not None else -1, "rate": pct(rate)}
 
 
-def _counts_tables(results: dict[str, Any]) -> str:
+def _counts(results: dict[str, Any]) -> dict[str, Any]:
     """Per model, every tally the results hold, in columns only where the suite's sources fill them."""
     has = present(results)
     tallies = ["seeds"] + [t for t in ("expansions", "perturbations") if has[t]] + ["all"]
     tallies += ["groups"] if has["groups"] else []
     moves = ("pass_to_fail", "fail_to_pass", "pass_to_pass", "fail_to_fail") if has["expansions"] else ()
     names = {"all": "all cases", "groups": "seed groups"}
-    head = (
-        "<thead><tr><th>capability</th><th>type</th>"
-        + "".join(f"<th>{names.get(t, t)}</th>" for t in tallies)
-        + "".join(f"<th>{m.replace('_to_', '→')}</th>" for m in moves)
-        + ("<th>INV seed vs expansion (groups)</th><th>INV pairs failed</th>" if has["inv"] else "")
-        + "</tr></thead>"
-    )
     out = []
     for name, model in results["models"].items():
+        total = overall(model)
         rows = []
         for cap, c in model_capabilities(results, model):
-            tr, inv = c.get("transitions", {}), c.get("inv") or {}
-            cells = [f"<td>{_e(cap)}</td><td>{_e(c['test_type'])}</td>"]
-            cells += [_tally_cell(c.get(t)) for t in tallies]
-            cells += [f"<td>{tr.get(k, 0)}</td>" for k in moves]
-            if has["inv"]:
-                cells.append(
-                    f"<td>{pct(inv.get('failure_rate'))}"
-                    f"<br><span class=muted>{inv['failures']}/{inv['groups']}</span></td>"
-                    if inv.get("groups")
-                    else "<td class=muted>–</td>"
-                )
-                cells.append(
-                    f"<td>{inv.get('pair_failures', 0)}/{inv.get('pairs', 0)}</td>"
-                    if inv.get("pairs")
-                    else "<td class=muted>–</td>"
-                )
-            rows.append("<tr>" + "".join(cells) + "</tr>")
-        total = overall(model)
-        errors = (
-            f"; {total['errors']} headline errors, {model['errors']} inputs without a prediction"
-            if model.get("errors")
-            else ""
-        )
+            inv = c.get("inv") or {}
+            rows.append(
+                {
+                    "cap": cap,
+                    "test_type": c["test_type"],
+                    "tallies": [_tally(c.get(t)) for t in tallies],
+                    "moves": [c.get("transitions", {}).get(k, 0) for k in moves],
+                    "inv": {**inv, "rate": pct(inv.get("failure_rate"))} if inv.get("groups") else None,
+                    "pairs": f"{inv.get('pair_failures', 0)}/{inv['pairs']}" if inv.get("pairs") else "",
+                }
+            )
         out.append(
-            f"<h3 title='{_e(name)}'>{_e(short_name(name))}</h3>"
-            f"<p class=muted>overall {pct(total['failure_rate'])}"
-            f" ({total['failures']}/{total['applicable']} headline cases){_e(errors)}</p>"
-            f"<table class='counts sortable'>{head}<tbody>{''.join(rows)}</tbody></table>"
+            {
+                "name": name,
+                "short": short_name(name),
+                "rate": pct(total["failure_rate"]),
+                "failures": total["failures"],
+                "applicable": total["applicable"],
+                "errors": f"; {total['errors']} headline errors, {model['errors']} inputs without a "
+                "prediction"
+                if model.get("errors")
+                else "",
+                "rows": rows,
+            }
         )
-    return "".join(out)
-
-
-def page(title: str, body: list[str]) -> str:
-    return (
-        "<!DOCTYPE html><html lang=en><head><meta charset='utf-8'>"
-        "<meta name=viewport content='width=device-width,initial-scale=1'>"
-        f"<title>{_e(title)}</title><style>{CSS}</style></head><body>"
-        + "\n".join(body)
-        + f"\n<script>{SCRIPT}</script></body></html>\n"
-    )
+    return {
+        "tallies": [(t, names.get(t, t)) for t in tallies],
+        "moves": moves,
+        "inv": has["inv"],
+        "models": out,
+    }
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -599,20 +471,15 @@ def _because(explained: dict[str, Any] | None) -> str:
     )
 
 
-def _example_line(row: dict[str, Any], fields: list[str]) -> str:
-    said = prediction_html(row).split("<br>")[0]  # the label or answer, without the probabilities
-    case = case_html(row.get("case_record") or {}, fields)
-    return f"e.g. {case} → {said} <span class=muted>({_e(_reason(row))})</span>"
-
-
-def _verdict(
+def _verdicts(
     results: dict[str, Any],
     explained: dict[str, dict[str, Any]],
     chosen: dict[tuple[str, str], list[dict]],
     thresholds: dict[str, float],
-) -> str:
-    """Per model: the capabilities failing beyond the gate, worst first, each with its strongest
-    explanation and first failing example."""
+    labels: list[str],
+) -> list[dict[str, Any]]:
+    """Per model: the capabilities failing beyond the gate, worst first (the first ``MAX_VERDICT``), each
+    with its strongest explanation and first failing example."""
     fields = (results.get("task") or {}).get("inputs", ["text"])
     out = []
     for name, model in results["models"].items():
@@ -623,88 +490,60 @@ def _verdict(
             if c["failure_rate"] is not None and c["failure_rate"] > _limit(thresholds, cap)
         ]
         failing.sort(key=lambda item: -item[1]["failure_rate"])
-        errors = (
-            f" {model['errors']:,} inputs got no prediction (errors, never counted as passes)."
-            if model.get("errors")
-            else ""
-        )
-        who = f"<b title='{_e(name)}'>{_e(short_name(name))}</b>"
-        if not failing:
-            total = overall(model)
-            out.append(
-                f"<div class='verdict ok'><p>{who}: no capability fails beyond the gate "
-                f"({_e(_gate(thresholds))}); "
-                f"{total['failures']}/{total['applicable']} headline cases fail in all.{_e(errors)}</p></div>"
-            )
-            continue
         items = []
         for cap, c in failing[:MAX_VERDICT]:
             info, tally = capability_info(results, cap), headline(c)
-            about = info["group"] or (info["name"] if info["name"] != cap else "")
             rows = chosen.get((name, cap)) or []
             first = next((r for r in rows if r["failure"] == FAIL), rows[0] if rows else None)
-            example = f"<br><span class=eg>{_example_line(first, fields)}</span>" if first else ""
             items.append(
-                f"<li><a href='#cap-{_e(cap)}'><b>{_e(cap)}</b></a> {_e(about)}: "
-                f"<b>{pct(c['failure_rate'])}</b> of {tally['applicable']:,} {_unit(c)} "
-                f"({tally['failures']:,} fail){_because(explained.get(name, {}).get(cap))}{example}</li>"
+                {
+                    "cap": cap,
+                    "about": info["group"] or (info["name"] if info["name"] != cap else ""),
+                    "rate": pct(c["failure_rate"]),
+                    "applicable": tally["applicable"],
+                    "failures": tally["failures"],
+                    "unit": _unit(c),
+                    "because_html": _because(explained.get(name, {}).get(cap)),
+                    "example": first
+                    and {
+                        "case_html": case_html(first.get("case_record") or {}, fields),
+                        # the label or answer, without the probabilities
+                        "said_html": prediction_html(first, labels=labels).split("<br>")[0],
+                        "reason": _reason(first),
+                    },
+                }
             )
-        more = len(failing) - MAX_VERDICT
+        total = overall(model)
         out.append(
-            f"<div class=verdict><p>{who}: {len(failing)} of {len(caps)} capabilities fail beyond the gate "
-            f"({_e(_gate(thresholds))}).{_e(errors)}</p><ol>{''.join(items)}</ol>"
-            + (f"<p class=muted>and {more} more (see the matrix below)</p>" if more > 0 else "")
-            + "</div>"
+            {
+                "name": name,
+                "short": short_name(name),
+                "failing": items,
+                "more": max(len(failing) - MAX_VERDICT, 0),
+                "capabilities": len(caps),
+                "failures": total["failures"],
+                "applicable": total["applicable"],
+                "errors": f" {model['errors']:,} inputs got no prediction (errors, never counted as passes)."
+                if model.get("errors")
+                else "",
+            }
         )
-    return "".join(out)
+    return out
 
 
-def _explanations_table(e: dict[str, Any] | None) -> str:
-    if not e or not e.get("cases") or not e.get("failures"):
-        return ""
-    if not e["features_tried"]:
-        return (
-            f"<p class=muted>Why it fails: too few cases ({e['cases']} applicable) to tell which case "
-            "features go with failure.</p>"
-        )
-    note = (
-        f"<p class=muted>Why it fails: {e['features_tried']} case features tried over {e['cases']:,} "
-        f"applicable cases ({e['failures']:,} fail); {e['significant']} significant (one-sided Fisher's "
-        "exact test, Benjamini–Hochberg q &lt; 0.05; in bold, first); ranked by the lower end of the 95% "
-        "interval of the difference.</p>"
-    )
-    if not e["explanations"]:
-        return note
-    rows = []
-    for x in e["explanations"]:
-        w, o, gap = x["with"], x["without"], x["difference_interval"]
-        strong = " class=strong" if x["significant"] else ""
-        rows.append(
-            f"<tr{strong}><td><code>{_e(x['feature'])}</code></td>"
-            f"<td>{pct(w['failure_rate'])} <span class=muted>{w['failures']}/{w['cases']}</span></td>"
-            f"<td>{pct(o['failure_rate'])} <span class=muted>{o['failures']}/{o['cases']}</span></td>"
-            f"<td>{100 * x['difference']:+.0f} pts <span class=muted>({100 * gap[0]:+.0f} to "
-            f"{100 * gap[1]:+.0f})</span></td><td>{x['p']:.2g}</td><td>{x['q']:.2g}</td></tr>"
-        )
-    return (
-        note + "<table class='explain'><thead><tr><th>feature</th><th>fail with it</th><th>fail without</th>"
-        "<th>difference (95% CI)</th><th>p</th><th>q</th></tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
-    )
-
-
-def _minimal_html(edit: dict[str, Any] | None, fields: list[str]) -> str:
+def _minimal(edit: dict[str, Any] | None, fields: list[str]) -> dict[str, Any] | None:
     if not edit:
-        return ""
-    parts = ", ".join(
-        f"“{p['word']}”" if "word" in p else f"“{p.get('from')}” → “{p.get('to')}”" for p in edit["minimal"]
-    )
-    return (
-        f"<div class=minimal>minimal failing edit: {_e(parts)} alone ({len(edit['minimal'])} of "
-        f"{edit['changes']} changes) → {_e(display_inputs(edit['inputs'], fields))} "
-        f"<b>{_e(edit['label'])}</b></div>"
-    )
+        return None
+    return {
+        "parts": ", ".join(
+            f"“{p['word']}”" if "word" in p else f"“{p.get('from')}” → “{p.get('to')}”"
+            for p in edit["minimal"]
+        ),
+        "size": len(edit["minimal"]),
+        "changes": edit["changes"],
+        "inputs": display_inputs(edit["inputs"], fields),
+        "label": edit["label"],
+    }
 
 
 def display_inputs(inputs: dict[str, str], fields: list[str]) -> str:
@@ -713,57 +552,45 @@ def display_inputs(inputs: dict[str, str], fields: list[str]) -> str:
     return display({f: inputs[f] for f in fields if f in inputs})
 
 
-def _example_row(r: dict[str, Any], fields: list[str], edits: dict[str, dict], under: bool = False) -> str:
-    """A failing case's row; ``under`` a seed shown just above it: marked as derived from it."""
-    return (
-        f"<tr{' class=derived' if under else ''}><td class=ex>{'↳ ' if under else ''}"
-        f"{case_html(r['case_record'], fields)}{_minimal_html(edits.get(r['case']), fields)}"
-        f"</td><td>{prediction_html(r)}</td><td>{_e(_reason(r))}</td>"
-        f"<td class=muted>{_e(r['case'])}</td></tr>"
-    )
-
-
-EXAMPLES_HEAD = (
-    "<thead><tr><th>case (inserted words marked)</th><th>predicted</th><th>why</th><th>id</th></tr></thead>"
-)
-
-
 def _grouped_examples(
-    rows: list[dict[str, Any]], fields: list[str], edits: dict[str, dict]
-) -> tuple[str, int]:
-    """Failing cases grouped by seed, in one table: the seed once (failing itself, or what it was), then
-    its failing expansion or perturbation below it, or several folded under it in a <details>. At most
-    ``DRILLDOWN_GROUPS`` groups; returns the table and how many groups there are."""
+    rows: list[dict[str, Any]], fields: list[str], edits: dict[str, dict], labels: list[str]
+) -> tuple[list[dict[str, Any]], int]:
+    """Failing cases grouped by seed: the seed once (failing itself, or what it was), then its failing
+    expansions or perturbations (several are folded under it in a <details>). The first
+    ``DRILLDOWN_GROUPS`` groups, and how many there are."""
+
+    def example(r: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "case_html": case_html(r["case_record"], fields),
+            "minimal": _minimal(edits.get(r["case"]), fields),
+            "prediction_html": prediction_html(r, labels=labels),
+            "reason": _reason(r),
+            "case": r["case"],
+        }
+
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[r.get("seed") or r["case"]].append(r)
-    body = []
+    out = []
+    what = {"pass": "seed: passes", "n/a": "original (not a test itself)"}
     for key, members in list(groups.items())[:DRILLDOWN_GROUPS]:
         own = [r for r in members if r["case"] == key]
         rest = [r for r in members if r["case"] != key]
-        if own:
-            body.append(_example_row(own[0], fields, edits))
-        else:
-            seed_row = rest[0].get("seed_row") or {}
-            what = {"pass": "seed: passes", "n/a": "original (not a test itself)"}
-            body.append(
-                f"<tr class=seed><td class=ex>{case_html(rest[0].get('seed_record') or {}, fields)}</td>"
-                f"<td>{prediction_html(seed_row, seed_row.get('outcome') == FAIL)}</td>"
-                f"<td class=muted>{_e(what.get(seed_row.get('outcome', ''), 'seed'))}</td>"
-                f"<td class=muted>{_e(key)}</td></tr>"
-            )
-        if len(rest) == 1:
-            body.append(_example_row(rest[0], fields, edits, under=True))
-        elif rest:
-            kind = "perturbation" if any(r.get("kind") == "perturbation" for r in rest) else "expansion"
-            inner = "".join(_example_row(r, fields, edits) for r in rest)
-            body.append(
-                f"<tr class=fold><td colspan=4><details><summary>{len(rest)} failing {kind}s of "
-                f"{_e(key)}</summary><table class=examples>{EXAMPLES_HEAD}<tbody>{inner}</tbody></table>"
-                "</details></td></tr>"
-            )
-    table = f"<table class='examples grouped'>{EXAMPLES_HEAD}<tbody>{''.join(body)}</tbody></table>"
-    return table, len(groups)
+        seed_row = (rest[0].get("seed_row") if rest else None) or {}
+        out.append(
+            {
+                "key": key,
+                "own": example(own[0]) if own else None,
+                "seed": {
+                    "case_html": case_html((rest[0].get("seed_record") if rest else None) or {}, fields),
+                    "prediction_html": prediction_html(seed_row, seed_row.get("outcome") == FAIL, labels),
+                    "what": what.get(seed_row.get("outcome", ""), "seed"),
+                },
+                "rest": [example(r) for r in rest],
+                "kind": "perturbation" if any(r.get("kind") == "perturbation" for r in rest) else "expansion",
+            }
+        )
+    return out, len(groups)
 
 
 def _drilldown(
@@ -772,48 +599,52 @@ def _drilldown(
     chosen: dict[tuple[str, str], list[dict]],
     totals: Counter,
     edits: dict[tuple[str, str], dict],
-) -> str:
+    labels: list[str],
+) -> list[dict[str, Any]]:
+    """Per capability: what the manifest says of it, then per model its rate, its ranked explanations and
+    its first ``DRILLDOWN_GROUPS`` seed groups of failing cases."""
     fields = (results.get("task") or {}).get("inputs", ["text"])
     out = []
     for cap in capabilities(results):
         info = capability_info(results, cap)
-        name = f" {info['name']}" if info["name"] != cap else ""
-        about = " — ".join(x for x in (info["group"], info["description"]) if x)
-        parts = [
-            f"<section class=cap id='cap-{_e(cap)}'><h3>{_e(cap)}{_e(name)}</h3>",
-            f"<p>{_e(about)}</p>" if about else "",
-            f"<p class=muted>{_e('; '.join(x for x in (info['test_type'], info['expectation']) if x))}</p>",
-        ]
+        models = []
         for model, own in results["models"].items():
             c = own["capabilities"].get(cap)
             if c is None:
                 continue
-            tally = headline(c)
-            parts.append(
-                f"<h4 title='{_e(model)}'>{_e(short_name(model))}: <span class='{_shade(c['failure_rate'])}'>"
-                f"{pct(c['failure_rate'])}</span> <span class=muted>"
-                f"{tally['failures']:,}/{tally['applicable']:,} "
-                f"{_unit(c)} fail, 95% CI {_ci_text(c) or '–'}</span></h4>"
+            tally, rows = headline(c), chosen.get((model, cap)) or []
+            own_edits = {case: e for (m, case), e in edits.items() if m == model}
+            groups, count = _grouped_examples(rows, fields, own_edits, labels)
+            e = explained.get(model, {}).get(cap)
+            models.append(
+                {
+                    "name": model,
+                    "short": short_name(model),
+                    "shade": _shade(c["failure_rate"]),
+                    "rate": pct(c["failure_rate"]),
+                    "failures": tally["failures"],
+                    "applicable": tally["applicable"],
+                    "unit": _unit(c),
+                    "ci": _ci_text(c),
+                    "explained": e if e and e.get("cases") and e.get("failures") else None,
+                    "groups": groups,
+                    "shown": f"the first {DRILLDOWN_GROUPS} of {count:,} seed groups"
+                    if count > DRILLDOWN_GROUPS
+                    else f"{count:,} seed groups",
+                    "listed": len(rows) < totals[(model, cap)],
+                    "total": totals[(model, cap)],
+                }
             )
-            parts.append(_explanations_table(explained.get(model, {}).get(cap)))
-            rows = chosen.get((model, cap)) or []
-            if rows:
-                own_edits = {case: e for (m, case), e in edits.items() if m == model}
-                table, groups = _grouped_examples(rows, fields, own_edits)
-                listed = len(rows) < totals[(model, cap)]
-                shown = (
-                    f"the first {DRILLDOWN_GROUPS} of {groups:,} seed groups"
-                    if groups > DRILLDOWN_GROUPS
-                    else f"{groups:,} seed groups"
-                )
-                parts.append(
-                    f"<p class=muted>Failing cases by seed: {shown}{' listed' if listed else ''} "
-                    f"({totals[(model, cap)]:,} failing cases in all; the last section lists them).</p>"
-                    + table
-                )
-        parts.append("</section>")
-        out.append("".join(parts))
-    return "".join(out)
+        out.append(
+            {
+                "cap": cap,
+                "name": f" {info['name']}" if info["name"] != cap else "",
+                "about": " — ".join(x for x in (info["group"], info["description"]) if x),
+                "meta": "; ".join(x for x in (info["test_type"], info["expectation"]) if x),
+                "models": models,
+            }
+        )
+    return out
 
 
 def read_minimal_edits(results_dir: Path) -> dict[tuple[str, str], dict]:
@@ -863,52 +694,25 @@ def write_html(
         except InputError as e:
             log.warning("no explanations in the report: %s", e)
     has = present(results)
-    body = [
-        f"<h1>{_e(title)}</h1>",
-        f"<p class=muted>suite {_e(suite.get('dir', ''))}: {suite.get('cases', 0)} cases, "
-        f"{suite.get('inputs', suite.get('texts', 0))} distinct inputs; task "
-        f"{_e((results.get('task') or {}).get('task', 'sentiment'))}; "
-        f"models: {_e(', '.join(results['models']))}; python {_e(env.get('python', ''))}</p>",
-        "<noscript><p class=muted>JavaScript is off: every row is shown; filtering and sorting need it."
-        "</p></noscript>",
-        _verdict(results, explained, chosen, thresholds or {}),
-        "<h2 id=rates>Failure rates</h2>",
-        "<p class=muted>failures / applicable cases: every case for MFT tests, seed groups (a seed with its "
-        "expansions or perturbations; fails when any member fails) for INV/DIR tests, with a 95% Wilson "
-        "interval."
-        + (
-            " pass→fail / fail→pass: a seed and its expansion, each judged by its own test."
-            if has["expansions"]
-            else ""
-        )
-        + f" {_e(binary_note(results))}</p>",
-        _matrix(results, checklist),
-        "<h2 id=capabilities>Capabilities</h2>",
-        _drilldown(results, explained, chosen, totals, read_minimal_edits(results_dir)),
-    ]
-    if plots:
-        svgs = _plots(results, html_path, has["derived"])
-        body += [
-            "<h2 id=plots>Plots</h2>",
-            f"<figure>{svgs['failure_rates']}<figcaption class=muted>Failure rate per capability and model, "
-            "with its 95% Wilson interval.</figcaption></figure>",
-        ]
-        if "seed_vs_expansion" in svgs:
-            body.append(
-                f"<figure>{svgs['seed_vs_expansion']}<figcaption class=muted>Seed cases (solid) vs their "
-                "expansions or perturbations (hatched): failure rates side by side.</figcaption></figure>"
-            )
-    body += [
-        "<h2 id=counts>Counts</h2>",
-        "<p class=muted>Each tally: failure rate, failures / applicable of all its cases; errors are cases "
-        "without a prediction (not applicable).</p>",
-        _counts_tables(results),
-        "<h2 id=failures-heading>All failing cases</h2>",
-        "<details id=all-failures><summary>Every failing case in one table, to filter and sort</summary>",
-        _failures_section(results, chosen, totals, limit),
-        "</details>",
-    ]
-    atomic_write_text(html_path, page(title, body))
+    labels = (results.get("task") or {}).get("labels", ["negative", "neutral", "positive"])
+    text = render(
+        "report.html.j2",
+        title=title,
+        script=asset("page.js"),
+        suite=suite,
+        task=(results.get("task") or {}).get("task", "sentiment"),
+        models=list(results["models"]),
+        python=env.get("python", ""),
+        binary_note=binary_note(results),
+        gate=_gate(thresholds or {}),
+        verdicts=_verdicts(results, explained, chosen, thresholds or {}, labels),
+        matrix=_matrix(results, checklist),
+        drilldown=_drilldown(results, explained, chosen, totals, read_minimal_edits(results_dir), labels),
+        plots=_plots(results, html_path, has["derived"]) if plots else {},
+        counts=_counts(results),
+        failures=_failures(results, chosen, totals, limit, labels),
+    )
+    atomic_write_text(html_path, text)
     return html_path
 
 
