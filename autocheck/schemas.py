@@ -164,7 +164,30 @@ RESULTS = {
     },
 }
 
-# a suite's state.json (suite.SuiteWriter.checkpoint): where an interrupted generation resumes
+
+def _state(counts: tuple[str, ...], **more: Any) -> dict[str, Any]:
+    """A state.json (suite.SuiteWriter.checkpoint): where an interrupted job resumes, with its counts per
+    capability (``counts``) and ``more`` required fields."""
+    return {
+        "type": "object",
+        "required": ["fingerprint", "chunks", "offset", "counts", *more],
+        "properties": {
+            "fingerprint": _TEXT,
+            "chunks": _COUNT,
+            "offset": _COUNT,
+            "counts": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "properties": dict.fromkeys(counts, _COUNT),
+                    "additionalProperties": False,
+                },
+            },
+            **more,
+        },
+    }
+
+
 _CAPABILITY_COUNTS = (
     "seeds",
     "seed_cases",
@@ -174,44 +197,10 @@ _CAPABILITY_COUNTS = (
     "candidates",
     "expansions",
 )
-RESUME_STATE = {
-    "type": "object",
-    "required": ["fingerprint", "chunks", "offset", "counts", "rejected"],
-    "properties": {
-        "fingerprint": _TEXT,
-        "chunks": _COUNT,
-        "offset": _COUNT,
-        "counts": {
-            "type": "object",
-            "additionalProperties": {
-                "type": "object",
-                "properties": dict.fromkeys(_CAPABILITY_COUNTS, _COUNT),
-                "additionalProperties": False,
-            },
-        },
-        "rejected": {"type": "object", "additionalProperties": _COUNT},
-    },
-}
-
-# a fuzz suite's state.json (fuzz.fuzz): its counts are the search's, per capability
+RESUME_STATE = _state(_CAPABILITY_COUNTS, rejected={"type": "object", "additionalProperties": _COUNT})
+# a fuzz's counts are its search's (fuzz.FuzzCounts)
 FUZZ_COUNTS = ("seeds", "already_failing", "broken", "failures", "near_misses", "queries", "errors")
-FUZZ_STATE = {
-    "type": "object",
-    "required": ["fingerprint", "chunks", "offset", "counts"],
-    "properties": {
-        "fingerprint": _TEXT,
-        "chunks": _COUNT,
-        "offset": _COUNT,
-        "counts": {
-            "type": "object",
-            "additionalProperties": {
-                "type": "object",
-                "properties": dict.fromkeys(FUZZ_COUNTS, _COUNT),
-                "additionalProperties": False,
-            },
-        },
-    },
-}
+FUZZ_STATE = _state(FUZZ_COUNTS)
 
 _WORDS = {
     "string": "a text",
