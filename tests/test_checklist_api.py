@@ -398,3 +398,17 @@ def test_pairs_save_and_load_as_pairs(tmp_path):
     for s in (suite, loaded):
         s.run(PredictorWrapper.wrap_softmax(duplicate), verbose=False)
         assert s.tests["same"].fail_idxs().tolist() == [1] and s.tests["punct"].fail_idxs().tolist() == [0]
+
+
+def test_a_suite_not_run_shows_through_the_shared_display_template():
+    """The "not run" TestSuite display is the displays' own template (one stylesheet, autoescaped), not
+    HTML of its own."""
+    from autocheck.checklist.test_suite import TestSuite
+    from autocheck.checklist.test_types import MFT
+
+    suite = TestSuite()
+    suite.add(MFT(["a good film", "bad"], labels=1, name="names <b>", capability="Vocabulary"))
+    html = suite._repr_html_()
+    assert "TestSuite (not run)" in html and "The one stylesheet of every HTML output" in html
+    assert "names &lt;b&gt;" in html and "names <b>" not in html
+    assert '<td class="num">2</td>' in html

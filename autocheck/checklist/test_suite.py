@@ -227,16 +227,13 @@ class TestSuite:
     def _repr_html_(self) -> str:
         if self.tests and all(t.results for t in self.tests.values()):
             return self.visual_summary_table()._repr_html_()
-        from ..api.display import escape
+        from ..api.display import render_listing
 
-        rows = "".join(
-            f"<tr><td>{escape(self.info[n]['capability'])}</td><td>{escape(n)}</td>"
-            f"<td>{escape(self.info[n]['type'])}</td><td>{len(t.data)}</td></tr>"
-            for n, t in self.tests.items()
-        )
-        return (
-            "<div class='autocheck-display'><b>TestSuite (not run)</b><table><tr><th>capability</th>"
-            f"<th>test</th><th>type</th><th>test cases</th></tr>{rows}</table></div>"
+        rows = [
+            [self.info[n]["capability"], n, self.info[n]["type"], len(t.data)] for n, t in self.tests.items()
+        ]
+        return render_listing(
+            "TestSuite (not run)", ["capability", "test", "type", "test cases"], rows, wide=1
         )
 
     # ------------------------------------------------------------------ files
