@@ -363,3 +363,7 @@ def test_a_capability_without_cases_has_a_row_saying_why(suite, tmp_path):
     results = run_suite(suite, [raising_on(set())], tmp_path / "out")
     assert f"LC5: no test case: {why}" in format_table(results)
     assert f"| LC5 | | – (0/0) | | | no test case: {why} |" in markdown_summary(results, Gate())
+    from autocheck.report.html import write_html
+
+    page = write_html(tmp_path / "out", tmp_path / "report.html", plots=False).read_text()
+    assert f"<li>LC5: {why}</li>" in page

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..expect import ERROR, FAIL
 from ..outputs.entities import listed, shown
+from ..results import without_cases
 from ..run import PREDICTIONS, read_predictions
 from ..store import InputError, atomic_write_text, load_json
 from ..suite import CASES, iter_cases
@@ -707,6 +708,7 @@ def write_html(
         gate=_gate(thresholds or {}),
         verdicts=_verdicts(results, explained, chosen, thresholds or {}, labels),
         matrix=_matrix(results, checklist),
+        without_cases=without_cases(results),
         drilldown=_drilldown(results, explained, chosen, totals, read_minimal_edits(results_dir), labels),
         plots=_plots(results, html_path, has["derived"]) if plots else {},
         counts=_counts(results),
