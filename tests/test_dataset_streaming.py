@@ -124,7 +124,7 @@ def test_empty_suite_is_an_error_for_run(tmp_path):
     suite = tmp_path / "suite"
     suite.mkdir()
     (suite / "cases.jsonl").write_text("")
-    (suite / "manifest.json").write_text(json.dumps({"task": "sentiment", "dataset": {"read": 6, "kept": 0}}))
+    (suite / "manifest.json").write_text(json.dumps({"dataset": {"read": 6, "kept": 0}}))  # task: sentiment
     with pytest.raises(InputError, match="no cases, so it tests nothing.*read 6, kept 0"):
         (tmp_path / "p.txt").write_text("0.1 0.9\n")
         run_suite(suite, [load_model(f"file:{tmp_path / 'p.txt'}")], tmp_path / "run")

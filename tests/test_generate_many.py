@@ -31,6 +31,7 @@ def test_capabilities_share_one_set_of_models_and_report_their_own_times(
         loads["parser"] += 1
         real_parser(self, *args, **kwargs)
 
+    masked_lm._shared_masked_lm.cache_clear()  # a model an earlier test loaded would not be loaded again
     monkeypatch.setattr(masked_lm.MaskedLM, "from_pretrained", classmethod(mlm))
     monkeypatch.setattr(parsing.Parser, "__init__", parser)
     summary = generation.generate(stand_in_config, tmp_path / "suite")

@@ -235,8 +235,8 @@ def _failures(
     order = {cap: i for i, cap in enumerate(capabilities(results))}
     models = list(results["models"])
     originals = present(results)["derived"]  # the "original" column only when cases have one
-    keys = sorted(
-        chosen, key=lambda k: (order.get(k[1], len(order)), models.index(k[0]) if k[0] in models else 0)
+    keys = sorted(  # a model the results do not hold (a damaged run) has no table to read its rows with
+        (k for k in chosen if k[0] in models), key=lambda k: (order.get(k[1], len(order)), models.index(k[0]))
     )
     rows = []
     for model, cap in keys:
