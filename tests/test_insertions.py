@@ -253,6 +253,25 @@ def test_generation_inserts_one_modifier_or_any_tag_on_request(stand_in_config, 
         ("it is a film", "PRP VBZ DT NN", 2, "really", "RB", True),  # is [really] a film
         ("good inside dope , dope", "JJ IN NN , NN", 3, "alone", "RB", False),  # a noun's end
         ("it works well", "PRP VBZ RB", 1, "really", "RB", True),  # it [really] works
+        # the third round (docs/yield.md), from the second blind reading's rows
+        ("its easily dismissive take", "PRP$ RB JJ NN", 2, "highly", "RB", False),  # stacked degree
+        ("it is deadly dull", "PRP VBZ JJ JJ", 3, "quite", "RB", False),  # an -ly adverb the tagger calls JJ
+        ("it is actually watchable", "PRP VBZ RB JJ", 3, "very", "RB", True),  # "actually" grades nothing
+        ("we will come to looking", "PRP MD VB TO VBG", 3, "quickly", "RB", False),  # come [quickly] to
+        ("He tried to leave", "PRP VBD TO VB", 2, "simply", "RB", True),  # a focus adverb may
+        ("each character to confront", "DT NN TO VB", 2, "really", "RB", True),  # after a noun
+        ("make it seem .", "VB PRP VB .", 3, "seriously", "RB", False),  # a linking verb's complement
+        ("make it seem", "VB PRP VB", 1, "maybe", "RB", False),  # between a verb and its object
+        ("It is a film", "PRP VBZ DT NN", 1, "truly", "RB", True),  # a sentence adverb before "is"
+        ("these women", "DT NNS", 1, "sure", "JJ", False),  # predicative only
+        ("no points", "DT NNS", 1, "own", "JJ", False),  # "own" needs a possessive
+        ("his performance", "PRP$ NN", 1, "own", "JJ", True),
+        ("the kind of", "DT NN IN", 1, "whole", "JJ", False),
+        ("the kind of", "DT NN IN", 1, "main", "JJ", True),
+        ("marginal intelligence", "JJ NN", 1, "political", "JJ", True),  # a relational adjective goes last
+        ("the worst film", "DT JJS NN", 2, "old", "JJ", False),  # not after a superlative
+        ('" The film', "`` DT NN", 2, "main", "JJ", True),  # a quotation's first word is no name
+        ("Cox 's approach", "NNP POS NN", 2, "final", "JJ", True),  # a name's possessive ends it
     ],
 )
 def test_the_word_order_check(seed, tags, before, word, tag, keeps):
