@@ -184,6 +184,10 @@ def main() -> None:
         "--sample-files", nargs=2, type=Path, default=[SAMPLE, KEPT_SAMPLE], metavar=("NEW", "KEPT"),
         help="where the new-failure and the kept rows go (default: benchmarks/yield_sample.jsonl, ...)",
     )  # fmt: skip
+    parser.add_argument(
+        "--exclude", nargs="*", type=Path, default=[],
+        help="earlier samples (jsonl): their cases and texts are not drawn again",
+    )  # fmt: skip
     parser.add_argument("--reuse", action="store_true", help="keep the generated suites --out holds already")
     parser.add_argument(
         "--baseline-src", type=Path, help="a checkout of 9b0ddbd: the baseline made by its code, its defaults"
@@ -256,18 +260,29 @@ def main() -> None:
     if args.write_sample:
         draw = args.seed if args.sample_seed is None else args.sample_seed
         write_samples(
-            results["defaults"], args.out / "suites/defaults", args.write_sample, draw, args.sample_files
+            results["defaults"],
+            args.out / "suites/defaults",
+            args.write_sample,
+            draw,
+            args.sample_files,
+            args.exclude,
         )
 
 
-def write_samples(found: dict[str, Any], suite: Path, n: int, seed: int, paths: list[Path]) -> None:
+def write_samples(
+    found: dict[str, Any], suite: Path, n: int, seed: int, paths: list[Path], exclude: list[Path]
+) -> None:
     """``n`` new-failure rows (over all models, one per case) and ``n`` kept expansions of ``suite``, drawn
-    at random, for blind reading: the texts and the seed's label, never a model's answer or a check's."""
+    at random, for blind reading: the texts and the seed's label, never a model's answer or a check's.
+    A case or a text of an ``exclude`` sample is not drawn again."""
     from autocheck.store import read_jsonl
 
     cases = {c["id"]: c for c in read_jsonl(suite / "cases.jsonl")}
-    failing = sorted({r["case"] for y in found.values() for r in y.rows})
-    expansions = sorted(i for i, c in cases.items() if c["kind"] == "expansion")
+    earlier = [row for path in exclude for row in read_jsonl(path)]
+    seen = {row["case"] for row in earlier} | {row["text"] for row in earlier}
+    fresh = {i for i, c in cases.items() if i not in seen and c["text"] not in seen}
+    failing = sorted({r["case"] for y in found.values() for r in y.rows} & fresh)
+    expansions = sorted(i for i in fresh if cases[i]["kind"] == "expansion")
     rng = random.Random(seed)
     for path, pool in zip(paths, (failing, expansions)):
         with open(path, "w", encoding="utf-8") as f:
