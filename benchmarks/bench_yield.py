@@ -27,7 +27,9 @@ median model is the median of the models' new failures per CPU-second.
 ``--write-sample N`` draws N new-failure rows of the ``defaults`` setting at random (over all models, one
 row per case) into ``benchmarks/yield_sample.jsonl`` and N of its expansions into
 ``benchmarks/yield_kept_sample.jsonl`` (``--sample-files NEW KEPT`` elsewhere), drawn with ``--sample-seed``
-(default ``--seed``), for blind reading: the texts and the seed's label, no verdict.
+(default ``--seed``), for blind reading: the texts and the seed's label, no verdict. ``--exclude
+EARLIER.jsonl ...`` leaves out the cases and texts of earlier samples, so a fresh sample holds no row
+already read; ``yield_blind.py`` shuffles the two files into reading sheets and scores the labels.
 """
 
 from __future__ import annotations
