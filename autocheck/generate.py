@@ -225,9 +225,14 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
             if c.templates
         }
 
+    def masked_lm():
+        from .expand.mlm import MaskedLM  # torch: loaded only when a template has a {mask}
+
+        return MaskedLM.from_pretrained(config.mlm)
+
     def sources(capability) -> Iterable[TestCase]:
         if capability.templates:
-            return written[capability.id].cases(mlm=config.mlm)
+            return written[capability.id].cases(mlm=masked_lm)
         # fillers (LC7, LC8) come from the whole dataset, by label: the pools hold the drawn ones
         return transform(
             capability,

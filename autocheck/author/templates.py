@@ -543,7 +543,8 @@ class TemplateCases:
 
     def cases(self, mlm: Any = None, top: int | None = None) -> Iterator[TestCase]:
         """Every filled template as a case, in template and filling order; ``{mask}`` is filled with the
-        masked LM ``mlm`` (an ``expand.mlm.MaskedLM`` or a model name/directory, loaded on first need)."""
+        masked LM ``mlm``: an ``expand.mlm.MaskedLM``, or a function of no argument that loads one (called on
+        first need). The caller loads it: authoring sits below the expansion, whose masked LM it borrows."""
         capability, task = self.capability, self.task
         top = top or capability.spec.get("mask", {}).get("top", 10)
         unmark = getattr(kind_of(task), "unmark", None)  # a kind whose expectation is marked in the text
@@ -555,7 +556,7 @@ class TemplateCases:
                 rendered = [_render(pieces, entries, "\0") for _, pieces in template.formats]
                 variants = list(itertools.product(*rendered))
                 if any("\0" in text for variant in variants for text in variant):
-                    mlm = _masked_lm(mlm)
+                    mlm = _masked_lm(mlm, capability.id, template.id)
                     variants = _fill_masks(variants, mlm, top)
                 expected = capability.expected_for(None)
                 if capability.test_type == "MFT" and unmark is None:  # marked: per variant, below
@@ -608,13 +609,11 @@ def template_cases(capability: Any, task: Task, seed: int, *, max_cases: int = 1
     )
 
 
-def _masked_lm(mlm: Any) -> Any:
-    from ..config import DEFAULT_MLM
-    from ..expand.mlm import MaskedLM
-
-    if isinstance(mlm, MaskedLM):
-        return mlm
-    return MaskedLM.from_pretrained(mlm or DEFAULT_MLM)
+def _masked_lm(mlm: Any, capability: str, template: str) -> Any:
+    """``mlm`` loaded: a masked LM as it is, a loader called."""
+    if mlm is None:
+        raise InputError(f"{capability}: template {template} has a {{mask}}, and no masked LM was given")
+    return mlm if hasattr(mlm, "suggest_texts") else mlm()
 
 
 _MASK_MARK = re.compile("\0([a-z:]*)\x03")
