@@ -34,11 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from ..languages.en import words as W
+from ..languages.lexicons import load_lexicon
 from ..registry import Registry
 from ..store import InputError
 from ..tagging import pos_tag_sents, tokenize
-from . import words as W
-from .lexicons import load_lexicon
 
 
 @dataclass(frozen=True, slots=True)

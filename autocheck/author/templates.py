@@ -47,11 +47,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..languages.lexicons import Entry, load_lexicon, shipped_lexicons
 from ..outputs import kind_of
 from ..records import SEED, TestCase
 from ..store import InputError, content_hash, rng_for
 from ..tasks import Task
-from .lexicons import Entry, load_lexicon, shipped_lexicons
 
 log = logging.getLogger(__name__)
 
@@ -484,7 +484,7 @@ def fillings(template: Template, seed: int, max_cases: int, capability: str = ""
 
 def _apply(functions: tuple[str, ...], value: str) -> list[str]:
     """The words ``functions`` (right to left) make of ``value``; relations may give several or none."""
-    from . import words
+    from ..languages.en import words
 
     out = [value]
     for name in reversed(functions):

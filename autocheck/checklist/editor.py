@@ -4,7 +4,8 @@ It runs on autocheck's authoring toolkit: templates are compiled and filled by `
 ``{first_name}``, ``{a:profession}``, ``{city.country}``, numbered placeholders ``{first_name1}``,
 functions and ``{mask}`` mean there what they mean here), lexicons are autocheck's shipped ones
 (``data/lexicons/``) plus those you add, suggestions come from ``expand.mlm.MaskedLM`` and WordNet
-(``author.words``). Results therefore differ from CheckList's where the lexicons or the masked LM differ.
+(``languages.en.words``). Results therefore differ from CheckList's where the lexicons or the masked LM
+differ.
 
 Sampling (``nsamples``) is seeded (``Editor(seed=...)``), so the same call gives the same examples.
 """
@@ -16,8 +17,8 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ..author.lexicons import load_lexicon, shipped_lexicons
 from ..author.templates import compile_templates, template_cases
+from ..languages.lexicons import load_lexicon, shipped_lexicons
 from ..requirements import Capability
 from ..store import InputError
 from ..tasks import Task
@@ -326,7 +327,7 @@ class Editor:
     ) -> list[str]:
         """The WordNet ``relation`` words of ``words`` (in the part of speech the first has in the
         templates) that the masked LM finds fit where the first stands, best first."""
-        from ..author import words as wordnet
+        from ..languages.en import words as wordnet
 
         word = words[0]
         masked = [t.replace(word, MASK, 1) for t in _leaves(templates) if word in t]

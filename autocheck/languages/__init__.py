@@ -1,0 +1,1 @@
+"""Language profiles: what is particular to one language, in one place (see ``LanguageProfile``)."""
