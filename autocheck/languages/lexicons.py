@@ -1,4 +1,5 @@
-"""Lexicons that templates fill placeholders from: the ones shipped in ``data/lexicons/`` and users' own.
+"""Lexicons that templates fill placeholders from: a language profile's folder of them (English: the ones
+shipped in ``data/lexicons/``) and users' own.
 
 A lexicon is a tuple of ``Entry``: the ``value`` that goes into a template and its attributes (a city's
 ``country``, a first name's ``gender``). Shipped lexicons are JSON files built by
