@@ -5,13 +5,15 @@ write its words ask the task's profile, never an English module: templates fill 
 profile's lexicons and apply its word rules (``{a:noun}``, ``{plural:noun}``), a perturbation that takes a
 ``language`` parameter gets the profile (its tokenizer, tagger, word rules), and CheckList's ``Editor`` finds
 its language here. A profile is one registered part (``LANGUAGES``); ``en`` is the one autocheck ships
-(``languages.en``) and a plug-in adds another through the entry-point group ``autocheck.languages``::
+(``ENGLISH``: ``tagging``'s tokenizer and tagger, ``languages.en.words``' word rules) and a plug-in adds
+another through the entry-point group ``autocheck.languages``::
 
     [project.entry-points."autocheck.languages"]
     eo = "my_plugin:ESPERANTO"
 
-The expansion (grammar insertion, masked-LM fills and their checks) is English still: it reads the English
-word rules directly, and a task in another language is built from templates and perturbations.
+The dataset search (its tokenizer and negations), the expansion (grammar insertion, masked-LM fills and
+their checks) and the built-in perturbations are English still: they read the English pieces directly, and
+a task in another language is built from templates and perturbations that take the profile.
 """
 
 from __future__ import annotations
