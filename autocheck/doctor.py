@@ -23,6 +23,7 @@ from .author.perturb import PERTURBATIONS
 from .config import DEFAULT_MLM
 from .execute import EXECUTORS
 from .expand.validate import CHECKS
+from .languages import LANGUAGES
 from .models import MODELS
 from .outputs import OUTPUT_KINDS, kind_of
 from .registry import Registry
@@ -293,6 +294,6 @@ def parts() -> list[tuple[str, str, str]]:
     """``(kind, name, origin)`` of every registered part: origin ``autocheck`` or the plug-in package that
     adds it (plug-ins are listed from their entry points, none is loaded)."""
     registries: tuple[Registry, ...] = (
-        TASKS, OUTPUT_KINDS, MODELS, DATASETS, LEXICON_PARTS, PERTURBATIONS, CHECKS, EXECUTORS
+        TASKS, LANGUAGES, OUTPUT_KINDS, MODELS, DATASETS, LEXICON_PARTS, PERTURBATIONS, CHECKS, EXECUTORS
     )  # fmt: skip
     return [(r.what, name, origin) for r in registries for name, origin in r.origins().items()]

@@ -75,7 +75,7 @@ class _Attributes:
     def of(self, slot: str, value: str) -> dict[str, Any]:
         base = re.sub(r"\d+$", "", slot.split(":")[-1].split(".")[0])
         if base not in self.tables:
-            from .author.lexicons import load_lexicon, shipped_lexicons
+            from .languages.lexicons import load_lexicon, shipped_lexicons
 
             entries = load_lexicon(base) if base in shipped_lexicons() else ()
             self.tables[base] = {e.value: dict(e.attrs) for e in entries if e.attrs}

@@ -152,6 +152,7 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
     report = progress or (lambda items, total, description: items)
     from .author.perturbed import perturbed_cases
     from .author.templates import template_cases
+    from .languages import language
     from .requirements import load_spec
     from .sources.datasets import DatasetStats, load_examples
     from .sources.lexicon import load_lexicon
@@ -225,9 +226,14 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
             if c.templates
         }
 
+    def masked_lm():
+        from .expand.mlm import MaskedLM  # torch: loaded only when a template has a {mask}
+
+        return MaskedLM.from_pretrained(config.mlm)
+
     def sources(capability) -> Iterable[TestCase]:
         if capability.templates:
-            return written[capability.id].cases(mlm=config.mlm)
+            return written[capability.id].cases(mlm=masked_lm)
         # fillers (LC7, LC8) come from the whole dataset, by label: the pools hold the drawn ones
         return transform(
             capability,
@@ -241,7 +247,10 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
     def stream() -> Iterator[TestCase]:
         for capability in capabilities:
             cases = sources(capability)
-            yield from perturbed_cases(capability, cases, config.seed) if capability.perturb else cases
+            if capability.perturb:
+                yield from perturbed_cases(capability, cases, config.seed, language(spec.task.language))
+            else:
+                yield from cases
 
     seed_counts = {c.id: len(selected[c.id]) if c.needs_dataset else written[c.id].size for c in capabilities}
     return spec, capabilities, lexicon, stats, seed_counts, stream()

@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .languages import LANGUAGES
 from .outputs import check_output, kind_of
 from .records import Expected, Label
 from .registry import Registry
@@ -257,6 +258,10 @@ def load_spec(
     the_task = Task.from_spec(header)
     the_task.check(str(path))
     check_output(the_task, str(path))
+    try:
+        LANGUAGES.get(the_task.language)
+    except InputError as e:
+        raise InputError(f"{path}: $.language: {e}") from None
     context = _Context(path, the_task, data.get("lexicons", {}))
     capabilities = tuple(
         _capability(context, f"$.capabilities[{i}]", spec) for i, spec in enumerate(data["capabilities"])

@@ -17,6 +17,8 @@ A task is declared in the header of its spec file (``requirements/<task>.json``,
 * ``score`` — the default score of DIR tests, P(plus) − P(minus) (sentiment: positive − negative, CheckList's
   definition of "more positive");
 * ``prompt`` — how a chat model is asked (``models.remote``), with ``{field}`` placeholders;
+* ``language`` — the name of the task's language profile (``languages``): ``"en"`` (the default) or a
+  plug-in's; templates and perturbations read and write its words;
 * ``lexicon`` — the polarity lexicon that validates the task's expansions unless ``--lexicon`` names
   another: a lexicon's name or a TSV shipped with the project (``data/lexicons/hate_speech.tsv``).
 
@@ -36,9 +38,10 @@ import numpy as np
 from .store import InputError
 
 LABEL = "label"
+ENGLISH = "en"
 HEADER_KEYS = (
     "description", "inputs", "output", "labels", "label_aliases", "label_order", "binary", "score", "prompt",
-    "lexicon",
+    "lexicon", "language",
 )  # fmt: skip
 
 
@@ -66,6 +69,7 @@ class Task:
     prompt: str | None = None
     description: str = ""
     lexicon: str | None = None  # validates expansions unless --lexicon names another (hate speech's own)
+    language: str = ENGLISH  # the language profile (``languages``) its words are read and written by
 
     # ----------------------------------------------------------------------------------------- JSON
 
@@ -100,6 +104,7 @@ class Task:
             prompt=data.get("prompt"),
             description=data.get("description", ""),
             lexicon=data.get("lexicon"),
+            language=data.get("language", ENGLISH),
         )
 
     def polarity_lexicon(self, asked: str | None) -> str:
@@ -138,6 +143,8 @@ class Task:
             out["description"] = self.description
         if self.lexicon:
             out["lexicon"] = self.lexicon
+        if self.language != ENGLISH:  # English tasks' headers (and suites' manifests) as they always were
+            out["language"] = self.language
         return out
 
     def check(self, where: str) -> None:

@@ -340,7 +340,6 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     import time
     from dataclasses import replace
 
-    from autocheck.author.words import article
     from autocheck.config import GenerateConfig
     from autocheck.expand.agreement import agrees
     from autocheck.expand.expansion import placements
@@ -351,6 +350,7 @@ def score_checks(path: Path, out: Path, parser_model: str, mlm_model: str) -> No
     from autocheck.expand.parsing import Parser
     from autocheck.expand.reparse import reparse_keeps
     from autocheck.expand.slot import DEFAULT_THRESHOLD as SLOT_THRESHOLD
+    from autocheck.languages.en.words import article
     from autocheck.tagging import pos_tag_sents, tokenize
 
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

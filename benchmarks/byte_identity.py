@@ -75,7 +75,11 @@ def cli(src: Path, argv: list[str]) -> float:
     env = {
         **os.environ,
         "AUTOCHECK_CACHE": "off",
-        "PYTHONPATH": f"{src}:{REPO / 'tests'}:{REPO / 'benchmarks'}",
+        # each side's own rule models first (they import autocheck's modules, which a move renames), this
+        # tree's for a base that has none
+        "PYTHONPATH": os.pathsep.join(
+            str(p) for p in (src, src / "tests", src / "benchmarks", REPO / "tests", REPO / "benchmarks")
+        ),
     }
     env.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
-from autocheck.author.lexicons import load_lexicon
-from autocheck.author.words import base_form
+from autocheck.languages.en.words import base_form
+from autocheck.languages.lexicons import load_lexicon
 from autocheck.requirements import spec_path
 
 WORD = re.compile(r"[A-Za-z0-9'-]+")

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from autocheck.author.lexicons import Entry, load_lexicon, shipped_lexicons
+from autocheck.languages.lexicons import Entry, load_lexicon, shipped_lexicons
 from autocheck.resources import project_file
 from autocheck.store import InputError
 

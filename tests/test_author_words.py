@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from autocheck.author import words
+from autocheck.languages.en import words
 from autocheck.resources import find_nltk
 from autocheck.store import InputError
 

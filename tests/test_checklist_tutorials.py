@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from conftest import require, tiny_bert
 
-from autocheck.author import words
 from autocheck.checklist.editor import Editor, Suggestions
 from autocheck.checklist.perturb import Perturb
 from autocheck.checklist.test_suite import TestSuite
 from autocheck.checklist.test_types import INV, MFT
+from autocheck.languages.en import words
 from autocheck.store import InputError
 
 ADJ = ["good", "great", "awesome", "excellent"]

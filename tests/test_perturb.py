@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pytest
 
-from autocheck.author.lexicons import load_lexicon
 from autocheck.author.perturb import PERTURBATIONS, Perturbed, perturb
+from autocheck.languages.lexicons import load_lexicon
 from autocheck.resources import find_nltk
 from autocheck.store import InputError
 

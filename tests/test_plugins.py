@@ -234,3 +234,37 @@ def test_generate_uses_a_plugins_check_and_executor(plugin_site, shared_data, sm
     assert log.read_text().count("chunk of") > 1
     for name in ("cases.jsonl", "manifest.json"):
         assert (tmp_path / "plugin" / name).read_bytes() == (tmp_path / "checked" / name).read_bytes()
+
+
+def test_a_task_in_a_plugins_language_runs_templates_and_perturbations(plugin_site, tmp_path):
+    """The plug-in's Esperanto profile: its lexicons and word rules fill the ``sento`` task's templates (one
+    article, plurals in -j), its tokenizer, tagger and word rule ``past`` make the plug-in's perturbation;
+    the suite runs and is reported. The Editor and a template function the language lacks use it too."""
+    suite, run = tmp_path / "suite", tmp_path / "run"
+    done = _autocheck(plugin_site, "seeds", "--task", "sento", "--seed", "0", "--out", str(suite))
+    assert done.returncode == 0, done.stderr
+    texts = {c["text"] for c in _cases(suite)}
+    assert {"La filmo estas bona.", "La libroj estas tedaj.", "La filmo estis bona."} <= texts
+    manifest = json.loads((suite / "manifest.json").read_text())
+    assert manifest["task"]["language"] == "eo"
+    done = _autocheck(plugin_site, "run", str(suite), "--model", "constant:positive", "--out", str(run))
+    assert done.returncode == 0, done.stderr
+    tallies = json.loads((run / "results.json").read_text())["models"]["constant:positive"]["capabilities"]
+    counts = {c: (t["all"]["failures"], t["all"]["applicable"]) for c, t in tallies.items()}
+    assert counts == {"E-vocabulary": (6, 12), "E-tense": (0, 6)}  # the six negative reviews fail
+    done = _autocheck(plugin_site, "report", str(run))
+    assert done.returncode == 0 and "E-vocabulary" in done.stdout, done.stderr
+    done = _python(
+        plugin_site,
+        "from autocheck.checklist.editor import Editor\n"
+        "from autocheck.requirements import load_spec\n"
+        "from autocheck.store import InputError\n"
+        "print(sorted(Editor(language='eo').lexicons))\n"
+        "spec = {'task': 't', 'inputs': ['text'], 'labels': ['a', 'b'], 'language': 'eo', 'capabilities': [\n"
+        "    {'id': 'C', 'capability': 'V', 'description': 'x', 'test_type': 'MFT',\n"
+        "     'templates': [{'id': 't', 'text': '{comparative:pos_adj}', 'label': 'a'}]}]}\n"
+        "try:\n    load_spec('s.json', data=spec)\nexcept InputError as e:\n    print(e)",
+    )
+    editor, error = done.stdout.splitlines()
+    assert editor == "['neg_adj', 'pos_adj', 'thing']", done.stderr
+    assert error.endswith("the language profile 'eo' has no word rule 'comparative'")

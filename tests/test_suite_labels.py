@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from autocheck.author.lexicons import load_lexicon
 from autocheck.cli import main
+from autocheck.languages.lexicons import load_lexicon
 from autocheck.requirements import spec_path
 from autocheck.resources import find_nltk
 from autocheck.store import read_jsonl

@@ -19,8 +19,8 @@ from rule_models import (
     vocabulary_of,
 )
 
-from autocheck.author.lexicons import load_lexicon
 from autocheck.cli import main
+from autocheck.languages.lexicons import load_lexicon
 from autocheck.models.callables import CallableModel
 from autocheck.requirements import load_spec
 from autocheck.run import run_suite

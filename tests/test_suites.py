@@ -150,7 +150,7 @@ def test_a_pair_task_exports_and_retrains(built, tmp_path):
 
 def test_people_are_never_called_it(built):
     """A template's "it" refers back to its thing; no thing of the sentiment suite is a person."""
-    from autocheck.author.lexicons import load_lexicon
+    from autocheck.languages.lexicons import load_lexicon
 
     people = {e.value for e in load_lexicon("profession")} | {"crew", "staff", "pilot", "people"}
     refers = re.compile(r"\b[Tt]he (\w+) (?:was|would be)\b[^.?]*\bit (?:is|was)\b")

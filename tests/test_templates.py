@@ -269,3 +269,10 @@ def test_a_product_smaller_than_nsamples_is_said(tmp_path, caplog):
         cases = build(tmp_path, capability, lexicons={"x": ["Ann", "Bob", "Cy"]})
     assert len(cases) == 3
     assert "only 3 fillings exist, fewer than nsamples=100" in caplog.text and "small" in caplog.text
+
+
+def test_a_mask_without_a_masked_lm_is_an_error_naming_the_template(tmp_path):
+    """Templates take the masked LM from their caller (authoring sits below the expansion): none given."""
+    template = {"id": "m", "premise": "A {mask} runs.", "hypothesis": "It moves.", "label": "entailment"}
+    with pytest.raises(InputError, match=r"^X: template m has a \{mask\}, and no masked LM was given$"):
+        build(tmp_path, {"id": "X", "templates": [template]})

@@ -159,6 +159,7 @@ class Test:
         from ..author.perturb import check_options
         from ..author.perturbed import perturbed_cases
         from ..expect import check_expected
+        from ..languages import language
         from ..requirements import Capability, Perturb
 
         the_task = _task(task)
@@ -216,7 +217,7 @@ class Test:
             perturb=Perturb(perturbation, dict(options)),
             direction=expected,
         )
-        cases = list(perturbed_cases(cap, sources, seed))
+        cases = list(perturbed_cases(cap, sources, seed, language(the_task.language)))
         return cls(
             name,
             test_type,

@@ -4,7 +4,10 @@ Each perturbation is one plain function over a case's input fields::
 
     f(inputs: Mapping[str, str], rng: numpy.random.Generator, **options) -> list[Perturbed]
 
-returning no version (the perturbation does not apply) or some. Options common to all:
+returning no version (the perturbation does not apply) or some. A perturbation with a ``language``
+parameter is given the task's language profile (``languages.LanguageProfile``: its tokenizer, tagger, word
+rules); it is no option a spec sets. The built-in ones below are English: they read words with
+``autocheck.tagging`` and the English word rules. Options common to all:
 
 - ``fields``: the input fields to perturb (default: all of them, in their order). A perturbation that
   maps words to words (names, locations, numbers) applies one mapping to every field, so a name changed
@@ -34,11 +37,12 @@ from typing import Any
 
 import numpy as np
 
+from ..languages import ENGLISH, LanguageProfile
+from ..languages.en import words as W
+from ..languages.lexicons import load_lexicon
 from ..registry import Registry
 from ..store import InputError
 from ..tagging import pos_tag_sents, tokenize
-from . import words as W
-from .lexicons import load_lexicon
 
 
 @dataclass(frozen=True, slots=True)
@@ -1129,6 +1133,7 @@ def _is_verb(tagged: _Tagged, j: int) -> bool:
 # A perturbation is a function (inputs, rng, **options) -> [Perturbed]; a plug-in adds one through the
 # entry-point group "autocheck.perturbations".
 PERTURBATIONS: Registry[Callable[..., list[Perturbed]]] = Registry("perturbations", "perturbation")
+LANGUAGE = "language"  # the parameter a perturbation takes the task's language profile by
 for _function in (
     typos,
     contractions,
@@ -1151,9 +1156,13 @@ for _function in (
 
 
 def options_of(name: str) -> list[str]:
-    """The options a perturbation takes (its keyword-only parameters)."""
+    """The options a perturbation takes (its keyword-only parameters but ``language``)."""
     sig = inspect.signature(PERTURBATIONS[name])
-    return [p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    return [
+        p.name
+        for p in sig.parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != LANGUAGE
+    ]
 
 
 def check_options(
@@ -1179,7 +1188,7 @@ def check_options(
         p.name
         for p in parameters
         if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
-        and p.name not in options
+        and p.name not in options and p.name != LANGUAGE
     ]  # fmt: skip
     if missing:
         raise InputError(f"{at}perturbation '{name}' needs option {', '.join(map(repr, missing))}")
@@ -1191,11 +1200,20 @@ def check_options(
 
 
 def perturb(
-    name: str, inputs: Mapping[str, str], rng: np.random.Generator, **options: Any
+    name: str,
+    inputs: Mapping[str, str],
+    rng: np.random.Generator,
+    *,
+    language: LanguageProfile = ENGLISH,
+    **options: Any,
 ) -> list[Perturbed]:
-    """Run the perturbation ``name`` on one case's inputs; InputError for an unknown name or option."""
+    """Run the perturbation ``name`` on one case's inputs (in ``language``, given to a perturbation that
+    takes it); InputError for an unknown name or option."""
     check_options(name, options)
     bad = [k for k, v in inputs.items() if not isinstance(k, str) or not isinstance(v, str)]
     if bad:
         raise InputError(f"perturbation '{name}': input fields must map names to strings (bad: {bad})")
-    return PERTURBATIONS[name](inputs, rng, **options)
+    function = PERTURBATIONS[name]
+    if LANGUAGE in inspect.signature(function).parameters:
+        options = {**options, LANGUAGE: language}
+    return function(inputs, rng, **options)

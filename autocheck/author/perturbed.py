@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from ..languages import ENGLISH, LanguageProfile
 from ..outputs.entities import carry
 from ..records import PERTURBATION, SEED, TestCase
 from ..store import rng_for
@@ -19,15 +20,22 @@ from ..store import rng_for
 log = logging.getLogger(__name__)
 
 
-def perturbed_cases(capability: Any, cases: Iterable[TestCase], seed: int) -> Iterator[TestCase]:
-    """Each case of ``cases`` (as the capability's INV/DIR original) followed by its perturbations."""
+def perturbed_cases(
+    capability: Any, cases: Iterable[TestCase], seed: int, language: LanguageProfile = ENGLISH
+) -> Iterator[TestCase]:
+    """Each case of ``cases`` (as the capability's INV/DIR original) followed by its perturbations, made in
+    the task's ``language``."""
     from .perturb import perturb
 
     name, options = capability.perturb.name, capability.perturb.options
     left_out = 0
     for case in cases:
         rng = rng_for(seed, f"{capability.id}/{case.id}/{name}")
-        changed = [p for p in perturb(name, case.inputs, rng, **options) if p.inputs != case.inputs]
+        changed = [
+            p
+            for p in perturb(name, case.inputs, rng, language=language, **options)
+            if p.inputs != case.inputs
+        ]
         if not changed:
             left_out += 1
             continue

@@ -89,8 +89,8 @@ def _fill_placeholders(template: str, samples: int, seed: int) -> list[str]:
     """``template`` with its placeholders other than ``{mask}`` filled from the shipped lexicons (numbered
     ones with distinct values, functions ``a``/``plural``/``cap`` applied), ``samples`` ways; the template
     itself when it has none."""
-    from . import words
-    from .lexicons import load_lexicon
+    from ..languages.en import words
+    from ..languages.lexicons import load_lexicon
     from .templates import BUILTIN_RANGES
 
     found = [m for m in _OTHER.finditer(template) if m.group() != MASK]
@@ -150,7 +150,7 @@ def _related(synonyms_of: str | None, antonyms_of: str | None) -> set[str] | Non
     word = synonyms_of or antonyms_of
     if not word:
         return None
-    from . import words as wordnet
+    from ..languages.en import words as wordnet
 
     relate = wordnet.synonyms if synonyms_of else wordnet.antonyms
     related = {w.lower() for pos in ("adj", "verb", "noun", "adv") for w in relate(word, pos)}

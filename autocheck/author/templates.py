@@ -47,11 +47,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..languages import LanguageProfile, language
+from ..languages.lexicons import Entry, load_lexicon, shipped_lexicons
 from ..outputs import kind_of
 from ..records import SEED, TestCase
 from ..store import InputError, content_hash, rng_for
 from ..tasks import Task
-from .lexicons import Entry, load_lexicon, shipped_lexicons
 
 log = logging.getLogger(__name__)
 
@@ -101,8 +102,10 @@ def compile_templates(
     spec: Mapping[str, Any], task: Task, shared: Mapping[str, Any], where: str
 ) -> tuple[Template, ...]:
     """The capability ``spec``'s templates, checked: fields, placeholders, lexicons, functions, conditions
-    and labels. ``shared`` are the spec file's lexicons; ``where`` names the file and capability."""
+    and labels. ``shared`` are the spec file's lexicons; ``where`` names the file and capability. A named
+    lexicon is the task's language's (its profile's ``lexicons`` folder)."""
     labels = set(task.labels)
+    profile = language(task.language)
     out = []
     for i, t in enumerate(spec["templates"]):
         here = f"{where}.templates[{i}] ('{t['id']}')"
@@ -132,9 +135,9 @@ def compile_templates(
         slots = [p for _, pieces in formats for p in pieces if isinstance(p, Slot)]
         slots += [p for pieces in answers for p in pieces if isinstance(p, Slot)]
         keys = tuple(dict.fromkeys(s.key for s in slots if s.key != MASK))
-        lexicons = tuple((key, _lexicon(key, t, spec, shared, here)) for key in keys)
+        lexicons = tuple((key, _lexicon(key, t, spec, shared, profile, here)) for key in keys)
         for slot in slots:
-            _check_slot(slot, dict(lexicons), here)
+            _check_slot(slot, dict(lexicons), profile, here)
         conditions = tuple((c, _condition(c, keys, f"{here}.where")) for c in t.get("where", ()))
         label = None
         if spec["test_type"] == "MFT" and kind_of(task).expects_labels:
@@ -181,7 +184,7 @@ def _pieces(text: str, where: str) -> tuple[Piece, ...]:
 
 
 def _lexicon(
-    key: str, template: Mapping, capability: Mapping, shared: Mapping, where: str
+    key: str, template: Mapping, capability: Mapping, shared: Mapping, profile: LanguageProfile, where: str
 ) -> tuple[Entry, ...]:
     """The entries of placeholder ``key``: the nearest inline definition of ``key`` or of its name without
     the number, then a shipped lexicon, then ``year``/``number``."""
@@ -189,28 +192,28 @@ def _lexicon(
     for name in (key, base):
         for scope in (template.get("lexicons", {}), capability.get("lexicons", {}), shared):
             if name in scope:
-                return _entries(scope[name], f"{where}: lexicon '{name}'")
+                return _entries(scope[name], profile, f"{where}: lexicon '{name}'")
     if base in BUILTIN_RANGES:
         low, high = BUILTIN_RANGES[base]
         return tuple(Entry(str(n)) for n in range(low, high + 1))
     try:
-        return load_lexicon(base)
+        return load_lexicon(base, profile.lexicons)
     except InputError:
-        known = sorted({*shipped_lexicons(), *BUILTIN_RANGES, *template.get("lexicons", {})})
+        known = sorted({*shipped_lexicons(profile.lexicons), *BUILTIN_RANGES, *template.get("lexicons", {})})
         raise InputError(
             f"{where}: unknown placeholder {{{key}}}: no lexicon '{base}' (inline lexicons, or one of "
             f"{', '.join(known)})"
         ) from None
 
 
-def _entries(definition: Any, where: str) -> tuple[Entry, ...]:
+def _entries(definition: Any, profile: LanguageProfile, where: str) -> tuple[Entry, ...]:
     if isinstance(definition, dict) and "range" in definition:
         low, high = definition["range"]
         if low > high:
             raise InputError(f"{where}: range [{low}, {high}] is empty")
         return tuple(Entry(str(n)) for n in range(low, high + 1))
     if isinstance(definition, dict) and "from" in definition:
-        return load_lexicon(definition["from"])
+        return load_lexicon(definition["from"], profile.lexicons)
     entries = []
     for item in definition:
         if isinstance(item, str):
@@ -238,11 +241,24 @@ RELATIONS = {"antonym", "synonym", "hypernym"}
 POS = ("adj", "verb", "noun", "adv")
 
 
-def _check_slot(slot: Slot, lexicons: dict[str, tuple[Entry, ...]], where: str) -> None:
+def _rule(function: str) -> str:
+    """The word rule (a language profile's ``words`` attribute) a template function applies."""
+    return "article" if function in ("a", "an") else function + "s" if function in RELATIONS else function
+
+
+def _check_slot(
+    slot: Slot, lexicons: dict[str, tuple[Entry, ...]], profile: LanguageProfile, where: str
+) -> None:
     unknown = [f for f in slot.functions if f not in FUNCTIONS]
     if unknown:
         raise InputError(
             f"{where}: unknown function '{unknown[0]}' in {{{slot.key}}}; known: {', '.join(FUNCTIONS)}"
+        )
+    lacking = [f for f in slot.functions if f != "cap" and not hasattr(profile.words, _rule(f))]
+    if lacking:
+        raise InputError(
+            f"{where}: function '{lacking[0]}' in {{{slot.key}}}: the language profile '{profile.name}' has "
+            f"no word rule '{_rule(lacking[0])}'"
         )
     if slot.key == MASK and (slot.attr or RELATIONS.intersection(slot.functions)):
         raise InputError(
@@ -482,29 +498,26 @@ def fillings(template: Template, seed: int, max_cases: int, capability: str = ""
 # ---------------------------------------------------------------------------------------------- rendering
 
 
-def _apply(functions: tuple[str, ...], value: str) -> list[str]:
-    """The words ``functions`` (right to left) make of ``value``; relations may give several or none."""
-    from . import words
-
+def _apply(functions: tuple[str, ...], value: str, words: Any) -> list[str]:
+    """The words ``functions`` (right to left) make of ``value`` by the word rules ``words`` (a language
+    profile's); relations may give several or none."""
     out = [value]
     for name in reversed(functions):
         step: list[str] = []
         for v in out:
-            if name in ("a", "an"):
-                step.append(words.article(v))
-            elif name == "cap":
+            if name == "cap":
                 step.append(v[:1].upper() + v[1:])
             elif name in RELATIONS:  # the first part of speech WordNet relates the word in
-                relate = getattr(words, name + "s")
+                relate = getattr(words, _rule(name))
                 step.extend(next((found for pos in POS if (found := relate(v, pos))), []))
             else:
-                result = getattr(words, name)(v)
+                result = getattr(words, _rule(name))(v)
                 step.extend([result] if result else [])
         out = list(dict.fromkeys(step))
     return out
 
 
-def _render(pieces: tuple[Piece, ...], entries: dict[str, Entry], mask: str) -> list[str]:
+def _render(pieces: tuple[Piece, ...], entries: dict[str, Entry], mask: str, words: Any) -> list[str]:
     """Every text the pieces make with these entries (several when a relation gives several words)."""
     options: list[list[str]] = []
     for piece in pieces:
@@ -515,7 +528,7 @@ def _render(pieces: tuple[Piece, ...], entries: dict[str, Entry], mask: str) -> 
         else:
             entry = entries[piece.key]
             value = str(entry.attrs[piece.attr]) if piece.attr else entry.value
-            options.append(_apply(piece.functions, value) if piece.functions else [value])
+            options.append(_apply(piece.functions, value, words) if piece.functions else [value])
     return ["".join(parts) for parts in itertools.product(*options)]
 
 
@@ -543,26 +556,28 @@ class TemplateCases:
 
     def cases(self, mlm: Any = None, top: int | None = None) -> Iterator[TestCase]:
         """Every filled template as a case, in template and filling order; ``{mask}`` is filled with the
-        masked LM ``mlm`` (an ``expand.mlm.MaskedLM`` or a model name/directory, loaded on first need)."""
+        masked LM ``mlm``: an ``expand.mlm.MaskedLM``, or a function of no argument that loads one (called on
+        first need). The caller loads it: authoring sits below the expansion, whose masked LM it borrows."""
         capability, task = self.capability, self.task
         top = top or capability.spec.get("mask", {}).get("top", 10)
         unmark = getattr(kind_of(task), "unmark", None)  # a kind whose expectation is marked in the text
+        words = language(task.language).words  # the word rules template functions apply
         seen: set[str] = set()  # two fillings may write the same text
         for template, choices in self.chosen:
             for choice in choices:
                 entries = {key: entries[i] for (key, entries), i in zip(template.lexicons, choice)}
                 values = {key: _Value(e) for key, e in entries.items()}
-                rendered = [_render(pieces, entries, "\0") for _, pieces in template.formats]
+                rendered = [_render(pieces, entries, "\0", words) for _, pieces in template.formats]
                 variants = list(itertools.product(*rendered))
                 if any("\0" in text for variant in variants for text in variant):
-                    mlm = _masked_lm(mlm)
-                    variants = _fill_masks(variants, mlm, top)
+                    mlm = _masked_lm(mlm, capability.id, template.id)
+                    variants = _fill_masks(variants, mlm, top, words)
                 expected = capability.expected_for(None)
                 if capability.test_type == "MFT" and unmark is None:  # marked: per variant, below
                     if not kind_of(task).expects_labels:
                         expected = tuple(
                             dict.fromkeys(
-                                a for pieces in template.answers for a in _render(pieces, entries, "")
+                                a for pieces in template.answers for a in _render(pieces, entries, "", words)
                             )
                         )
                     else:
@@ -608,13 +623,11 @@ def template_cases(capability: Any, task: Task, seed: int, *, max_cases: int = 1
     )
 
 
-def _masked_lm(mlm: Any) -> Any:
-    from ..config import DEFAULT_MLM
-    from ..expand.mlm import MaskedLM
-
-    if isinstance(mlm, MaskedLM):
-        return mlm
-    return MaskedLM.from_pretrained(mlm or DEFAULT_MLM)
+def _masked_lm(mlm: Any, capability: str, template: str) -> Any:
+    """``mlm`` loaded: a masked LM as it is, a loader called."""
+    if mlm is None:
+        raise InputError(f"{capability}: template {template} has a {{mask}}, and no masked LM was given")
+    return mlm if hasattr(mlm, "suggest_texts") else mlm()
 
 
 _MASK_MARK = re.compile("\0([a-z:]*)\x03")
@@ -627,7 +640,7 @@ def _articles(text: str) -> tuple[str, ...]:
     return ("a ", "an ") if any({"a", "an"} & set(m) for m in marks) else ("",)
 
 
-def _fill_masks(variants: list[tuple[str, ...]], mlm: Any, top: int) -> list[tuple[str, ...]]:
+def _fill_masks(variants: list[tuple[str, ...]], mlm: Any, top: int, words: Any) -> list[tuple[str, ...]]:
     """Each variant with its masks filled by the masked LM's best whole words (jointly over all masks of
     the variant's fields, which are read as one text), the mask's functions applied to each word."""
     joiner = "\n"
@@ -640,17 +653,20 @@ def _fill_masks(variants: list[tuple[str, ...]], mlm: Any, top: int) -> list[tup
     found = mlm.suggest_texts([q for _, q in queries], beam_size=max(top, 20), top_n=top)
     best: list[dict[tuple[str, ...], float]] = [{} for _ in texts]
     for (i, _), suggestions in zip(queries, found):
-        for words, score in suggestions:
-            key = tuple(words)
+        for filled, score in suggestions:
+            key = tuple(filled)
             best[i][key] = max(score, best[i].get(key, -math.inf))
     out: list[tuple[str, ...]] = []
     for text, scores in zip(texts, best):
         ranked = list(scores) if len(_articles(text)) == 1 else sorted(scores, key=lambda w: -scores[w])
-        out += [tuple(_put_words(text, words).split(joiner)) for words in ranked[:top]]
+        out += [tuple(_put_words(text, chosen, words).split(joiner)) for chosen in ranked[:top]]
     return list(dict.fromkeys(out))
 
 
-def _put_words(text: str, words: tuple[str, ...]) -> str:
-    """``text`` with its mask markers replaced by ``words`` in order, each mask's functions applied."""
-    chosen = iter(words)
-    return _MASK_MARK.sub(lambda m: _apply(tuple(m[1].split(":")) if m[1] else (), next(chosen))[0], text)
+def _put_words(text: str, chosen: tuple[str, ...], words: Any) -> str:
+    """``text`` with its mask markers replaced by the ``chosen`` words in order, each mask's functions
+    applied by the word rules ``words``."""
+    each = iter(chosen)
+    return _MASK_MARK.sub(
+        lambda m: _apply(tuple(m[1].split(":")) if m[1] else (), next(each), words)[0], text
+    )

@@ -4,7 +4,8 @@ It runs on autocheck's authoring toolkit: templates are compiled and filled by `
 ``{first_name}``, ``{a:profession}``, ``{city.country}``, numbered placeholders ``{first_name1}``,
 functions and ``{mask}`` mean there what they mean here), lexicons are autocheck's shipped ones
 (``data/lexicons/``) plus those you add, suggestions come from ``expand.mlm.MaskedLM`` and WordNet
-(``author.words``). Results therefore differ from CheckList's where the lexicons or the masked LM differ.
+(``languages.en.words``). Results therefore differ from CheckList's where the lexicons or the masked LM
+differ.
 
 Sampling (``nsamples``) is seeded (``Editor(seed=...)``), so the same call gives the same examples.
 """
@@ -16,11 +17,15 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ..author.lexicons import load_lexicon, shipped_lexicons
 from ..author.templates import compile_templates, template_cases
+from ..languages import LANGUAGES, LanguageProfile
+from ..languages.lexicons import load_lexicon, shipped_lexicons
 from ..requirements import Capability
 from ..store import InputError
+from ..tagging import coarse_pos
 from ..tasks import Task
+
+CHECKLIST_LANGUAGES = {"english": "en"}  # CheckList's names of the languages autocheck has a profile of
 
 MASK = "{mask}"
 _MASKED = re.compile(r"\{(?:\w+:)*mask\}")  # {mask}, {a:mask}
@@ -89,8 +94,10 @@ def _put(template: str, words: Any) -> str:
 
 
 class Editor:
-    """Templates, lexicons and masked-LM suggestions. ``model_name``: the masked LM (a Hugging Face id or a
-    local directory; autocheck's default ``bert-base-uncased``), loaded the first time it is needed."""
+    """Templates, lexicons and masked-LM suggestions. ``language``: a language profile's name (``languages``:
+    ``"en"``, or a plug-in's; CheckList's ``"english"`` is ``"en"``), whose lexicons, word rules and tagger
+    the editor uses. ``model_name``: the masked LM (a Hugging Face id or a local directory; by default the
+    profile's, ``bert-base-uncased`` for English), loaded the first time it is needed."""
 
     def __init__(
         self,
@@ -99,10 +106,10 @@ class Editor:
         seed: int = 0,
         max_cases: int | None = None,
     ):
-        if language != "english":
-            raise InputError(
-                "Editor: autocheck's lexicons and tagger are English; language must be 'english'"
-            )
+        try:
+            self.language = LANGUAGES.get(CHECKLIST_LANGUAGES.get(language, language))
+        except InputError as e:
+            raise InputError(f"Editor: {e}") from None
         self.model_name = model_name
         self.seed = seed
         self.max_cases = (
@@ -117,7 +124,10 @@ class Editor:
     @property
     def lexicons(self) -> Munch:
         """Every lexicon by name: autocheck's shipped ones and the ones added with ``add_lexicon``."""
-        out = Munch({name: [e.value for e in load_lexicon(name)] for name in shipped_lexicons()})
+        folder = self.language.lexicons
+        out = Munch(
+            {name: [e.value for e in load_lexicon(name, folder)] for name in shipped_lexicons(folder)}
+        )
         out.update(self._added)
         return out
 
@@ -148,7 +158,7 @@ class Editor:
             from ..config import DEFAULT_MLM
             from ..expand.mlm import MaskedLM
 
-            self._mlm = MaskedLM.from_pretrained(self.model_name or DEFAULT_MLM)
+            self._mlm = MaskedLM.from_pretrained(self.model_name or self.language.masked_lm or DEFAULT_MLM)
         return self._mlm
 
     def template(
@@ -200,7 +210,7 @@ class Editor:
             ],
             "mask": {"top": top},
         }
-        task = Task(name="editor", inputs=names)
+        task = Task(name="editor", inputs=names, language=self.language.name)
         compiled = compile_templates(spec, task, {}, "Editor.template")
         capability = Capability(
             id="editor",
@@ -326,19 +336,22 @@ class Editor:
     ) -> list[str]:
         """The WordNet ``relation`` words of ``words`` (in the part of speech the first has in the
         templates) that the masked LM finds fit where the first stands, best first."""
-        from ..author import words as wordnet
-
+        rules = self.language.words
+        if not hasattr(rules, relation):
+            raise InputError(
+                f"Editor: the language profile '{self.language.name}' has no word rule '{relation}'"
+            )
         word = words[0]
         masked = [t.replace(word, MASK, 1) for t in _leaves(templates) if word in t]
         if not masked:
             raise InputError(f"{word!r} does not occur in the templates")
         texts = self._masked_texts(masked, **_fill_options(kwargs))
-        pos = _pos_of(word, texts[0].replace(self.mlm.tokenizer.mask_token, word, 1))
+        pos = _pos_of(word, texts[0].replace(self.mlm.tokenizer.mask_token, word, 1), self.language)
         parts = [pos] if pos else ["adj", "verb", "noun", "adv"]
-        relate = getattr(wordnet, relation)
+        relate = getattr(rules, relation)
         related = {x.lower() for w in words for p in parts for x in relate(w, p)} - {word.lower()}
-        if not related:
-            missing = set(wordnet.missing_parts()) & {wordnet.part_name(p) for p in parts}
+        if not related and hasattr(rules, "missing_parts"):  # WordNet's: English
+            missing = set(rules.missing_parts()) & {rules.part_name(p) for p in parts}
             if missing:  # an empty answer would hide that the data to find one is not there
                 raise InputError(
                     f"Editor: no {relation} of {word!r} ({pos or 'any part of speech'}) in the installed "
@@ -373,13 +386,12 @@ class Editor:
         return self._related("siblings", templates, words, n, **kwargs)
 
 
-def _pos_of(word: str, text: str) -> str | None:
-    """The part of speech (adj, noun, verb, adv) ``word`` has in ``text``, tagged in context."""
-    from ..tagging import coarse_pos, pos_tag_sents, tokenize
-
-    tokens = tokenize(text)
+def _pos_of(word: str, text: str, profile: LanguageProfile) -> str | None:
+    """The part of speech (adj, noun, verb, adv) ``word`` has in ``text``, tagged in context by the
+    language's tagger."""
+    tokens = profile.tokenize(text)
     first = word.split()[0]
-    for i, tag in enumerate(pos_tag_sents([tokens.words])[0]):
+    for i, tag in enumerate(profile.pos_tag([tokens.words])[0]):
         if tokens.words[i] == first:
             return coarse_pos(tag)
     return None

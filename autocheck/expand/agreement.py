@@ -6,7 +6,7 @@ at the verb ("that others leaves", "this sequences is", "it and he is") or at th
 confirmed those in context); the seed tree tells which noun phrase is a subject and which verb is its.
 
 * a/an: an inserted "a"/"an", or a word inserted right after one, must take the article ``inflect``
-  gives the next word (by sound: "an hour", "a university"; ``author.words.article``);
+  gives the next word (by sound: "an hour", "a university"; ``languages.en.words.article``);
 * determiner and noun: a determiner of a number ("this", "these", "a", "many", ...) and the head noun of
   its noun phrase must agree when either was inserted ("those man");
 * subject and verb: when an inserted word falls inside a subject noun phrase and changes its number (its
@@ -84,7 +84,7 @@ def agrees(template: MaskedTemplate, words: Sequence[str]) -> bool:
 
 
 def _articles_agree(tokens: list[str], inserted: set[int]) -> bool:
-    from ..author.words import article
+    from ..languages.en.words import article
 
     for k in range(len(tokens) - 1):
         word, following = tokens[k].lower(), tokens[k + 1]

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
+from ..languages.en.words import NEGATIONS, POLARITY_ITEMS
 from ..resources import project_file
-from ..sources.lexicon import NEGATIONS
 from .validate import sentence_at
 
 if TYPE_CHECKING:
@@ -43,7 +43,6 @@ GROUP_WORDS = frozenset(
     disabled handicapped blind deaf autistic crippled mute paralysed paralyzed retarded
     religious secular pagan atheistic agnostic""".split()
 )
-POLARITY_ITEMS = frozenset("ever any anymore yet either anywhere anything anyone anybody".split())
 # what licenses a polarity item before it in its sentence besides a negation: comparison and superlatives
 LICENSING_TAGS = frozenset({"JJS", "RBS", "JJR", "RBR"})
 LICENSING_WORDS = frozenset("than if whether only first last".split())
@@ -69,7 +68,7 @@ def modifier_words() -> dict[str, frozenset[str]]:
 
 @cache
 def identity_terms() -> frozenset[str]:
-    from ..author.lexicons import load_lexicon
+    from ..languages.lexicons import load_lexicon
 
     shipped = {e.value.lower() for name in ("nationality", "religion") for e in load_lexicon(name)}
     return frozenset(shipped | GROUP_WORDS)

@@ -42,6 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..languages.en.words import NEGATIONS  # noqa: F401 (read from here by search, transform, expand)
 from ..registry import Registry
 from ..resources import nltk_resource
 from ..store import InputError
@@ -55,15 +56,6 @@ ANY_POS = "*"  # table key for entries that hold for every POS
 SWN_POS = {"a": "adj", "n": "noun", "v": "verb", "r": "adv"}
 SWN_THRESHOLD = 0.1
 VADER_THRESHOLD = 0.5
-# Words (lower-cased PTB tokens) that make a sentence negated. Besides the plain negators this has the
-# negative quantifiers/adverbs ("nothing", "never", "hardly"), "without", and "n't"/"cannot" for texts whose
-# contractions were not expanded. "This is nothing but ..." is negated, so it is never negated again. Nor is
-# a negation ever a "neutral" word to insert: it flips what it scopes over, whatever a lexicon says of it.
-NEGATIONS = frozenset(
-    "not no never n't nothing nobody none noone nowhere neither nor without cannot hardly barely scarcely "
-    "seldom rarely".split()
-)
-
 # WordNet's morphy detachment rules (NLTK WordNetCorpusReader.MORPHOLOGICAL_SUBSTITUTIONS).
 SUFFIX_RULES: dict[str, tuple[tuple[str, str], ...]] = {
     "noun": (

@@ -1,4 +1,5 @@
-"""Lexicons that templates fill placeholders from: the ones shipped in ``data/lexicons/`` and users' own.
+"""Lexicons that templates fill placeholders from: a language profile's folder of them (English: the ones
+shipped in ``data/lexicons/``) and users' own.
 
 A lexicon is a tuple of ``Entry``: the ``value`` that goes into a template and its attributes (a city's
 ``country``, a first name's ``gender``). Shipped lexicons are JSON files built by
@@ -37,34 +38,31 @@ class Entry:
         return hash((self.value, tuple(sorted(self.attrs))))
 
 
-def _lexicon_dir() -> Path:
-    return project_file(LEXICON_DIR)
+def shipped_lexicons(folder: Path | None = None) -> list[str]:
+    """Names of the lexicons in ``folder`` (a language profile's; default data/lexicons/, English), sorted."""
+    return sorted(p.stem for p in (folder or project_file(LEXICON_DIR)).glob("*.json"))
 
 
-def shipped_lexicons() -> list[str]:
-    """Names of the lexicons shipped in data/lexicons/, sorted."""
-    return sorted(p.stem for p in _lexicon_dir().glob("*.json"))
-
-
-def load_lexicon(name_or_path: str) -> tuple[Entry, ...]:
-    """A shipped lexicon by name (``"city"``) or a lexicon file (``.json`` or ``.txt``), cached.
+def load_lexicon(name_or_path: str, folder: Path | None = None) -> tuple[Entry, ...]:
+    """A lexicon of ``folder`` by name (``"city"``; default folder data/lexicons/, English) or a lexicon file
+    (``.json`` or ``.txt``), cached.
 
     Raises ``InputError`` (one line, naming the lexicon or file) for an unknown name, a missing file or
     a malformed one.
     """
-    return _load(str(name_or_path))
+    return _load(str(name_or_path), folder or project_file(LEXICON_DIR))
 
 
 @lru_cache(maxsize=64)
-def _load(name_or_path: str) -> tuple[Entry, ...]:
+def _load(name_or_path: str, folder: Path) -> tuple[Entry, ...]:
     path = Path(name_or_path)
     if path.suffix.lower() in (".json", ".txt") or path.parent != Path("."):
         if not path.is_file():
             raise InputError(f"{path}: lexicon file not found")
         return _read_txt(path) if path.suffix.lower() == ".txt" else _read_json(path)
-    shipped = _lexicon_dir() / f"{name_or_path}.json"
+    shipped = folder / f"{name_or_path}.json"
     if not shipped.is_file():
-        known = ", ".join(shipped_lexicons()) or f"none (no {LEXICON_DIR}/ found)"
+        known = ", ".join(shipped_lexicons(folder)) or f"none (no {folder}/ found)"
         raise InputError(
             f"unknown lexicon '{name_or_path}'; shipped lexicons: {known}; or give a .json/.txt path"
         )

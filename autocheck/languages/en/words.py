@@ -30,9 +30,20 @@ import re
 import warnings
 from functools import lru_cache
 
-from ..store import InputError
+from ...store import InputError
 
 log = logging.getLogger(__name__)
+
+# Words (lower-cased PTB tokens) that make a sentence negated. Besides the plain negators this has the
+# negative quantifiers/adverbs ("nothing", "never", "hardly"), "without", and "n't"/"cannot" for texts whose
+# contractions were not expanded. "This is nothing but ..." is negated, so it is never negated again. Nor is
+# a negation ever a "neutral" word to insert: it flips what it scopes over, whatever a lexicon says of it.
+NEGATIONS = frozenset(
+    "not no never n't nothing nobody none noone nowhere neither nor without cannot hardly barely scarcely "
+    "seldom rarely".split()
+)
+# Negative polarity items: words a negation (or a comparison) licenses before them, "I did not [ever] ..."
+POLARITY_ITEMS = frozenset("ever any anymore yet either anywhere anything anyone anybody".split())
 
 _WN_POS = {"adj": "a", "a": "a", "s": "a", "noun": "n", "n": "n", "verb": "v", "v": "v", "adv": "r", "r": "r"}
 _POS_NAME = {"a": "adjectives", "n": "nouns", "v": "verbs", "r": "adverbs"}
@@ -132,7 +143,7 @@ def _wn_pos(pos: str) -> str:
 @lru_cache(maxsize=1)
 def _wordnet():
     """The WordNet corpus reader, or None (with one warning) when WordNet is not installed."""
-    from ..resources import ResourceMissing, nltk_resource
+    from ...resources import ResourceMissing, nltk_resource
 
     try:
         nltk_resource("corpora/wordnet", "wordnet")

@@ -1,0 +1,2 @@
+"""English: its word rules (``words``: articles, inflections, WordNet relations, negations, polarity
+items)."""
