@@ -147,16 +147,16 @@ class _Estimate:
 
 
 def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Progress | None = None):
-    """Search, templates and perturbations: returns (spec, capabilities, lexicon, dataset stats,
+    """The case sources (``sources.cases``): the dataset search and the templates' fillings prepared once,
+    then each capability's chain of sources. Returns (spec, capabilities, lexicon, dataset stats,
     per-capability seed counts, and a lazy, deterministic stream of source cases over all capabilities)."""
     report = progress or (lambda items, total, description: items)
-    from .author.perturbed import perturbed_cases
     from .author.templates import template_cases
     from .requirements import load_spec
+    from .sources.cases import SourceContext, capability_cases
     from .sources.datasets import DatasetStats, load_examples
     from .sources.lexicon import load_lexicon
     from .sources.seeds import FillerPools, select_seeds, uses_contractions
-    from .sources.transform import transform
 
     timer = timer or Timer()
     with timer("load"):
@@ -225,23 +225,14 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
             if c.templates
         }
 
-    def sources(capability) -> Iterable[TestCase]:
-        if capability.templates:
-            return written[capability.id].cases(mlm=config.mlm)
-        # fillers (LC7, LC8) come from the whole dataset, by label: the pools hold the drawn ones
-        return transform(
-            capability,
-            selected[capability.id],
-            pools,
-            config.seed,
-            max_variants=config.max_variants,
-            compat=config.compat,
-        )
+    # fillers (LC7, LC8) come from the whole dataset, by label: the pools hold the drawn ones
+    context = SourceContext(
+        spec.task, config.seed, config.compat, config.max_variants, config.mlm, selected, pools, written
+    )
 
     def stream() -> Iterator[TestCase]:
         for capability in capabilities:
-            cases = sources(capability)
-            yield from perturbed_cases(capability, cases, config.seed) if capability.perturb else cases
+            yield from capability_cases(capability, context)
 
     seed_counts = {c.id: len(selected[c.id]) if c.needs_dataset else written[c.id].size for c in capabilities}
     return spec, capabilities, lexicon, stats, seed_counts, stream()

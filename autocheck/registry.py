@@ -1,7 +1,7 @@
 """Registries of named parts: perturbations, model forms, lexicons, dataset readers, executors,
-validation checks, output kinds and tasks. Each kind has one registry; autocheck registers its own parts in
-code, and a third-party package adds its own, without editing autocheck, through the entry-point group
-``autocheck.<kind>`` in its packaging metadata, e.g. in its ``pyproject.toml``::
+validation checks, output kinds, tasks and case sources. Each kind has one registry; autocheck registers
+its own parts in code, and a third-party package adds its own, without editing autocheck, through the
+entry-point group ``autocheck.<kind>`` in its packaging metadata, e.g. in its ``pyproject.toml``::
 
     [project.entry-points."autocheck.perturbations"]
     shout = "my_plugin:shout"
@@ -21,7 +21,17 @@ from .store import InputError
 
 T = TypeVar("T")
 
-KINDS = ("perturbations", "models", "lexicons", "datasets", "executors", "checks", "outputs", "tasks")
+KINDS = (
+    "perturbations",
+    "models",
+    "lexicons",
+    "datasets",
+    "executors",
+    "checks",
+    "outputs",
+    "tasks",
+    "sources",
+)
 
 
 class Registry(Generic[T]):
