@@ -83,11 +83,12 @@ def empty_capabilities(
             continue
         capability = by_id[cap_id]
         if not n.seeds:
-            why = (
-                f"none of the {rows:,} dataset rows satisfies its search"
-                if capability.needs_dataset
-                else "its templates gave no case"
-            )
+            if capability.needs_dataset:
+                why = f"none of the {rows:,} dataset rows satisfies its search"
+            elif capability.source:
+                why = f"its case source '{capability.source.name}' gave no case"
+            else:
+                why = "its templates gave no case"
         elif capability.perturb:
             why = f"the perturbation '{capability.perturb.name}' changes none of its {n.seeds:,} source texts"
         else:
@@ -153,7 +154,7 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
     report = progress or (lambda items, total, description: items)
     from .author.templates import template_cases
     from .requirements import load_spec
-    from .sources.cases import SourceContext, capability_cases
+    from .sources.cases import SourceContext, capability_cases, check_source
     from .sources.datasets import DatasetStats, load_examples
     from .sources.lexicon import load_lexicon
     from .sources.seeds import FillerPools, select_seeds, uses_contractions
@@ -163,6 +164,10 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
         task = config.task if config.requirements is None and config.spec is None else None
         spec = load_spec(config.requirements, task, data=config.spec)
         capabilities = spec.select(config.capabilities)
+        for (
+            capability
+        ) in capabilities:  # a source unknown, or given options it does not take: before any work
+            check_source(capability, f"{spec.path}: capability {capability.id}")
         if not config.dataset:
             skipped = [c.id for c in capabilities if c.needs_dataset]
             capabilities = [c for c in capabilities if not c.needs_dataset]
@@ -211,7 +216,7 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
             )  # fmt: skip
             if not stats.kept:
                 raise InputError(f"{config.dataset}: no usable examples ({stats.skipped or 'empty'})")
-            if not any(selected.values()) and not any(c.templates for c in capabilities):
+            if not any(selected.values()) and all(c.needs_dataset for c in capabilities):
                 reasons = ", ".join(f"{n} {reason}" for reason, n in stats.skipped.items()) or "none"
                 raise InputError(
                     f"{config.dataset}: no seeds, so the suite would test nothing: read {stats.read} rows, "
@@ -234,7 +239,11 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
         for capability in capabilities:
             yield from capability_cases(capability, context)
 
-    seed_counts = {c.id: len(selected[c.id]) if c.needs_dataset else written[c.id].size for c in capabilities}
+    # a search's seeds, a template's fillings; another source's cases are counted as they are written
+    seed_counts = {
+        c.id: len(selected[c.id]) if c.needs_dataset else written[c.id].size if c.templates else 0
+        for c in capabilities
+    }
     return spec, capabilities, lexicon, stats, seed_counts, stream()
 
 

@@ -13,9 +13,10 @@ that fails to load is an error naming its package.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import inspect
+from collections.abc import Callable, Iterator, Mapping
 from importlib.metadata import EntryPoint, entry_points
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .store import InputError
 
@@ -108,3 +109,31 @@ class Registry(Generic[T]):
 def _package(point: EntryPoint) -> str:
     """The distribution that declares an entry point (its module when that is not known)."""
     return point.dist.name if point.dist else point.value.partition(":")[0]
+
+
+def keywords(part: Callable[..., Any]) -> list[str]:
+    """The options a part called with keyword options takes (its keyword-only parameters)."""
+    sig = inspect.signature(part)
+    return [p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+
+
+def check_keywords(part: Callable[..., Any], options: Mapping[str, Any], what: str) -> None:
+    """The one check of the options of a part called with keyword options (a perturbation, a case source),
+    wherever they are given: an option it does not take (one taking ``**options`` takes any) or a required
+    one left out is an error that begins with ``what`` (where, and which part)."""
+    parameters = inspect.signature(part).parameters.values()
+    known = keywords(part)
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+    unknown = [] if takes_any else sorted(set(options) - set(known))
+    if unknown:
+        raise InputError(
+            f"{what} has no option {', '.join(map(repr, unknown))}; its options: {', '.join(known)}"
+        )
+    missing = [
+        p.name
+        for p in parameters
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
+        and p.name not in options
+    ]  # fmt: skip
+    if missing:
+        raise InputError(f"{what} needs option {', '.join(map(repr, missing))}")

@@ -159,7 +159,7 @@ class Test:
         from ..author.perturb import check_options
         from ..author.perturbed import perturbed_cases
         from ..expect import check_expected
-        from ..requirements import Capability, Perturb
+        from ..requirements import Capability, Part
 
         the_task = _task(task)
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
@@ -213,7 +213,7 @@ class Test:
             transform=None,
             expected=(),
             spec=spec,
-            perturb=Perturb(perturbation, dict(options)),
+            perturb=Part(perturbation, dict(options)),
             direction=expected,
         )
         cases = list(perturbed_cases(cap, sources, seed))

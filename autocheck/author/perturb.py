@@ -24,7 +24,6 @@ calls it.
 
 from __future__ import annotations
 
-import inspect
 import re
 import string
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -34,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..registry import Registry
+from ..registry import Registry, check_keywords, keywords
 from ..store import InputError
 from ..tagging import pos_tag_sents, tokenize
 from . import words as W
@@ -1152,8 +1151,7 @@ for _function in (
 
 def options_of(name: str) -> list[str]:
     """The options a perturbation takes (its keyword-only parameters)."""
-    sig = inspect.signature(PERTURBATIONS[name])
-    return [p.name for p in sig.parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    return keywords(PERTURBATIONS[name])
 
 
 def check_options(
@@ -1166,23 +1164,7 @@ def check_options(
     at = f"{where}: " if where else ""
     if name not in PERTURBATIONS:
         raise InputError(f"{at}unknown perturbation '{name}'; known: {', '.join(sorted(PERTURBATIONS))}")
-    parameters = inspect.signature(PERTURBATIONS[name]).parameters.values()
-    known = options_of(name)
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
-    unknown = [] if takes_any else sorted(set(options) - set(known))
-    if unknown:
-        raise InputError(
-            f"{at}perturbation '{name}' has no option {', '.join(map(repr, unknown))}; "
-            f"its options: {', '.join(known)}"
-        )
-    missing = [
-        p.name
-        for p in parameters
-        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
-        and p.name not in options
-    ]  # fmt: skip
-    if missing:
-        raise InputError(f"{at}perturbation '{name}' needs option {', '.join(map(repr, missing))}")
+    check_keywords(PERTURBATIONS[name], options, f"{at}perturbation '{name}'")
     fields = options.get("fields")
     if inputs is not None and fields is not None and not set(fields) <= set(inputs):
         raise InputError(

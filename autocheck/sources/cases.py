@@ -21,8 +21,9 @@ from typing import Any
 from ..author.perturbed import perturbed_cases
 from ..author.templates import TemplateCases
 from ..records import Example, TestCase
-from ..registry import Registry
+from ..registry import Registry, check_keywords
 from ..requirements import Capability
+from ..store import InputError
 from ..tasks import Task
 from .transform import DrawnFillers, transform
 
@@ -50,6 +51,8 @@ SOURCES: Registry[CaseSource] = Registry("sources", "case source")
 
 def first_source(capability: Capability) -> str:
     """The name of the source of a capability's own cases (before any perturbation)."""
+    if capability.source is not None:
+        return capability.source.name
     if capability.templates:
         return "templates"
     return "transform" if capability.transform else "search"
@@ -60,11 +63,24 @@ def chain(capability: Capability) -> list[str]:
     return [first_source(capability)] + (["perturb"] if capability.perturb else [])
 
 
+def check_source(capability: Capability, where: str) -> None:
+    """A case source no registry holds, or options its source does not take or needs, are an error naming
+    ``where`` (the spec and capability), before any work."""
+    if capability.source is not None:
+        name = capability.source.name
+        try:
+            source = SOURCES.get(name)
+        except InputError as error:
+            raise InputError(f"{where}: {error}") from None
+        check_keywords(source, capability.source.options, f"{where}: case source '{name}'")
+
+
 def capability_cases(capability: Capability, context: SourceContext) -> Iterable[TestCase]:
     """The capability's cases, through its chain of sources."""
     cases: Iterable[TestCase] = ()
-    for name in chain(capability):
-        cases = SOURCES.get(name)(capability, context, cases)
+    options = capability.source.options if capability.source else {}
+    for i, name in enumerate(chain(capability)):
+        cases = SOURCES.get(name)(capability, context, cases, **(options if i == 0 else {}))
     return cases
 
 
