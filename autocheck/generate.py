@@ -295,10 +295,10 @@ def generate(
     """
     scheduler = make_executor(executor, workers=workers, address=ray_address, actors=ray_actors)
     if config.checks:  # a name no check has is an error before anything is written
-        from .expand.validate import CHECKS
+        from .expand.validate import users_check
 
         for name in config.checks:
-            CHECKS.get(name)
+            users_check(name)
     if config.top_k_per not in ("seed", "production"):
         raise InputError(f"top_k_per must be 'seed' or 'production', not {config.top_k_per!r}")
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite, files=SUITE_FILES, manifest=MANIFEST)

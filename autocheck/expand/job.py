@@ -136,7 +136,7 @@ class Expander:
         from ..sources.transform import seed_text
         from .grammar import build_grammar, load_grammar
         from .parsing import Parser
-        from .validate import CHECKS
+        from .validate import users_check
 
         bound_heap_growth()  # in every process that expands: this one, its workers, Ray actors
         self.config, self.lexicon, self.capabilities = config, lexicon, capabilities
@@ -147,7 +147,7 @@ class Expander:
         self.precision = _resolved_precision(config.precision, device)
         self._satisfies = satisfies
         self._seed_text = seed_text
-        self.checks = [CHECKS.get(name)() for name in config.checks]  # a user's own, after ours
+        self.checks = [users_check(name)() for name in config.checks]  # a user's own, after ours
         self.reparse = config.reparse == "on"  # the parser's check, after a user's, before fluency
         self.agreement = config.agreement == "on"
         self.word_checks = [] if config.compat else checks_for(config.insertions)  # insertions.py, words.py
