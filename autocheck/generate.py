@@ -164,9 +164,7 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
         task = config.task if config.requirements is None and config.spec is None else None
         spec = load_spec(config.requirements, task, data=config.spec)
         capabilities = spec.select(config.capabilities)
-        for (
-            capability
-        ) in capabilities:  # a source unknown, or given options it does not take: before any work
+        for capability in capabilities:  # an unknown source, or a wrong option: before any work
             check_source(capability, f"{spec.path}: capability {capability.id}")
         if not config.dataset:
             skipped = [c.id for c in capabilities if c.needs_dataset]
@@ -239,7 +237,8 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
         for capability in capabilities:
             yield from capability_cases(capability, context)
 
-    # a search's seeds, a template's fillings; another source's cases are counted as they are written
+    # a search's seeds, a template's fillings; another source has no seeds apart from its cases (counted
+    # as seed cases as they are written)
     seed_counts = {
         c.id: len(selected[c.id]) if c.needs_dataset else written[c.id].size if c.templates else 0
         for c in capabilities
