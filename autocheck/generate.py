@@ -24,7 +24,7 @@ from typing import Any
 
 from . import __version__
 from .config import GenerateConfig
-from .execute import make_executor
+from .execute import expand_chunks, make_executor
 from .expand.job import CapabilityCounts, ChunkResult, Expander, Timer, by_capability, model_calls
 from .outputs import kind_of
 from .records import SEED, TestCase
@@ -334,7 +334,7 @@ def generate(
 
     pairs: Iterable[tuple[list[TestCase], ChunkResult | None]] = ((chunk, None) for chunk in chunks)
     if expander is not None:  # units expanded where the executor puts them, merged in chunk order
-        pairs = scheduler.expand(chunks, expander, on_unit)
+        pairs = expand_chunks(scheduler, chunks, expander, on_unit)
     if progress is not None:
         # the bar counts the chunks left (so its rate and ETA hold after --resume) as they come back
         # finished, not as the executor takes them: worker processes and Ray actors read ahead

@@ -280,7 +280,7 @@ def test_generate_uses_a_plugins_check_and_executor(plugin_site, shared_data, sm
     manifest = json.loads((tmp_path / "checked" / "manifest.json").read_text())
     assert manifest["rejected"]["fill: no_ly_adverbs"] > 0
     assert manifest["settings"]["checks"] == ["no_ly_adverbs"]
-    # the plug-in's executor ran every chunk and changed nothing
-    assert log.read_text().count("chunk of") > 1
+    # the plug-in's executor computed the units and changed nothing
+    assert log.read_text().count("unit of") > 1
     for name in ("cases.jsonl", "manifest.json"):
         assert (tmp_path / "plugin" / name).read_bytes() == (tmp_path / "checked" / name).read_bytes()

@@ -4,6 +4,7 @@ once per process (``Expander``), and the unit cut that every executor shares (``
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -160,6 +161,7 @@ class Expander:
         self._differentiator: Differentiator | None = None
         self._mlm: MaskedLM | None = None
         self._calls_before = (0, 0, 0.0)  # the masked LM's counters when this expander took it
+        self.worker: str | None = None  # the process id of a worker's expander (``start_expander``)
         self.vocabulary: VocabularyFilter | None = None
         self.fluency: Fluency | None = None
         self.slot: SlotRule | None = None  # the slot rule, with the vocabulary filter it needs
@@ -403,6 +405,25 @@ _PLACEHOLDERS = {
     "VB": "do", "VBD": "did", "VBG": "doing", "VBN": "done", "VBP": "do", "VBZ": "does",
     "WDT": "which", "WP": "who", "WP$": "whose", "WRB": "where",
 }  # fmt: skip
+
+
+def start_expander(
+    config: GenerateConfig, lexicon: Any, capabilities: dict[str, Any], options: dict[str, Any]
+) -> Expander:
+    """A worker process's expander (``execute.Work.start``): its results report the process's model calls."""
+    expander = Expander(config, lexicon, capabilities, **options)
+    expander.worker = str(os.getpid())
+    return expander
+
+
+def expand_unit(expander: Expander, unit: list[TestCase]) -> ChunkResult:
+    """One unit expanded (``execute.Work.step``); a worker's result carries its process's model calls and
+    stage times so far (the parent keeps the latest of each worker and sums them)."""
+    result = expander.expand_chunk(unit)
+    if expander.worker is not None:
+        timings = dict(expander.timer.seconds)
+        result.calls = {expander.worker: {**model_calls(expander, {}), "timings": timings}}
+    return result
 
 
 # A short chunk is cut into at least this many units, so that several workers share it.
