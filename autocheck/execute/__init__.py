@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..registry import Registry
@@ -63,32 +62,42 @@ def expand_chunks(
     taken."""
     from ..expand.job import ChunkResult, expand_unit, start_expander, units
 
-    drawn: deque[tuple[list[TestCase], list[ChunkResult | None]]] = deque()  # as the map draws them
+    source = iter(chunks)
+    drawn: deque[tuple[list[TestCase], list[ChunkResult | None]]] = deque()  # chunks drawn, not yet yielded
+    queued: deque[list[TestCase]] = deque()  # their units to compute, not yet taken by the map
+
+    def draw() -> bool:
+        chunk = next(source, None)
+        if chunk is None:
+            return False
+        parts = units(chunk, expander.config.unit_size)
+        found = [expander.cached(unit) for unit in parts]
+        drawn.append((chunk, found))
+        queued.extend(unit for unit, result in zip(parts, found) if result is None)
+        return True
 
     def uncached() -> Iterator[list[TestCase]]:
-        for chunk in chunks:
-            parts = units(chunk, expander.config.unit_size)
-            found = [expander.cached(unit) for unit in parts]
-            drawn.append((chunk, found))
-            yield from (unit for unit, result in zip(parts, found) if result is None)
+        # the map reads ahead: it draws chunks as it needs units (a run of cached chunks among them is
+        # held until the loop reaches it; a fully cached rerun draws here, below, and never calls the map)
+        while queued or draw():
+            if queued:
+                yield queued.popleft()
 
     options = expander.options()
     setup = (expander.config, expander.lexicon, expander.capabilities, options)
     work = Work(start_expander, setup, expand_unit, here=expander, device=options.get("device", "auto"))
     computed = executor.map(work, uncached())
-    ahead: list[ChunkResult] = []  # a result taken to make the map draw the next chunk
-    while True:
-        if not drawn:
-            ahead = list(islice(computed, 1))
-            if not drawn:
-                return
-        chunk, found = drawn.popleft()
-        results: list[ChunkResult] = []
-        for result in found:
-            results.append(result if result is not None else ahead.pop() if ahead else next(computed))
-            if on_unit is not None:
-                on_unit(len(results), len(found))
-        yield chunk, ChunkResult.merge(results)
+    try:
+        while drawn or draw():
+            chunk, found = drawn.popleft()
+            results: list[ChunkResult] = []
+            for result in found:
+                results.append(result if result is not None else next(computed))
+                if on_unit is not None:
+                    on_unit(len(results), len(found))
+            yield chunk, ChunkResult.merge(results)
+    finally:
+        getattr(computed, "close", lambda: None)()  # a pool or actors stop with the loop
 
 
 def _register_builtins() -> None:
