@@ -174,10 +174,10 @@ class LocalExecutor:
             yield from map_in_processes(work, units, self.workers)
             return
         limit_threads(THREADS)
-        state = work.here
+        state = None
         for unit in units:
             if state is None:
-                state = work.start(*work.setup)
+                state = work.here if work.here is not None else work.start(*work.setup)
             yield work.step(state, unit)
 
     def predictor(self, model: Any) -> None:
