@@ -29,6 +29,7 @@ from .outputs import OUTPUT_KINDS, kind_of
 from .registry import Registry
 from .requirements import TASKS
 from .resources import find_nltk, offline, project_file, shared_data_dir
+from .sources.cases import SOURCES
 from .sources.datasets import DATASETS
 from .sources.lexicon import LEXICONS as LEXICON_PARTS
 from .store import InputError
@@ -294,6 +295,7 @@ def parts() -> list[tuple[str, str, str]]:
     """``(kind, name, origin)`` of every registered part: origin ``autocheck`` or the plug-in package that
     adds it (plug-ins are listed from their entry points, none is loaded)."""
     registries: tuple[Registry, ...] = (
-        TASKS, LANGUAGES, OUTPUT_KINDS, MODELS, DATASETS, LEXICON_PARTS, PERTURBATIONS, CHECKS, EXECUTORS
+        TASKS, LANGUAGES, OUTPUT_KINDS, SOURCES, MODELS, DATASETS, LEXICON_PARTS, PERTURBATIONS, CHECKS,
+        EXECUTORS,
     )  # fmt: skip
     return [(r.what, name, origin) for r in registries for name, origin in r.origins().items()]

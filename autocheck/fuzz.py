@@ -38,7 +38,7 @@ from typing import Any
 
 from . import __version__
 from .config import FUZZ_EXPANSION, GenerateConfig
-from .execute import make_executor
+from .execute import expand_chunks, make_executor
 from .expand.job import Expander, Timer
 from .expect import mft_outcome
 from .generate import Progress, describe_capability, expandable, seed_cases
@@ -166,7 +166,7 @@ def fuzz(
 
     def expand(nodes: list[TestCase]) -> dict[str, list[dict[str, Any]]]:
         found: dict[str, list[dict[str, Any]]] = {}
-        for _, result in scheduler.expand([nodes], expander):
+        for _, result in expand_chunks(scheduler, [nodes], expander):
             found.update(result.expansions)
         return found
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from . import __version__
 from .config import GenerateConfig
-from .execute import make_executor
+from .execute import expand_chunks, make_executor
 from .expand.job import CapabilityCounts, ChunkResult, Expander, Timer, by_capability, model_calls
 from .outputs import kind_of
 from .records import SEED, TestCase
@@ -83,11 +83,12 @@ def empty_capabilities(
             continue
         capability = by_id[cap_id]
         if not n.seeds:
-            why = (
-                f"none of the {rows:,} dataset rows satisfies its search"
-                if capability.needs_dataset
-                else "its templates gave no case"
-            )
+            if capability.needs_dataset:
+                why = f"none of the {rows:,} dataset rows satisfies its search"
+            elif capability.source:
+                why = f"its case source '{capability.source.name}' gave no case"
+            else:
+                why = "its templates gave no case"
         elif capability.perturb:
             why = f"the perturbation '{capability.perturb.name}' changes none of its {n.seeds:,} source texts"
         else:
@@ -147,23 +148,24 @@ class _Estimate:
 
 
 def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Progress | None = None):
-    """Search, templates and perturbations: returns (spec, capabilities, lexicon, dataset stats,
+    """The case sources (``sources.cases``): the dataset search and the templates' fillings prepared once,
+    then each capability's chain of sources. Returns (spec, capabilities, lexicon, dataset stats,
     per-capability seed counts, and a lazy, deterministic stream of source cases over all capabilities)."""
     report = progress or (lambda items, total, description: items)
-    from .author.perturbed import perturbed_cases
     from .author.templates import template_cases
-    from .languages import language
     from .requirements import load_spec
+    from .sources.cases import SourceContext, capability_cases, check_source
     from .sources.datasets import DatasetStats, load_examples
     from .sources.lexicon import load_lexicon
     from .sources.seeds import FillerPools, select_seeds, uses_contractions
-    from .sources.transform import transform
 
     timer = timer or Timer()
     with timer("load"):
         task = config.task if config.requirements is None and config.spec is None else None
         spec = load_spec(config.requirements, task, data=config.spec)
         capabilities = spec.select(config.capabilities)
+        for capability in capabilities:  # an unknown source, or a wrong option: before any work
+            check_source(capability, f"{spec.path}: capability {capability.id}")
         if not config.dataset:
             skipped = [c.id for c in capabilities if c.needs_dataset]
             capabilities = [c for c in capabilities if not c.needs_dataset]
@@ -212,7 +214,7 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
             )  # fmt: skip
             if not stats.kept:
                 raise InputError(f"{config.dataset}: no usable examples ({stats.skipped or 'empty'})")
-            if not any(selected.values()) and not any(c.templates for c in capabilities):
+            if not any(selected.values()) and all(c.needs_dataset for c in capabilities):
                 reasons = ", ".join(f"{n} {reason}" for reason, n in stats.skipped.items()) or "none"
                 raise InputError(
                     f"{config.dataset}: no seeds, so the suite would test nothing: read {stats.read} rows, "
@@ -226,33 +228,26 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
             if c.templates
         }
 
+    # fillers (LC7, LC8) come from the whole dataset, by label: the pools hold the drawn ones
     def masked_lm():
         from .expand.mlm import MaskedLM  # torch: loaded only when a template has a {mask}
 
         return MaskedLM.from_pretrained(config.mlm)
 
-    def sources(capability) -> Iterable[TestCase]:
-        if capability.templates:
-            return written[capability.id].cases(mlm=masked_lm)
-        # fillers (LC7, LC8) come from the whole dataset, by label: the pools hold the drawn ones
-        return transform(
-            capability,
-            selected[capability.id],
-            pools,
-            config.seed,
-            max_variants=config.max_variants,
-            compat=config.compat,
-        )
+    context = SourceContext(
+        spec.task, config.seed, config.compat, config.max_variants, masked_lm, selected, pools, written
+    )
 
     def stream() -> Iterator[TestCase]:
         for capability in capabilities:
-            cases = sources(capability)
-            if capability.perturb:
-                yield from perturbed_cases(capability, cases, config.seed, language(spec.task.language))
-            else:
-                yield from cases
+            yield from capability_cases(capability, context)
 
-    seed_counts = {c.id: len(selected[c.id]) if c.needs_dataset else written[c.id].size for c in capabilities}
+    # a search's seeds, a template's fillings; another source has no seeds apart from its cases (counted
+    # as seed cases as they are written)
+    seed_counts = {
+        c.id: len(selected[c.id]) if c.needs_dataset else written[c.id].size if c.templates else 0
+        for c in capabilities
+    }
     return spec, capabilities, lexicon, stats, seed_counts, stream()
 
 
@@ -304,10 +299,10 @@ def generate(
     """
     scheduler = make_executor(executor, workers=workers, address=ray_address, actors=ray_actors)
     if config.checks:  # a name no check has is an error before anything is written
-        from .expand.validate import CHECKS
+        from .expand.validate import users_check
 
         for name in config.checks:
-            CHECKS.get(name)
+            users_check(name)
     if config.top_k_per not in ("seed", "production"):
         raise InputError(f"top_k_per must be 'seed' or 'production', not {config.top_k_per!r}")
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite, files=SUITE_FILES, manifest=MANIFEST)
@@ -344,7 +339,7 @@ def generate(
 
     pairs: Iterable[tuple[list[TestCase], ChunkResult | None]] = ((chunk, None) for chunk in chunks)
     if expander is not None:  # units expanded where the executor puts them, merged in chunk order
-        pairs = scheduler.expand(chunks, expander, on_unit)
+        pairs = expand_chunks(scheduler, chunks, expander, on_unit)
     if progress is not None:
         # the bar counts the chunks left (so its rate and ETA hold after --resume) as they come back
         # finished, not as the executor takes them: worker processes and Ray actors read ahead

@@ -1,7 +1,8 @@
 """Registries of named parts: perturbations, model forms, lexicons, dataset readers, executors,
-validation checks, output kinds, tasks and language profiles. Each kind has one registry; autocheck
-registers its own parts in code, and a third-party package adds its own, without editing autocheck, through
-the entry-point group ``autocheck.<kind>`` in its packaging metadata, e.g. in its ``pyproject.toml``::
+validation checks, output kinds, tasks, case sources and language profiles. Each kind has one registry;
+autocheck registers its own parts in code, and a third-party package adds its own, without editing
+autocheck, through the entry-point group ``autocheck.<kind>`` in its packaging metadata, e.g. in its
+``pyproject.toml``::
 
     [project.entry-points."autocheck.perturbations"]
     shout = "my_plugin:shout"
@@ -13,17 +14,27 @@ that fails to load is an error naming its package.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import inspect
+from collections.abc import Callable, Collection, Iterator, Mapping
 from importlib.metadata import EntryPoint, entry_points
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .store import InputError
 
 T = TypeVar("T")
 
 KINDS = (
-    "perturbations", "models", "lexicons", "datasets", "executors", "checks", "outputs", "tasks", "languages"
-)  # fmt: skip
+    "perturbations",
+    "models",
+    "lexicons",
+    "datasets",
+    "executors",
+    "checks",
+    "outputs",
+    "tasks",
+    "sources",
+    "languages",
+)
 
 
 class Registry(Generic[T]):
@@ -100,3 +111,35 @@ class Registry(Generic[T]):
 def _package(point: EntryPoint) -> str:
     """The distribution that declares an entry point (its module when that is not known)."""
     return point.dist.name if point.dist else point.value.partition(":")[0]
+
+
+def keywords(part: Callable[..., Any], given: Collection[str] = ()) -> list[str]:
+    """The options a part called with keyword options takes (its keyword-only parameters but those
+    autocheck ``given`` itself, such as a perturbation's ``language``)."""
+    sig = inspect.signature(part)
+    kw_only = inspect.Parameter.KEYWORD_ONLY
+    return [p.name for p in sig.parameters.values() if p.kind is kw_only and p.name not in given]
+
+
+def check_keywords(
+    part: Callable[..., Any], options: Mapping[str, Any], what: str, given: Collection[str] = ()
+) -> None:
+    """The one check of the options of a part called with keyword options (a perturbation, a case source),
+    wherever they are given: an option it does not take (one taking ``**options`` takes any) or a required
+    one left out is an error that begins with ``what`` (where, and which part)."""
+    parameters = inspect.signature(part).parameters.values()
+    known = keywords(part, given)
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+    unknown = [] if takes_any else sorted(set(options) - set(known))
+    if unknown:
+        raise InputError(
+            f"{what} has no option {', '.join(map(repr, unknown))}; its options: {', '.join(known)}"
+        )
+    missing = [
+        p.name
+        for p in parameters
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
+        and p.name not in options and p.name not in given
+    ]  # fmt: skip
+    if missing:
+        raise InputError(f"{what} needs option {', '.join(map(repr, missing))}")

@@ -121,8 +121,9 @@ class Transform:
 
 
 @dataclass(frozen=True, slots=True)
-class Perturb:
-    """The perturbation of an INV/DIR capability: a function of ``author.perturb`` and its options."""
+class Part:
+    """A registered part a capability names, with its options: its perturbation (INV/DIR: a function of
+    ``author.perturb``) or its case source (``sources.cases``)."""
 
     name: str
     options: dict[str, Any] = field(default_factory=dict, hash=False)
@@ -139,7 +140,8 @@ class Capability:
     expected: tuple[tuple[Label, Expected], ...]  # source label -> label or tuple of allowed labels
     spec: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
     templates: tuple[Any, ...] = ()  # author.templates.Template records (CheckList templates)
-    perturb: Perturb | None = None  # INV/DIR: applied to every source case
+    perturb: Part | None = None  # INV/DIR: applied to every source case
+    source: Part | None = None  # a named case source (``sources.cases.SOURCES``), instead of search/templates
     direction: dict[str, Any] | None = field(default=None, hash=False)  # DIR's expectation (expect.py)
 
     @property
@@ -523,7 +525,7 @@ def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capabili
         templates = compile_templates(spec, task, context.lexicons, f"{path}: {where}")
     perturb = None
     if "perturb" in spec:
-        perturb = Perturb(spec["perturb"]["name"], dict(spec["perturb"].get("options", {})))
+        perturb = Part(spec["perturb"]["name"], dict(spec["perturb"].get("options", {})))
         from .author.perturb import check_options
 
         check_options(perturb.name, perturb.options, task.inputs, f"{path}: {where}.perturb")
@@ -541,6 +543,9 @@ def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capabili
         spec=spec,
         templates=templates,
         perturb=perturb,
+        source=Part(spec["source"]["name"], dict(spec["source"].get("options", {})))
+        if "source" in spec
+        else None,
         direction=_direction(context, f"{where}.direction", spec["direction"])
         if "direction" in spec
         else None,

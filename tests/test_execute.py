@@ -15,7 +15,7 @@ from conftest import require
 from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 
 from autocheck import generate as generation
-from autocheck.expand.job import Expander, units
+from autocheck.expand.job import Expander, expand_unit, start_expander, units
 from autocheck.expand.mlm import MaskedLM, resolve_device
 from autocheck.resources import ResourceMissing
 
@@ -140,12 +140,13 @@ GC_PROBE = """
 import gc, sys, tempfile
 from autocheck.execute import local
 from autocheck.config import GenerateConfig
+from autocheck.expand.job import expand_unit, start_expander
 
 def collector():
     return gc.isenabled(), gc.get_freeze_count()
 
 config = GenerateConfig(dataset=None, parser=tempfile.gettempdir())  # a directory: loaded on first parse
-pool = local._forked_pool(1, (config, None, {}, 1, {}))
+pool = local._forked_pool(1, (start_expander, (config, None, {}, {}), expand_unit, 1))
 print(*pool.apply(collector), *collector(), "transformers" in sys.modules)
 pool.terminate()
 """
@@ -164,10 +165,11 @@ def test_a_worker_that_cannot_start_fails_the_first_unit_instead_of_restarting_f
     from autocheck.execute import local
 
     config = generation.GenerateConfig(dataset=None, parser="no_such_benepar_model")
-    pool = multiprocessing.get_context("spawn").Pool(1, local._start, (config, None, {}, 1, {}))
+    setup = (start_expander, (config, None, {}, {}), expand_unit, 1)
+    pool = multiprocessing.get_context("spawn").Pool(1, local._start, setup)
     try:
         with pytest.raises(ResourceMissing, match="no_such_benepar_model"):
-            pool.apply_async(local._expand, ([],)).get(timeout=900)
+            pool.apply_async(local._step, ([],)).get(timeout=900)
     finally:
         pool.terminate()
 
@@ -294,16 +296,18 @@ import os, tempfile
 import torch
 from autocheck.execute import local
 from autocheck.config import GenerateConfig
+from autocheck.expand.job import expand_unit, start_expander
 
 def threads():
     import torch
     return torch.get_num_threads()
 
 torch.set_num_threads(2)
-list(local.LocalExecutor(workers=1).expand([], None))  # this process expands
+list(local.LocalExecutor(workers=1).map(None, []))  # this process computes
 in_process = torch.get_num_threads()
 config = GenerateConfig(dataset=None, parser=tempfile.gettempdir())  # a directory: loaded on first parse
-pool = local._forked_pool(1, (config, None, {}, local.THREADS, {}))  # no torch op has run: fork is safe
+args = (start_expander, (config, None, {}, {}), expand_unit, local.THREADS)
+pool = local._forked_pool(1, args)  # no torch op has run: fork is safe
 print(in_process, pool.apply(threads), os.environ["OMP_NUM_THREADS"])
 pool.terminate()
 """

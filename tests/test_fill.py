@@ -13,6 +13,7 @@ from autocheck.expand.mlm import MaskedLM, whole_word_ids
 from autocheck.expand.validate import FillStats
 from autocheck.records import MaskedTemplate, Parse, TestCase
 from autocheck.resources import ResourceMissing
+from autocheck.store import InputError
 from autocheck.tagging import tokenize
 
 torch.set_num_threads(1)
@@ -798,3 +799,33 @@ def test_a_check_cannot_take_a_standard_checks_name():
     clash.name = "pos"
     with pytest.raises(ValueError, match="'pos' exists already"):
         standard_checks(Lexicon(), always, {}, extra=[clash])
+
+
+def test_whole_proposed_sentences_pass_the_same_checks():
+    """A sentence proposed whole (no masked template) is validated by the checks that need none, a user's
+    own among them, and its rejection counted under the first it fails."""
+    from autocheck.expand.validate import CHECKS, first_failures, proposals, sentence_checks, users_check
+
+    class NoLyAdverbs:  # a user's check that reads only the added words
+        name = "no_ly"
+
+        def passes(self, candidates):
+            return [not any(w.endswith("ly") for w in c.words) for c in candidates]
+
+    texts = [
+        "The film was fine.",  # the seed itself
+        "The film was awful fine.",
+        "The film was not fine.",  # a negation
+        "The show was quite fine.",  # "film" replaced: the capability's requirement no longer met
+        "The film was really fine.",
+        "The film was quite fine.",
+    ]
+    proposed = proposals(seed("The film was fine."), texts)
+    assert (proposed[-1].words, proposed[-1].tags) == (("quite",), ("RB",))
+    checks = sentence_checks(Lexicon({"awful"}), lambda case, text: "film" in text, {}, [NoLyAdverbs()])
+    assert first_failures(checks, proposed) == [
+        "duplicate", "polarity", "polarity", "requirement", "no_ly", None,
+    ]  # fmt: skip
+    assert CHECKS.origins()["polarity"] == "autocheck"  # listed by `autocheck plugins`, not a --check
+    with pytest.raises(InputError, match="--check polarity: autocheck's own check, which always runs"):
+        users_check("polarity")

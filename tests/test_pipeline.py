@@ -13,7 +13,6 @@ from conftest import require
 
 from autocheck import generate as generation
 from autocheck.cli import main
-from autocheck.execute.local import LocalExecutor
 from autocheck.records import EXPANSION, SEED, TestCase
 from autocheck.store import read_jsonl
 
@@ -131,28 +130,28 @@ def test_generate_resume_gives_identical_output(stand_in_config, tmp_path, monke
     reference = (tmp_path / "full" / "cases.jsonl").read_bytes()
     assert sum(c.expansions for c in full.counts.values()) > 0
 
-    real_expand, calls = LocalExecutor.expand, []
+    real_expand, calls = generation.expand_chunks, []
 
-    def interrupted(self, chunks, expander, on_unit=None):
-        for chunk, result in real_expand(self, chunks, expander, on_unit):
+    def interrupted(executor, chunks, expander, on_unit=None):
+        for chunk, result in real_expand(executor, chunks, expander, on_unit):
             calls.append(len(chunk))
             if len(calls) == 2:
                 raise KeyboardInterrupt
             yield chunk, result
 
-    monkeypatch.setattr(LocalExecutor, "expand", interrupted)
+    monkeypatch.setattr(generation, "expand_chunks", interrupted)
     with pytest.raises(KeyboardInterrupt):
         generation.generate(stand_in_config, tmp_path / "resumed")
     assert (tmp_path / "resumed" / "state.json").exists()
 
     done_before = []
 
-    def counted(self, chunks, expander, on_unit=None):
-        for chunk, result in real_expand(self, chunks, expander, on_unit):
+    def counted(executor, chunks, expander, on_unit=None):
+        for chunk, result in real_expand(executor, chunks, expander, on_unit):
             done_before.append(chunk)
             yield chunk, result
 
-    monkeypatch.setattr(LocalExecutor, "expand", counted)
+    monkeypatch.setattr(generation, "expand_chunks", counted)
     generation.generate(stand_in_config, tmp_path / "resumed", resume=True)
     assert (tmp_path / "resumed" / "cases.jsonl").read_bytes() == reference
     chunks = _chunk_count(tmp_path / "full", stand_in_config.chunk_size)

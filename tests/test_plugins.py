@@ -66,7 +66,10 @@ def test_plugin_parts_are_listed_without_importing_the_plugin(plugin_site):
     )
     assert done.returncode == 0, done.stderr
     first, second = done.stdout.splitlines()[:2]
-    assert first == "['local', 'logged', 'ray'] ['broken', 'no_ly_adverbs'] True False"
+    checks = (
+        "['broken', 'context', 'doubled', 'duplicate', 'no_ly_adverbs', 'polarity', 'pos', 'requirement']"
+    )
+    assert first == f"['local', 'logged', 'ray'] {checks} True False"
     assert second == "True ['conll', 'lines'] ['opinion', 'sentiwordnet', 'tiny', 'vader']"
 
 
@@ -146,9 +149,54 @@ def test_a_plugins_task_is_found_by_name_and_every_part_is_listed(plugin_site, t
     done = _autocheck(plugin_site, "plugins")
     assert done.returncode == 0, done.stderr
     listed = {tuple(cell.strip() for cell in line.split("│")[1:4]) for line in done.stdout.splitlines()}
-    for kind, name in [("task", "formality"), ("output kind", "count"), ("model form", "constant")]:
+    plugin_parts = [("task", "formality"), ("output kind", "count"), ("model form", "constant")]
+    for kind, name in plugin_parts + [("case source", "lines")]:
         assert (kind, name, "autocheck-demo-plugin") in listed
     assert ("task", "nli", "autocheck") in listed and ("output kind", "span", "autocheck") in listed
+    assert ("case source", "templates", "autocheck") in listed
+
+
+def test_a_plugins_case_source_feeds_generate_and_run(plugin_site, tmp_path):
+    """A spec names the plug-in's ``lines`` source with its options; generate writes its cases (and their
+    perturbations, the source chained with ``perturb``), run tallies them; a wrong option is a clear error."""
+    (tmp_path / "greetings.txt").write_text("hey, see you later!\n\nyo, what's up?\n")
+    lines = {"name": "lines", "options": {"path": str(tmp_path / "greetings.txt"), "label": "informal"}}
+    capability = {"capability": "Vocabulary", "description": "Greetings from a file", "source": lines}
+    spec = {
+        "task": "formality",
+        "inputs": ["text"],
+        "labels": ["formal", "informal"],
+        "capabilities": [
+            {**capability, "id": "F-lines", "test_type": "MFT"},
+            {**capability, "id": "F-lines-shout", "test_type": "INV", "perturb": {"name": "shout"}},
+        ],
+    }
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    suite, run = tmp_path / "suite", tmp_path / "run"
+    generate = ["generate", "--requirements", str(tmp_path / "spec.json"), "--seed", "0"]
+    done = _autocheck(plugin_site, *generate, "--out", str(suite))
+    assert done.returncode == 0, done.stderr
+    cases = [(c["capability"], c["kind"], c["text"]) for c in _cases(suite)]
+    assert cases == [
+        ("F-lines", "seed", "hey, see you later!"),
+        ("F-lines", "seed", "yo, what's up?"),
+        ("F-lines-shout", "seed", "hey, see you later!"),
+        ("F-lines-shout", "perturbation", "HEY, SEE YOU LATER!"),
+        ("F-lines-shout", "seed", "yo, what's up?"),
+        ("F-lines-shout", "perturbation", "YO, WHAT'S UP?"),
+    ]
+    done = _autocheck(plugin_site, "run", str(suite), "--model", "constant:formal", "--out", str(run))
+    assert done.returncode == 0, done.stderr
+    tallies = json.loads((run / "results.json").read_text())["models"]["constant:formal"]["capabilities"]
+    assert tallies["F-lines"]["all"]["failures"] == 2 and tallies["F-lines-shout"]["all"]["failures"] == 0
+    lines["options"]["colour"] = "red"
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    done = _autocheck(plugin_site, *generate, "--out", str(tmp_path / "bad"))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert (
+        "capability F-lines: case source 'lines' has no option 'colour'; its options: path, label"
+        in done.stderr
+    )
 
 
 def test_perturb_uses_a_plugins_perturbation(plugin_site, tmp_path):
@@ -196,7 +244,9 @@ def test_an_unknown_part_lists_the_known_ones(plugin_site, tmp_path):
         plugin_site, "generate", "--dataset", "x.csv", "--check", "nope", "--out", str(tmp_path / "out")
     )
     assert done.returncode == 2
-    assert "no validation check named 'nope' (known: broken, no_ly_adverbs;" in done.stderr
+    assert (
+        "no validation check named 'nope' (known: broken, context, doubled, duplicate, no_ly" in done.stderr
+    )
     assert "Traceback" not in done.stderr and not (tmp_path / "out").exists()
 
 
@@ -230,8 +280,8 @@ def test_generate_uses_a_plugins_check_and_executor(plugin_site, shared_data, sm
     manifest = json.loads((tmp_path / "checked" / "manifest.json").read_text())
     assert manifest["rejected"]["fill: no_ly_adverbs"] > 0
     assert manifest["settings"]["checks"] == ["no_ly_adverbs"]
-    # the plug-in's executor ran every chunk and changed nothing
-    assert log.read_text().count("chunk of") > 1
+    # the plug-in's executor computed the units and changed nothing
+    assert log.read_text().count("unit of") > 1
     for name in ("cases.jsonl", "manifest.json"):
         assert (tmp_path / "plugin" / name).read_bytes() == (tmp_path / "checked" / name).read_bytes()
 

@@ -222,12 +222,13 @@ def test_run_reports_each_batch_at_the_interval(tmp_path, monkeypatch, caplog):
     assert lines[-1].startswith("slow: 20/20 inputs (100%)")
 
 
-def test_worker_processes_report_each_unit_as_it_is_collected():
-    """expand_in_processes calls ``on_unit`` for each unit of a chunk, in order, before the chunk is handed
-    on (units answered from the chunk cache here, so no process has to start)."""
+def test_the_unit_loop_reports_each_unit_as_it_is_collected():
+    """expand_chunks calls ``on_unit`` for each unit of a chunk, in order, before the chunk is handed on,
+    whatever the executor (units answered from the chunk cache here, so no process has to start)."""
     from types import SimpleNamespace
 
-    from autocheck.execute.local import expand_in_processes
+    from autocheck.execute import expand_chunks
+    from autocheck.execute.local import LocalExecutor
     from autocheck.expand.job import ChunkResult
 
     seen = []
@@ -235,11 +236,12 @@ def test_worker_processes_report_each_unit_as_it_is_collected():
     def cached(unit):
         return ChunkResult({case: [] for case in unit}, {}, {}, cached=True)
 
-    expander = SimpleNamespace(config=SimpleNamespace(unit_size=2), cached=cached)
+    config = SimpleNamespace(unit_size=2)
+    expander = SimpleNamespace(config=config, cached=cached, lexicon=None, capabilities={}, options=dict)
     chunks = [[f"c{i}" for i in range(8)], ["d0", "d1"]]
     out = []
     report = lambda done, units: seen.append((done, units))  # noqa: E731
-    for chunk, result in expand_in_processes(chunks, 2, expander, report):
+    for chunk, result in expand_chunks(LocalExecutor(workers=2), chunks, expander, report):
         out.append((chunk[0], list(result.expansions)))
         seen.append("chunk")
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4), "chunk", (1, 2), (2, 2), "chunk"]

@@ -55,17 +55,17 @@ def test_ray_writes_the_same_bytes_and_survives_a_killed_worker(
     from autocheck.execute import ray as ray_executor
 
     killed = []
-    real_map = ray_executor.ExpandPool.map
+    real_map = ray_executor.ActorPool.map
 
-    def map_and_kill(self, chunks, on_unit=None):
+    def map_and_kill(self, method, units):
         pid = self.pids()[0]  # asked before any unit is queued (an actor answers in order)
-        for n, pair in enumerate(real_map(self, chunks, on_unit)):
-            if n == 0:  # after the first chunk: kill one actor while units are queued on it
+        for n, result in enumerate(real_map(self, method, units)):
+            if n == 0:  # after the first unit: kill one actor while units are queued on it
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
-            yield pair
+            yield result
 
-    monkeypatch.setattr(ray_executor.ExpandPool, "map", map_and_kill)
+    monkeypatch.setattr(ray_executor.ActorPool, "map", map_and_kill)
     summary = generation.generate(stand_in_config, tmp_path / "ray", executor="ray")
     assert killed
     assert _bytes(tmp_path / "ray") == _bytes(tmp_path / "local")  # nothing lost, nothing twice
@@ -75,21 +75,22 @@ def test_ray_writes_the_same_bytes_and_survives_a_killed_worker(
 @pytest.mark.shared_data
 def test_ray_run_resumes(cluster, stand_in_config, tmp_path, monkeypatch):  # noqa: F811
     generation.generate(stand_in_config, tmp_path / "local")
+    monkeypatch.setenv("AUTOCHECK_CACHE", "off")  # cached units are answered by the driver, not the actors
     from autocheck.execute import ray as ray_executor
 
-    real_map, seen = ray_executor.ExpandPool.map, []
+    real_map, seen = ray_executor.ActorPool.map, []
 
-    def interrupted(self, chunks, on_unit=None):
-        for pair in real_map(self, chunks, on_unit):
-            seen.append(pair)
+    def interrupted(self, method, units):
+        for result in real_map(self, method, units):
+            seen.append(result)
             if len(seen) == 2:
                 raise KeyboardInterrupt
-            yield pair
+            yield result
 
-    monkeypatch.setattr(ray_executor.ExpandPool, "map", interrupted)
+    monkeypatch.setattr(ray_executor.ActorPool, "map", interrupted)
     with pytest.raises(KeyboardInterrupt):
         generation.generate(stand_in_config, tmp_path / "ray", executor="ray")
-    monkeypatch.setattr(ray_executor.ExpandPool, "map", real_map)
+    monkeypatch.setattr(ray_executor.ActorPool, "map", real_map)
     generation.generate(stand_in_config, tmp_path / "ray", executor="ray", resume=True)
     assert _bytes(tmp_path / "ray") == _bytes(tmp_path / "local")
 

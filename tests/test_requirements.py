@@ -83,6 +83,10 @@ def test_only_selects_by_id_or_original_cid_and_rejects_unknown_ids():
             lambda d: d["capabilities"][2]["transform"]["templates"][0].__setitem__("labels", "neutral"),
             r"templates\[0\]\.labels: no expectation for label\(s\) neutral",
         ),
+        (  # a capability's cases come from one source: its search, its templates or a named source
+            lambda d: d["capabilities"][0].__setitem__("source", {"name": "lines"}),
+            r"\$\.capabilities\[0\]: .* is not valid under any of the given schemas",
+        ),
         (lambda d: d["capabilities"][1].__setitem__("id", "LC1"), r"\$\.capabilities\[1\]\.id: duplicate"),
         (lambda d: d.__setitem__("task", "hate"), r"\$\.task: specification is for task 'hate'"),
     ],

@@ -160,7 +160,7 @@ class Test:
         from ..author.perturbed import perturbed_cases
         from ..expect import check_expected
         from ..languages import language
-        from ..requirements import Capability, Perturb
+        from ..requirements import Capability, Part
 
         the_task = _task(task)
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
@@ -214,7 +214,7 @@ class Test:
             transform=None,
             expected=(),
             spec=spec,
-            perturb=Perturb(perturbation, dict(options)),
+            perturb=Part(perturbation, dict(options)),
             direction=expected,
         )
         cases = list(perturbed_cases(cap, sources, seed, language(the_task.language)))

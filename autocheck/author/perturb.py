@@ -40,7 +40,7 @@ import numpy as np
 from ..languages import ENGLISH, LanguageProfile
 from ..languages.en import words as W
 from ..languages.lexicons import load_lexicon
-from ..registry import Registry
+from ..registry import Registry, check_keywords, keywords
 from ..store import InputError
 from ..tagging import pos_tag_sents, tokenize
 
@@ -1157,12 +1157,7 @@ for _function in (
 
 def options_of(name: str) -> list[str]:
     """The options a perturbation takes (its keyword-only parameters but ``language``)."""
-    sig = inspect.signature(PERTURBATIONS[name])
-    return [
-        p.name
-        for p in sig.parameters.values()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != LANGUAGE
-    ]
+    return keywords(PERTURBATIONS[name], given=(LANGUAGE,))
 
 
 def check_options(
@@ -1175,23 +1170,7 @@ def check_options(
     at = f"{where}: " if where else ""
     if name not in PERTURBATIONS:
         raise InputError(f"{at}unknown perturbation '{name}'; known: {', '.join(sorted(PERTURBATIONS))}")
-    parameters = inspect.signature(PERTURBATIONS[name]).parameters.values()
-    known = options_of(name)
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
-    unknown = [] if takes_any else sorted(set(options) - set(known))
-    if unknown:
-        raise InputError(
-            f"{at}perturbation '{name}' has no option {', '.join(map(repr, unknown))}; "
-            f"its options: {', '.join(known)}"
-        )
-    missing = [
-        p.name
-        for p in parameters
-        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
-        and p.name not in options and p.name != LANGUAGE
-    ]  # fmt: skip
-    if missing:
-        raise InputError(f"{at}perturbation '{name}' needs option {', '.join(map(repr, missing))}")
+    check_keywords(PERTURBATIONS[name], options, f"{at}perturbation '{name}'", given=(LANGUAGE,))
     fields = options.get("fields")
     if inputs is not None and fields is not None and not set(fields) <= set(inputs):
         raise InputError(

@@ -1,19 +1,25 @@
 """Executors: how units of work are scheduled (this process, N processes, a Ray cluster), for ``generate``
-(units of seed cases to expand) and ``run`` (batches of inputs to predict). An executor changes how the
-work is scheduled, never what it computes: each unit is computed by the same function whatever runs it
-and results are taken in order, so the same ``--seed`` gives the same bytes.
+and ``fuzz`` (units of seed cases to expand) and ``run`` (batches of inputs to predict). An executor changes
+how the work is scheduled, never what it computes: each unit is computed by the same function whatever
+runs it and results are taken in order, so the same ``--seed`` gives the same bytes.
 
 An executor is one registered part (``EXECUTORS``): a class built with ``workers``, ``address`` and
-``actors`` (each executor uses those it understands) that has ``expand``, ``predictor`` and ``close``. A
-plug-in adds one through the entry-point group ``autocheck.executors``.
+``actors`` (each executor uses those it understands) that has ``map``, ``predictor`` and ``close``.
+``map(work, units)`` is a generic ordered map: ``work.step(state, unit)`` for each unit, results in unit
+order, where each process's ``state`` is built once by ``work.start(*work.setup)`` (its models load there).
+The unit loop around it (cutting chunks into units, answering cached units here, merging each chunk's
+results, telling progress) is ``expand_chunks``, one loop for every executor. A plug-in adds an executor
+through the entry-point group ``autocheck.executors``.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..registry import Registry
+from .work import Work
 
 if TYPE_CHECKING:
     from ..expand.job import ChunkResult, Expander
@@ -24,12 +30,9 @@ OnUnit = Callable[[int, int], None]  # (units of the chunk done, units of the ch
 
 
 class Executor(Protocol):
-    def expand(
-        self, chunks: Iterable[list[TestCase]], expander: Expander, on_unit: OnUnit | None = None
-    ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
-        """``(chunk, its result)`` for each chunk, in chunk order; each chunk is cut into
-        ``expand.job.units``, every unit is computed by ``Expander.expand_chunk``, and ``on_unit`` is told
-        as each unit's result is taken."""
+    def map(self, work: Work, units: Iterable[Any]) -> Iterator[Any]:
+        """``work.step(state, unit)`` for each unit, in unit order; units are drawn only as results are
+        taken (a bounded number ahead), so memory does not grow with their number."""
         ...
 
     def predictor(self, model: Any) -> Batches | None:
@@ -48,6 +51,53 @@ def make_executor(
 ) -> Executor:
     """The executor registered as ``name``, built with the scheduling options."""
     return EXECUTORS.get(name)(workers=workers, address=address, actors=actors)
+
+
+def expand_chunks(
+    executor: Executor, chunks: Iterable[list[TestCase]], expander: Expander, on_unit: OnUnit | None = None
+) -> Iterator[tuple[list[TestCase], ChunkResult]]:
+    """``(chunk, its result)`` for each chunk, in chunk order: each chunk is cut into ``expand.job.units``,
+    a unit in the chunk cache is answered here (so a fully cached rerun starts no worker and loads no
+    model), the others are expanded by ``executor.map``, and ``on_unit`` is told as each unit's result is
+    taken."""
+    from ..expand.job import ChunkResult, expand_unit, start_expander, units
+
+    source = iter(chunks)
+    drawn: deque[tuple[list[TestCase], list[ChunkResult | None]]] = deque()  # chunks drawn, not yet yielded
+    queued: deque[list[TestCase]] = deque()  # their units to compute, not yet taken by the map
+
+    def draw() -> bool:
+        chunk = next(source, None)
+        if chunk is None:
+            return False
+        parts = units(chunk, expander.config.unit_size)
+        found = [expander.cached(unit) for unit in parts]
+        drawn.append((chunk, found))
+        queued.extend(unit for unit, result in zip(parts, found) if result is None)
+        return True
+
+    def uncached() -> Iterator[list[TestCase]]:
+        # the map reads ahead: it draws chunks as it needs units (a run of cached chunks among them is
+        # held until the loop reaches it; a fully cached rerun draws here, below, and never calls the map)
+        while queued or draw():
+            if queued:
+                yield queued.popleft()
+
+    options = expander.options()
+    setup = (expander.config, expander.lexicon, expander.capabilities, options)
+    work = Work(start_expander, setup, expand_unit, here=expander, device=options.get("device", "auto"))
+    computed = executor.map(work, uncached())
+    try:
+        while drawn or draw():
+            chunk, found = drawn.popleft()
+            results: list[ChunkResult] = []
+            for result in found:
+                results.append(result if result is not None else next(computed))
+                if on_unit is not None:
+                    on_unit(len(results), len(found))
+            yield chunk, ChunkResult.merge(results)
+    finally:
+        getattr(computed, "close", lambda: None)()  # a pool or actors stop with the loop
 
 
 def _register_builtins() -> None:

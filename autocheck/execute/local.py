@@ -1,10 +1,11 @@
-"""N worker processes on this machine, each with its own models, units handed out and merged in order.
+"""This process, or N worker processes on this machine each with its own models, units handed out and
+their results taken in order (``LocalExecutor.map``).
 
-Each worker builds the generator's ``expand.job.Expander`` once (its models load on the first unit that needs
-them) and expands whole units (``config.unit_size`` seed cases), so a unit's result is exactly what one
-process computes for it. The parent answers units found in the chunk cache itself and starts the pool
-only at the first unit that is not, so a fully cached rerun starts no worker and loads no model. At most
-``2 × workers`` units are in flight: memory does not grow with the number of seeds. Workers are forked
+Each worker builds the work's state once (``generate``'s: an ``expand.job.Expander``, whose models load on
+the first unit that needs them) and computes whole units, so a unit's result is exactly what one process
+computes for it. The pool starts at the first unit (the unit loop, ``execute.expand_chunks``, answers
+cached units itself, so a fully cached rerun starts no worker). At most ``2 × workers`` units are in
+flight: memory does not grow with the number of seeds. Workers are forked
 when this process has not imported torch, after importing (never running) torch, transformers and
 benepar once here so that the workers share them; they are spawned otherwise (forking a process whose
 OpenMP threads have run can hang).
@@ -23,34 +24,26 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..store import InputError
+from .work import Work
 
 if TYPE_CHECKING:
     from multiprocessing.pool import ApplyResult, Pool
 
-    from ..config import GenerateConfig
-    from ..expand.job import ChunkResult, Expander
-    from ..records import TestCase
-    from ..requirements import Capability
-
 log = logging.getLogger(__name__)
-_EXPANDER: Expander | None = None  # the worker process's expander (set by _start)
-_START_ERROR: Exception | None = None  # why _start could not set it
+_STATE: Any = None  # the worker process's state (built by _start with the work's ``start``)
+_STEP: Callable[[Any, Any], Any] | None = None  # the work's ``step``
+_START_ERROR: Exception | None = None  # why _start could not build the state
 
 
 def _start(
-    config: GenerateConfig,
-    lexicon: Any,
-    capabilities: dict[str, Capability],
-    threads: int,
-    options: dict[str, Any],
+    start: Callable[..., Any], setup: tuple[Any, ...], step: Callable[[Any, Any], Any], threads: int
 ) -> None:
-    global _EXPANDER, _START_ERROR
+    global _STATE, _STEP, _START_ERROR
     gc.enable()  # off in the parent while it forked (see _forked_pool)
     limit_threads(threads)
-    from ..expand.job import Expander
-
+    _STEP = step
     try:
-        _EXPANDER = Expander(config, lexicon, capabilities, **options)
+        _STATE = start(*setup)
     except Exception as error:  # a pool restarts a worker whose initializer raises, forever: report it
         _START_ERROR = error
 
@@ -95,18 +88,11 @@ def limit_threads(threads: int) -> None:
         sys.modules["torch"].set_num_threads(threads)
 
 
-def _expand(unit: list[TestCase]) -> ChunkResult:
-    from ..expand.job import model_calls
-
+def _step(unit: Any) -> Any:
     if _START_ERROR is not None:
         raise _START_ERROR
-    assert _EXPANDER is not None  # _start sets one or the other
-    result = _EXPANDER.expand_chunk(unit)
-    # this worker's totals so far, by process (the parent keeps the latest of each worker)
-    result.calls = {
-        str(os.getpid()): {**model_calls(_EXPANDER, {}), "timings": dict(_EXPANDER.timer.seconds)}
-    }
-    return result
+    assert _STEP is not None  # _start sets it
+    return _STEP(_STATE, unit)
 
 
 def context_name() -> str:
@@ -149,68 +135,26 @@ def _forked_pool(workers: int, args: tuple[Any, ...]) -> Pool:
             gc.enable()
 
 
-class _Done:
-    """A unit's result already at hand (from the cache), shaped like an ``AsyncResult``."""
-
-    def __init__(self, result: ChunkResult):
-        self.result = result
-
-    def get(self) -> ChunkResult:
-        return self.result
-
-
-def expand_in_processes(
-    chunks: Iterable[list[TestCase]],
-    workers: int,
-    expander: Expander,
-    on_unit: Callable[[int, int], None] | None = None,
-) -> Iterator[tuple[list[TestCase], ChunkResult]]:
-    """``(chunk, ChunkResult)`` pairs in chunk order; each chunk's uncached units are expanded by
-    ``workers`` processes and the unit results merged in unit order."""
-    from ..expand.job import ChunkResult
-    from ..expand.job import units as cut
-
-    config = expander.config
-    threads = THREADS
+def map_in_processes(work: Work, units: Iterable[Any], workers: int) -> Iterator[Any]:
+    """``work`` over ``units`` in ``workers`` processes, results in unit order; the pool starts at the first
+    unit (none for no unit) and at most ``2 × workers`` units are in flight."""
     pool: Pool | None = None
+    pending: deque[ApplyResult[Any]] = deque()
     try:
-        pending: deque[tuple[list[TestCase], list[_Done | ApplyResult[ChunkResult]]]] = deque()
-        in_flight = 0
-        iterator = iter(chunks)
-        exhausted = False
-        while True:
-            while not exhausted and in_flight < 2 * workers and len(pending) < 4 * workers:
-                chunk = next(iterator, None)
-                if chunk is None:
-                    exhausted = True
-                    break
-                units: list[_Done | ApplyResult[ChunkResult]] = []
-                for unit in cut(chunk, config.unit_size):
-                    found = expander.cached(unit)
-                    if found is not None:
-                        units.append(_Done(found))
-                        continue
-                    if pool is None:
-                        name = context_name()
-                        args = (config, expander.lexicon, expander.capabilities, threads, expander.options())
-                        if name == "fork":
-                            pool = _forked_pool(workers, args)
-                        else:
-                            pool = multiprocessing.get_context(name).Pool(workers, _start, args)
-                        log.info("expanding with %d worker processes (%s)", workers, name)
-                    units.append(pool.apply_async(_expand, (unit,)))
-                    in_flight += 1
-                pending.append((chunk, units))
-            if not pending:
-                return
-            chunk, units = pending.popleft()
-            in_flight -= sum(not isinstance(unit, _Done) for unit in units)
-            results: list[ChunkResult] = []
-            for taken in units:  # in order, each reported as it is collected
-                results.append(taken.get())
-                if on_unit is not None:
-                    on_unit(len(results), len(units))
-            yield chunk, ChunkResult.merge(results)
+        for unit in units:
+            if pool is None:
+                name = context_name()
+                args = (work.start, work.setup, work.step, THREADS)
+                if name == "fork":
+                    pool = _forked_pool(workers, args)
+                else:
+                    pool = multiprocessing.get_context(name).Pool(workers, _start, args)
+                log.info("expanding with %d worker processes (%s)", workers, name)
+            pending.append(pool.apply_async(_step, (unit,)))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
     finally:
         if pool is not None:
             pool.terminate()
@@ -225,27 +169,16 @@ class LocalExecutor:
             raise InputError(f"--workers must be at least 1, not {workers}")
         self.workers = workers
 
-    def expand(
-        self,
-        chunks: Iterable[list[TestCase]],
-        expander: Expander,
-        on_unit: Callable[[int, int], None] | None = None,
-    ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
-        from ..expand.job import ChunkResult
-        from ..expand.job import units as cut
-
+    def map(self, work: Work, units: Iterable[Any]) -> Iterator[Any]:
         if self.workers > 1:
-            yield from expand_in_processes(chunks, self.workers, expander, on_unit)
+            yield from map_in_processes(work, units, self.workers)
             return
         limit_threads(THREADS)
-        for chunk in chunks:
-            units = cut(chunk, expander.config.unit_size)
-            results: list[ChunkResult] = []
-            for unit in units:
-                results.append(expander.expand_chunk(unit))
-                if on_unit is not None:
-                    on_unit(len(results), len(units))
-            yield chunk, ChunkResult.merge(results)
+        state = None
+        for unit in units:
+            if state is None:
+                state = work.here if work.here is not None else work.start(*work.setup)
+            yield work.step(state, unit)
 
     def predictor(self, model: Any) -> None:
         return None

@@ -5,10 +5,11 @@ finds it), each built once from a setup sent through the object store; ``ActorPo
 round-robin with at most ``2 × actors`` in flight and yields their results in submission order, so memory
 stays flat and whoever writes sees results in order.
 
-For ``generate`` (``RayExecutor``) each actor builds the generator's ``Expander`` once (its parser and
-masked LM load on the first unit that needs them) and expands whole units, exactly as a local worker does,
-so the suite is byte-identical to the local executor's for the same ``--seed``; the resume point
-(``state.json``) is written by the driver after each chunk as for the local executors.
+For ``generate`` and ``fuzz`` (``RayExecutor.map``) each ``_Runner`` actor builds the work's state once
+(the generator's ``Expander``: its parser and masked LM load on the first unit that needs them) and
+computes whole units, exactly as a local worker does, so the suite is byte-identical to the local
+executor's for the same ``--seed``; the unit loop and the resume point (``state.json``) are the driver's,
+as for the local executors.
 
 For ``run`` (``RayPredictor``) each actor loads the model under test from its spec (``Model.loader``:
 ``load_model``'s arguments, never the loaded model) and answers the batches ``Model.predict`` cuts, as it
@@ -31,14 +32,11 @@ from __future__ import annotations
 import logging
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..expand.job import ChunkResult, Expander
-    from ..records import TestCase
-    from ..requirements import Capability
+    from .work import Work
 
 log = logging.getLogger(__name__)
 
@@ -48,29 +46,18 @@ class _Actor:
         return os.getpid()
 
 
-class _Worker(_Actor):
-    """A ``generate`` actor: one ``Expander`` per process."""
+class _Runner(_Actor):
+    """A ``map`` actor: the work's state built once per process, then one unit at a time."""
 
     def __init__(self, setup: tuple[Any, ...], threads: int):
         import torch
 
         torch.set_num_threads(threads)
-        from ..expand.job import Expander
+        start, args, self.work_step = setup
+        self.state = start(*args)
 
-        config, lexicon, capabilities, options = setup
-        self.expander = Expander(config, lexicon, capabilities, **options)
-
-    def expand(self, unit: list[TestCase]) -> ChunkResult:
-        from ..expand.job import model_calls
-
-        result = self.expander.expand_chunk(unit)
-        result.calls = {
-            f"ray-{os.getpid()}": {
-                **model_calls(self.expander, {}),
-                "timings": dict(self.expander.timer.seconds),
-            }
-        }
-        return result
+    def step(self, unit: Any) -> Any:
+        return self.work_step(self.state, unit)
 
 
 class _Predictor(_Actor):
@@ -225,53 +212,6 @@ class ActorPool:
             self.ray.kill(actor)
 
 
-class ExpandPool(ActorPool):
-    """``generate``'s units expanded by ``_Worker`` actors (``options['device']`` places their masked LM)."""
-
-    def __init__(
-        self,
-        config: Any,
-        lexicon: Any,
-        capabilities: dict[str, Capability],
-        options: dict[str, Any] | None = None,
-        *,
-        address: str | None = None,
-        actors: int | None = None,
-    ):
-        options = dict(options or {})
-        setup = (config, lexicon, capabilities, options)
-        super().__init__(_Worker, setup, device=options.get("device", "auto"), address=address, actors=actors)
-        self.config = config
-
-    def map(  # type: ignore[override]
-        self, chunks: Iterable[list[TestCase]], on_unit: Callable[[int, int], None] | None = None
-    ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
-        """``(chunk, ChunkResult)`` pairs in chunk order; ``on_unit`` is told as each unit's result comes."""
-        from ..expand.job import ChunkResult
-        from ..expand.job import units as cut
-
-        # (chunk, its number of units), filled as units are drawn
-        sizes: deque[tuple[list[TestCase], int]] = deque()
-
-        def units() -> Iterator[list[TestCase]]:
-            for chunk in chunks:
-                parts = cut(chunk, self.config.unit_size)
-                sizes.append((chunk, len(parts)))
-                yield from parts
-
-        results = super().map("expand", units())
-        for first in results:  # the first unit of the next chunk: that chunk has been drawn
-            chunk, n = sizes.popleft()
-            taken = [first]
-            if on_unit is not None:
-                on_unit(1, n)
-            for result in islice(results, n - 1):
-                taken.append(result)
-                if on_unit is not None:
-                    on_unit(len(taken), n)
-            yield chunk, ChunkResult.merge(taken)
-
-
 class RayPredictor:
     """A model's batches answered by ``_Predictor`` actors that load it from ``model.loader``; the pool
     starts on the first batch to compute (a fully cached run starts none). Pass as ``Model.predict``'s
@@ -300,30 +240,25 @@ class RayPredictor:
 
 
 class RayExecutor:
-    """The ``ray`` executor: ``generate``'s units expanded by an ``ExpandPool`` and ``run``'s batches by
+    """The ``ray`` executor: a map's units computed by ``_Runner`` actors and ``run``'s batches by
     ``RayPredictor``s, on the cluster at ``address`` (as for ``ray.init``; None starts a local one) with
     ``actors`` actors (default one per CPU, or per GPU)."""
 
     def __init__(self, *, workers: int = 1, address: str | None = None, actors: int | None = None):
         self.address, self.actors = address, actors
-        self._pools: list[ExpandPool | RayPredictor] = []
+        self._pools: list[ActorPool | RayPredictor] = []
 
-    def expand(
-        self,
-        chunks: Iterable[list[TestCase]],
-        expander: Expander,
-        on_unit: Callable[[int, int], None] | None = None,
-    ) -> Iterator[tuple[list[TestCase], ChunkResult]]:
-        pool = ExpandPool(
-            expander.config,
-            expander.lexicon,
-            expander.capabilities,
-            expander.options(),
+    def map(self, work: Work, units: Iterable[Any]) -> Iterator[Any]:
+        """``work`` over ``units`` by ``_Runner`` actors (``work.device`` places them), results in order."""
+        pool = ActorPool(
+            _Runner,
+            (work.start, work.setup, work.step),
+            device=work.device,
             address=self.address,
             actors=self.actors,
         )
         self._pools.append(pool)
-        return pool.map(chunks, on_unit)
+        return pool.map("step", units)
 
     def predictor(self, model: Any) -> RayPredictor | None:
         """Actors that load ``model`` from its spec; None for a model given as an object (a callable, a

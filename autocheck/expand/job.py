@@ -4,6 +4,7 @@ once per process (``Expander``), and the unit cut that every executor shares (``
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -136,7 +137,7 @@ class Expander:
         from ..sources.transform import seed_text
         from .grammar import build_grammar, load_grammar
         from .parsing import Parser
-        from .validate import CHECKS
+        from .validate import users_check
 
         bound_heap_growth()  # in every process that expands: this one, its workers, Ray actors
         self.config, self.lexicon, self.capabilities = config, lexicon, capabilities
@@ -147,7 +148,7 @@ class Expander:
         self.precision = _resolved_precision(config.precision, device)
         self._satisfies = satisfies
         self._seed_text = seed_text
-        self.checks = [CHECKS.get(name)() for name in config.checks]  # a user's own, after ours
+        self.checks = [users_check(name)() for name in config.checks]  # a user's own, after ours
         self.reparse = config.reparse == "on"  # the parser's check, after a user's, before fluency
         self.agreement = config.agreement == "on"
         self.word_checks = [] if config.compat else checks_for(config.insertions)  # insertions.py, words.py
@@ -160,6 +161,7 @@ class Expander:
         self._differentiator: Differentiator | None = None
         self._mlm: MaskedLM | None = None
         self._calls_before = (0, 0, 0.0)  # the masked LM's counters when this expander took it
+        self.worker: str | None = None  # the process id of a worker's expander (``start_expander``)
         self.vocabulary: VocabularyFilter | None = None
         self.fluency: Fluency | None = None
         self.slot: SlotRule | None = None  # the slot rule, with the vocabulary filter it needs
@@ -403,6 +405,25 @@ _PLACEHOLDERS = {
     "VB": "do", "VBD": "did", "VBG": "doing", "VBN": "done", "VBP": "do", "VBZ": "does",
     "WDT": "which", "WP": "who", "WP$": "whose", "WRB": "where",
 }  # fmt: skip
+
+
+def start_expander(
+    config: GenerateConfig, lexicon: Any, capabilities: dict[str, Any], options: dict[str, Any]
+) -> Expander:
+    """A worker process's expander (``execute.Work.start``): its results report the process's model calls."""
+    expander = Expander(config, lexicon, capabilities, **options)
+    expander.worker = str(os.getpid())
+    return expander
+
+
+def expand_unit(expander: Expander, unit: list[TestCase]) -> ChunkResult:
+    """One unit expanded (``execute.Work.step``); a worker's result carries its process's model calls and
+    stage times so far (the parent keeps the latest of each worker and sums them)."""
+    result = expander.expand_chunk(unit)
+    if expander.worker is not None:
+        timings = dict(expander.timer.seconds)
+        result.calls = {expander.worker: {**model_calls(expander, {}), "timings": timings}}
+    return result
 
 
 # A short chunk is cut into at least this many units, so that several workers share it.

@@ -46,11 +46,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..records import MaskedTemplate, Parse, TestCase, opens
 from ..registry import Registry
 from ..sources.lexicon import NEGATIONS
+from ..store import InputError
 from ..tagging import (
     PROPER_TAGS,
     coarse_pos,
@@ -125,6 +127,23 @@ class Candidate:
     starts: tuple[int, ...]  # character offset of each inserted word in ``text``
     lower: tuple[int, ...] = ()  # seed tokens lower-cased by ``recase``
 
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """The Penn tag of each inserted word: its mask's."""
+        return self.template.tags
+
+
+@dataclass(frozen=True, slots=True)
+class Proposed:
+    """A whole sentence proposed for a seed (a model-guided search's step, a language model's rewrite), with
+    no masked template behind it: ``words`` are the words it adds to the seed's and ``tags`` their Penn
+    tags in the proposed sentence (``proposals`` finds both)."""
+
+    seed: TestCase
+    text: str
+    words: tuple[str, ...]
+    tags: tuple[str, ...]
+
 
 class Check(Protocol):
     """A validation check: ``name`` is the reason a rejection is counted under (in the manifest as
@@ -136,6 +155,16 @@ class Check(Protocol):
     def passes(self, candidates: Sequence[Candidate]) -> list[bool]: ...
 
 
+class SentenceCheck(Protocol):
+    """A check of whole proposed sentences (``Proposed``): ``name`` and ``passes`` as for ``Check``. The
+    checks that read only a candidate's seed, text, added words and their tags are both: ``duplicate``,
+    ``polarity``, ``requirement`` and a user's own that reads ``words`` (``sentence_checks``)."""
+
+    name: str
+
+    def passes(self, candidates: Sequence[Proposed]) -> list[bool]: ...
+
+
 class Duplicate:
     """The filled text equals the seed's or a text already kept for the same seed (``kept_texts``: seed id
     -> texts kept, shared with the validation loop, which adds to it)."""
@@ -145,7 +174,7 @@ class Duplicate:
     def __init__(self, kept_texts: dict[str, set[str]]):
         self.kept_texts = kept_texts
 
-    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+    def passes(self, candidates: Sequence[Candidate | Proposed]) -> list[bool]:
         return [
             c.text != c.seed.text and c.text not in self.kept_texts.get(c.seed.id, ()) for c in candidates
         ]
@@ -159,11 +188,11 @@ class Polarity:
     def __init__(self, lexicon: NeutralLexicon):
         self.lexicon = lexicon
 
-    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+    def passes(self, candidates: Sequence[Candidate | Proposed]) -> list[bool]:
         return [
             all(
                 w.lower() not in NEGATIONS and self.lexicon.is_neutral(w.lower(), coarse_pos(tag))
-                for w, tag in zip(c.words, c.template.tags)
+                for w, tag in zip(c.words, c.tags)
             )
             for c in candidates
         ]
@@ -221,13 +250,26 @@ class MeetsRequirement:
     def __init__(self, requirement: Requirement):
         self.requirement = requirement
 
-    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+    def passes(self, candidates: Sequence[Candidate | Proposed]) -> list[bool]:
         return [self.requirement(c.seed, c.text) for c in candidates]
 
 
-# A user's own checks, by name: a class (or any callable) taking no argument that makes a ``Check``.
-# ``generate --check NAME`` runs it; a plug-in registers one through the entry-point group "autocheck.checks".
-CHECKS: Registry[Callable[[], Check]] = Registry("checks", "validation check")
+# Validation checks, by name. autocheck's own (registered below: listed by ``autocheck plugins`` and
+# ``doctor``) always run, built by ``standard_checks``; a user's own is a class (or any callable) taking no
+# argument that makes a ``Check`` (and a ``SentenceCheck``, when it reads only ``words``), which
+# ``generate --check NAME`` runs; a plug-in registers one through the entry-point group "autocheck.checks".
+CHECKS: Registry[Callable[..., Check]] = Registry("checks", "validation check")
+for _check in (Duplicate, Polarity, Doubled, PartOfSpeech, Context, MeetsRequirement):
+    CHECKS.register(_check.name, _check)
+
+
+def users_check(name: str) -> Callable[[], Check]:
+    """What makes the user's check ``name`` (``--check``): a plug-in's; autocheck's own always run."""
+    if CHECKS.origins().get(name) == "autocheck":
+        raise InputError(
+            f"--check {name}: autocheck's own check, which always runs; --check adds a plug-in's"
+        )
+    return CHECKS.get(name)
 
 
 def standard_checks(
@@ -253,9 +295,42 @@ def standard_checks(
     return checks
 
 
-def first_failures(checks: Sequence[Check], wave: Sequence[Candidate]) -> list[str | None]:
-    """For each candidate, the name of the first check it fails (None: it passes them all). Each check sees
-    only the candidates every earlier one kept, in one call."""
+def sentence_checks(
+    lexicon: NeutralLexicon,
+    requirement: Requirement,
+    kept_texts: dict[str, set[str]],
+    extra: Sequence[SentenceCheck] = (),
+) -> list[SentenceCheck]:
+    """The checks of whole proposed sentences, in ``standard_checks``' order: those of its checks that need
+    no masked template (the doubled word, part-of-speech and context checks compare a fill with its
+    template's masks), then ``extra`` (a user's own)."""
+    return [Duplicate(kept_texts), Polarity(lexicon), MeetsRequirement(requirement), *extra]
+
+
+def proposals(seed: TestCase, texts: Sequence[str]) -> list[Proposed]:
+    """``texts`` proposed for ``seed``, each with the words it adds to the seed's (a token diff: what is
+    inserted or replaces a seed word) tagged in the proposed sentence (all in one batch)."""
+    seed_words = tokenize(seed.text).words
+    words = [tokenize(text).words for text in texts]
+    tagged = pos_tag_sents(words)
+    out = []
+    for text, tokens, tags in zip(texts, words, tagged):
+        added = [
+            i
+            for op, _, _, j1, j2 in SequenceMatcher(a=seed_words, b=tokens, autojunk=False).get_opcodes()
+            if op in ("insert", "replace")
+            for i in range(j1, j2)
+        ]
+        out.append(Proposed(seed, text, tuple(tokens[i] for i in added), tuple(tags[i] for i in added)))
+    return out
+
+
+def first_failures(
+    checks: Sequence[Check] | Sequence[SentenceCheck], wave: Sequence[Any]
+) -> list[str | None]:
+    """For each candidate (a fill, or a whole proposed sentence with ``sentence_checks``), the name of the
+    first check it fails (None: it passes them all). Each check sees only the candidates every earlier one
+    kept, in one call."""
     verdicts: list[str | None] = [None] * len(wave)
     for check in checks:
         alive = [n for n, verdict in enumerate(verdicts) if verdict is None]

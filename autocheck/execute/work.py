@@ -1,0 +1,22 @@
+"""The unit of an executor's map: what is computed for each unit, wherever it runs (``execute``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Work:
+    """What is computed for each unit, wherever it runs: ``start(*setup)`` builds a process's state once,
+    ``step(state, unit)`` computes one unit's result. ``here`` is this process's state when it has one
+    (units computed in this process use it instead of building another); ``device`` where the work's
+    models run ("auto", "cpu", "cuda"), for executors that place processes on GPUs. ``start`` and ``step``
+    are module-level functions, so that they reach other processes."""
+
+    start: Callable[..., Any]
+    setup: tuple[Any, ...]
+    step: Callable[[Any, Any], Any]
+    here: Any = None
+    device: str = "auto"
