@@ -787,7 +787,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_seed_options(p)
     _add_expansion_options(p, ablation=False, defaults=FUZZ_EXPANSION)
     p.add_argument(
-        "--queries", type=_pos, default=50, help="model inputs per seed, its own included (default 50)"
+        "--queries",
+        type=_pos,
+        default=50,
+        help="model inputs per seed, its own included; a seed's unspent ones go to the others of its "
+        "chunk (default 50)",
     )
     p.add_argument(
         "--beam", type=_pos, default=3, help="partial edits searched on from, per seed and depth (default 3)"

@@ -5,8 +5,14 @@ model passes, it asks the model about the seed's expansions (the same parsing, p
 masked-LM fill and validation as ``generate``: ``expand.job.Expander``), scores each by how much
 probability the model still puts on the expected label(s) (lower: nearer to failing), and goes on from
 the ``beam`` lowest-scoring partial edits, which are parsed and expanded again (one more insertion per
-``depth``), until a case fails, the seed's ``queries`` are spent or ``depth`` is reached. Every query is a
-model input; the seed's own answer is its first.
+``depth``), until a case fails, the seed's queries are spent or ``depth`` is reached. Every query is a
+model input; the seed's own answer is its first. Only candidates validation kept are ever asked.
+
+At each depth a seed's candidates are asked in two rounds: first the masked LM's best fill at each
+insertion site, then the other fills, those of the sites whose first moved the model furthest first; a
+seed that broke in the first round asks no more. Each seed has ``queries``; what a seed of the chunk
+leaves unspent (it broke, or ran out of valid candidates) goes to the seeds of the same chunk that have
+more candidates than queries left (``_Pool``), so ``queries`` is the chunk's average per seed.
 
 Whatever it found is written as an ordinary suite: each fuzzed seed, the failures found for it and, for a
 seed left unbroken, its nearest miss (a passing expansion: with its seed it also forms an INV test, as
@@ -29,6 +35,7 @@ prediction cache, so a rerun does no model work it has done before.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -56,7 +63,7 @@ log = logging.getLogger(__name__)
 class SearchConfig:
     """How far the fuzzer searches each seed (hashed with the generation settings to guard --resume)."""
 
-    queries: int = 50  # model inputs per seed, its own answer included
+    queries: int = 50  # model inputs per seed, its own answer included (on average over a chunk: _Pool)
     beam: int = 3  # partial edits a seed's search goes on from, at each depth
     depth: int = 2  # inserted words' steps at most (each step one expansion of the previous edit)
     max_queries: int | None = None  # in total: no chunk is started once this many were spent
@@ -108,8 +115,37 @@ class _Search:
     frontier: list[TestCase] = field(default_factory=list)  # the partial edits it goes on from
     failures: list[TestCase] = field(default_factory=list)
     nearest: tuple[float, TestCase] | None = None
+    pending: list[tuple[Site, TestCase]] = field(default_factory=list)  # this depth's, not yet asked
 
 
+@dataclass
+class _Pool:
+    """The queries a chunk's finished seeds (broken, or out of candidates) left unspent, for the seeds
+    that still have more candidates than queries: a short seed's budget goes where the search can use it.
+    Granted in seed order, so the same chunk shares the same way whatever the workers."""
+
+    queries: int = 0
+
+    def release(self, done: list[_Search]) -> None:
+        for s in done:
+            self.queries += s.budget - s.spent
+            s.budget = s.spent
+
+    def grant(self, wants: list[tuple[_Search, int]]) -> None:
+        """Equal shares to the seeds that want more queries than they have left, none more than it wants."""
+        short = [(s, n - (s.budget - s.spent)) for s, n in wants if n > s.budget - s.spent]
+        while self.queries and short:
+            share, still = max(1, self.queries // len(short)), []
+            for s, need in short:
+                given = min(share, need, self.queries)
+                s.budget += given
+                self.queries -= given
+                if need > given:
+                    still.append((s, need - given))
+            short = still
+
+
+Site = tuple[str, str, int]  # where a candidate inserts: its partial edit, production and first offset
 Answers = Callable[[list[TestCase]], list[tuple[float, str | None]]]  # per case: (score, outcome or None)
 Expand = Callable[[list[TestCase]], dict[str, list[dict[str, Any]]]]
 
@@ -260,35 +296,55 @@ def search_chunk(
             tally.already_failing += 1
         else:
             searches.append(_Search(seed, search.queries, seen={seed.text}, frontier=[seed]))
+    pool = _Pool()
     for depth in range(1, search.depth + 1):
-        active = [s for s in searches if s.frontier and not s.failures and s.spent < s.budget]
+        active = [s for s in searches if s.frontier and not s.failures]
         if not active:
             break
+        pool.release([s for s in searches if s not in active])
         children = expand([_as_seed(node) for s in active for node in s.frontier])
-        asked: list[tuple[_Search, TestCase, int]] = []  # with the seed's queries once it is asked
         for s in active:
+            s.pending = []
             for node in s.frontier:  # the most promising partial edit's candidates first
                 for child in children.get(node.id, ()):
                     case = _rooted(TestCase.from_json(child), node, s.seed)
-                    if case.text not in s.seen and s.spent < s.budget:
+                    if case.text not in s.seen:
                         s.seen.add(case.text)
-                        s.spent += 1
-                        asked.append((s, case, s.spent))
+                        s.pending.append((_site(child, node), case))
             s.frontier = []
         scored: dict[int, list[tuple[float, TestCase]]] = {}
-        for (s, case, queries), (score, outcome) in zip(asked, answers([case for _, case, _ in asked])):
-            tally = counts[s.seed.capability]
-            tally.queries += 1
-            if outcome is None:
-                tally.errors += 1
-                continue
-            found = _found(case, target=target, depth=depth, queries=queries, score=score, outcome=outcome)
-            if outcome == FAIL:
-                s.failures.append(found)
-            else:
-                scored.setdefault(id(s), []).append((score, found))
-                if s.nearest is None or score < s.nearest[0]:
-                    s.nearest = (score, found)
+        site_scores: dict[Site, float] = {}
+        for first_round in (True, False):
+            live = [s for s in active if not s.failures]
+            pool.release([s for s in active if s.failures])
+            wanted = {id(s): _round(s.pending, site_scores, first_round) for s in live}
+            pool.grant([(s, len(wanted[id(s)])) for s in live])
+            asked: list[tuple[_Search, Site, TestCase, int]] = []  # with the seed's queries
+            for s in live:
+                taken = wanted[id(s)][: s.budget - s.spent]
+                for site, case in taken:
+                    s.spent += 1
+                    asked.append((s, site, case, s.spent))
+                asked_now = {id(case) for _, case in taken}
+                s.pending = [item for item in s.pending if id(item[1]) not in asked_now]
+            for (s, site, case, queries), (score, outcome) in zip(
+                asked, answers([case for _, _, case, _ in asked])
+            ):
+                tally = counts[s.seed.capability]
+                tally.queries += 1
+                if outcome is None:
+                    tally.errors += 1
+                    continue
+                site_scores[site] = min(score, site_scores.get(site, score))
+                found = _found(
+                    case, target=target, depth=depth, queries=queries, score=score, outcome=outcome
+                )
+                if outcome == FAIL:
+                    s.failures.append(found)
+                else:
+                    scored.setdefault(id(s), []).append((score, found))
+                    if s.nearest is None or score < s.nearest[0]:
+                        s.nearest = (score, found)
         for s in active:  # the lowest scores go on, ties in the order they were asked
             ranked = sorted(scored.get(id(s), ()), key=lambda pair: pair[0])
             s.frontier = [case for _, case in ranked[: search.beam]]
@@ -337,6 +393,26 @@ def mft_answers(model: Model, task: Any) -> Answers:
         return found
 
     return ask
+
+
+def _site(child: dict[str, Any], parent: TestCase) -> Site:
+    provenance = child["provenance"]
+    return (parent.id, dumps(provenance.get("production")), provenance["inserted"][0]["offset"])
+
+
+def _round(
+    pending: list[tuple[Site, TestCase]], best: dict[Site, float], first: bool
+) -> list[tuple[Site, TestCase]]:
+    """A depth's candidates in two rounds: first each insertion site's first (the masked LM's best fill
+    there); then the others, the sites whose first moved the model furthest toward failing first (BAE's
+    insight that where a word goes matters more than which word, measured here by the inserted words
+    themselves rather than by deleting words, whose queries validation could never keep)."""
+    if first:
+        firsts: dict[Site, tuple[Site, TestCase]] = {}
+        for item in pending:
+            firsts.setdefault(item[0], item)
+        return list(firsts.values())
+    return sorted(pending, key=lambda item: best.get(item[0], math.inf))  # stable: the LM's order within
 
 
 def _rooted(child: TestCase, parent: TestCase, seed: TestCase) -> TestCase:

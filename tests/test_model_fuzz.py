@@ -27,30 +27,34 @@ def _seed(id: str, text: str) -> TestCase:
     return TestCase(id, "LC", SEED, text, "positive", "MFT", "positive", editable=((0, len(text)),))
 
 
+def _expansion(node: TestCase, text: str, word: str, offset: int) -> dict:
+    """``word`` inserted into ``node`` at ``offset``, making ``text``, as an expander's record."""
+    return TestCase(
+        f"{node.id}-x{content_hash(text)[:10]}",
+        "LC",
+        EXPANSION,
+        text,
+        "positive",
+        "MFT",
+        "positive",
+        node.id,
+        ((0, len(text)),),
+        {
+            **node.provenance,
+            "production": {"lhs": "NP", "from": ["NN"], "to": ["JJ", "NN"]},
+            "inserted": [{"word": word, "tag": "JJ", "offset": offset}],
+        },
+    ).to_json()
+
+
 def _expand(nodes: list[TestCase]) -> dict[str, list[dict]]:
-    """Each node's expansions: one of the words x, y, z put in front of it (as an expander's records)."""
-    found = {}
-    for node in nodes:
-        found[node.id] = [
-            TestCase(
-                f"{node.id}-x{content_hash(word + node.text)[:10]}",
-                "LC",
-                EXPANSION,
-                f"{word} {node.text}",
-                "positive",
-                "MFT",
-                "positive",
-                node.id,
-                ((0, len(node.text) + 2),),
-                {
-                    **node.provenance,
-                    "production": {"lhs": "NP", "from": ["NN"], "to": ["JJ", "NN"]},
-                    "inserted": [{"word": word, "tag": "JJ", "offset": 0}],
-                },
-            ).to_json()  # fmt: skip
-            for word in "xyz"
+    """Each node's expansions: one of the words x, y, z put in front of it; none for a "dull" one."""
+    return {
+        node.id: [
+            _expansion(node, f"{word} {node.text}", word, 0) for word in "xyz" if "dull" not in node.text
         ]
-    return found
+        for node in nodes
+    }
 
 
 def _answers(cases: list[TestCase]) -> list[tuple[float, str | None]]:
@@ -98,6 +102,41 @@ def test_a_wider_beam_searches_more_edits_at_each_depth():
     wide, counts = _search([_seed("s", "a good film")], queries=50, beam=3, depth=2)
     assert counts.queries == 1 + 3 + 9
     assert narrow[0][1].text == wide[0][1].text == "z z a good film"
+
+
+def test_a_seed_without_candidates_leaves_its_queries_to_the_others_of_its_chunk():
+    alone, _ = _search([_seed("s", "a good film")], queries=6, beam=1, depth=3)
+    assert [case.provenance["fuzz"]["outcome"] for case in alone[0][1:]] == [PASS]  # 6 are too few
+    found, counts = _search(
+        [_seed("d", "a dull film"), _seed("s", "a good film")], queries=6, beam=1, depth=3
+    )
+    assert [case.id for case in found[0]] == ["d"]
+    failure = found[1][1]
+    assert failure.text == "z z z a good film" and failure.provenance["fuzz"]["queries"] == 10
+    assert counts.queries == 1 + 10 and counts.broken == 1
+
+
+def test_the_sites_whose_best_fill_moved_the_model_most_are_searched_first():
+    def expand(nodes: list[TestCase]) -> dict[str, list[dict]]:  # two sites: before and after the text
+        return {
+            node.id: [
+                _expansion(node, "p " + node.text, "p", 0),
+                _expansion(node, "q " + node.text, "q", 0),
+                _expansion(node, node.text + " r", "r", len(node.text) + 1),
+                _expansion(node, node.text + " s", "s", len(node.text) + 1),
+            ]
+            for node in nodes
+        }
+
+    def answers(cases: list[TestCase]) -> list[tuple[float, str | None]]:  # words at the end move it
+        scores = [1 - 0.3 * case.text.endswith(" r") - 0.6 * case.text.endswith(" s") for case in cases]
+        return [(score, FAIL if score < 0.5 else PASS) for score in scores]
+
+    counts = {"LC": FuzzCounts()}
+    search = SearchConfig(queries=4, beam=1, depth=1)
+    [[_, failure]] = search_chunk([_seed("s", "a good film")], search, expand, answers, "toy", counts)
+    # each site's first fill (p, r), then the end's other fill before the front's
+    assert failure.text == "a good film s" and failure.provenance["fuzz"]["queries"] == 4
 
 
 def test_bad_search_settings_are_clear_errors():
