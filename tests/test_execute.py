@@ -126,6 +126,40 @@ def test_large_blocks_go_back_to_the_system_when_freed():
     assert returned["default"] < 10 and returned["bound"] > 150  # MiB given back
 
 
+REUSE_PROBE = (
+    HEAP_PREAMBLE
+    + """
+import resource
+from autocheck.memory import blocks_reused, bound_heap_growth
+bound_heap_growth()
+faults = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+def passes():  # a pass's activations: blocks allocated, written and freed, again and again
+    before = faults()
+    for _ in range(50):
+        block = libc.malloc(8 << 20)
+        ctypes.memset(block, 1, 8 << 20)
+        libc.free(block)
+    return faults() - before
+pinned = libc.malloc(64)  # keeps what the loop frees off the heap's top
+if sys.argv[1] == "reused":
+    with blocks_reused():
+        faulted = passes()
+        held = rss()
+    print(faulted, held - rss())
+else:
+    print(passes(), 0)
+"""
+)
+
+
+def test_blocks_reused_within_the_scope_and_given_back_at_its_end():
+    _needs_glibc()
+    fresh, _ = map(int, _probe(REUSE_PROBE, "bounded").split())
+    reused, returned = map(int, _probe(REUSE_PROBE, "reused").split())
+    assert fresh > 50 * 2000 and reused < 5000  # pages faulted in: every pass's, or the first pass's only
+    assert returned >= 7  # MiB: the block kept in the heap goes back when the scope ends
+
+
 def test_every_process_that_expands_bounds_its_heap(monkeypatch, tmp_path):
     from autocheck import memory
 
