@@ -90,7 +90,9 @@ def _needs_glibc() -> None:
 
 
 def _probe(script: str, how: str) -> str:
-    env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
+    }
     return subprocess.run(
         [sys.executable, "-c", script, how], capture_output=True, text=True, check=True, env=env
     ).stdout
@@ -156,7 +158,7 @@ def test_blocks_reused_within_the_scope_and_given_back_at_its_end():
     _needs_glibc()
     fresh, _ = map(int, _probe(REUSE_PROBE, "bounded").split())
     reused, returned = map(int, _probe(REUSE_PROBE, "reused").split())
-    assert fresh > 50 * 2000 and reused < 5000  # pages faulted in: every pass's, or the first pass's only
+    assert reused * 10 < fresh  # pages faulted in: every pass's, or the first pass's only
     assert returned >= 7  # MiB: the block kept in the heap goes back when the scope ends
 
 
