@@ -54,7 +54,7 @@ def blocks_reused() -> Iterator[None]:
     """Within it, blocks below ``REUSE_THRESHOLD`` come from the C heap and stay there when freed, so a loop
     of model passes of similar shapes (the fill search: hundreds of passes at beam 100) reuses the pages of
     the previous pass's activations; with ``bound_heap_growth``'s threshold every such block is a fresh
-    mapping whose every page faults in (28 % of the CPU as system time on alict60's LC4 at beam 100,
+    mapping whose every page faults in (a fifth of the CPU, as system time, on alict60's LC4 at beam 100,
     docs/speed.md). At its end the thresholds are ``bound_heap_growth``'s again and the free pages go back to
     the system (``malloc_trim``), so a long run's peak does not grow with it. glibc's ``mallopt`` through
     ctypes rather than ``MALLOC_*_`` variables, which glibc reads once at start-up: the setting is scoped

@@ -142,7 +142,6 @@ def passes():  # a pass's activations: blocks allocated, written and freed, agai
         ctypes.memset(block, 1, 8 << 20)
         libc.free(block)
     return faults() - before
-pinned = libc.malloc(64)  # keeps what the loop frees off the heap's top
 if sys.argv[1] == "reused":
     with blocks_reused():
         faulted = passes()
