@@ -4,10 +4,14 @@
 import ctypes
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 
-_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
 MMAP_THRESHOLD = 1 << 20  # bytes: allocations this large get pages of their own
+_GLIBC_TRIM_THRESHOLD = 128 << 10  # glibc's default: free memory this large at the heap's top goes back
+REUSE_THRESHOLD = 256 << 20  # in ``blocks_reused``: blocks below this come from the heap and stay there
 
 
 @lru_cache(maxsize=1)
@@ -42,4 +46,28 @@ def release_free_memory() -> None:
     after every unit: what its smaller blocks freed."""
     libc_ = libc()
     if libc_ is not None:
+        libc_.malloc_trim(0)
+
+
+@contextmanager
+def blocks_reused() -> Iterator[None]:
+    """Within it, blocks below ``REUSE_THRESHOLD`` come from the C heap and stay there when freed, so a loop
+    of model passes of similar shapes (the fill search: hundreds of passes at beam 100) reuses the pages of
+    the previous pass's activations; with ``bound_heap_growth``'s threshold every such block is a fresh
+    mapping whose every page faults in (a fifth of the CPU, as system time, on alict60's LC4 at beam 100,
+    docs/speed.md). At its end the thresholds are ``bound_heap_growth``'s again and the free pages go back to
+    the system (``malloc_trim``), so a long run's peak does not grow with it. glibc's ``mallopt`` through
+    ctypes rather than ``MALLOC_*_`` variables, which glibc reads once at start-up: the setting is scoped
+    to the search; thresholds set in the environment are left as set (elsewhere than glibc: nothing)."""
+    libc_ = libc()
+    if libc_ is None or {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"} & set(os.environ):
+        yield
+        return
+    libc_.mallopt(_M_MMAP_THRESHOLD, REUSE_THRESHOLD)
+    libc_.mallopt(_M_TRIM_THRESHOLD, REUSE_THRESHOLD)  # or freeing the heap's top block gives it back
+    try:
+        yield
+    finally:
+        libc_.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+        libc_.mallopt(_M_TRIM_THRESHOLD, _GLIBC_TRIM_THRESHOLD)
         libc_.malloc_trim(0)

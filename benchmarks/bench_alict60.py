@@ -5,7 +5,7 @@ capability (the second line, the form the original and earlier versions were mea
 
     python benchmarks/bench_alict60.py [--workers 2] [--src CHECKOUT] [--count-shim] [--original-settings]
         [--baseline CHECKOUT [--rounds 2]]
-        [--forms one,three] [-- extra generate args]
+        [--forms one,three] [--capabilities LC2,LC4] [-- extra generate args]
 
 The one-process form reads the 60 rows as one JSON Lines dataset (the rows as autocheck reads them, each
 with the folder it came from as a column) and a copy of the sentiment spec whose LC2/LC4/LC9 searches each
@@ -139,22 +139,23 @@ def chunks_done(state: Path) -> int:
         return 0
 
 
-def combined(out: Path) -> tuple[Path, Path]:
-    """The 60 rows as one JSON Lines dataset (each row's folder in ``bench_lc``) and a sentiment spec whose
-    LC2/LC4/LC9 searches keep their own folder's rows only: one process does each capability's work."""
+def combined(out: Path, capabilities: list[str]) -> tuple[Path, Path]:
+    """The rows of ``capabilities``' folders as one JSON Lines dataset (each row's folder in ``bench_lc``)
+    and a sentiment spec whose searches keep their own folder's rows only: one process does each
+    capability's work."""
     from autocheck.requirements import load_spec
     from autocheck.sources.datasets import load_examples
     from autocheck.sources.seeds import uses_contractions
 
     spec = load_spec(None, "sentiment")
     data = json.loads(Path(spec.path).read_text())
-    data["capabilities"] = [c for c in data["capabilities"] if c["id"] in CAPABILITIES]
+    data["capabilities"] = [c for c in data["capabilities"] if c["id"] in capabilities]
     for capability in data["capabilities"]:
         for group in capability["search"]:
             group["meta"] = {"bench_lc": [capability["id"]]}
     dataset, spec_file = out / "alict60.jsonl", out / "alict60-spec.json"
     with open(dataset, "w") as f:
-        for lc in CAPABILITIES:
+        for lc in capabilities:
             rows = load_examples(
                 str(BENCH / lc / "SSTB_train.csv"), inputs=spec.task.inputs, labels=spec.task.labels,
                 expand=uses_contractions(spec.select([lc])),
@@ -201,20 +202,20 @@ def run(name: str, data: list[str], args, out: Path, env: dict, extra: list[str]
 
 
 def one_process(args, out: Path, env: dict, extra: list[str], name: str = "one") -> dict[str, dict]:
-    dataset, spec = combined(out)
+    dataset, spec = combined(out, args.capabilities)
     data = ["--dataset", str(dataset), "--text-column", "text", "--label-column", "label"]
-    data += ["--requirements", str(spec), *(a for lc in CAPABILITIES for a in ("--capability", lc))]
+    data += ["--requirements", str(spec), *(a for lc in args.capabilities for a in ("--capability", lc))]
     return run(name, data, args, out, env, extra)
 
 
 def three_processes(args, out: Path, env: dict, extra: list[str]) -> dict[str, dict]:
     rows = {}
-    for lc in CAPABILITIES:
+    for lc in args.capabilities:
         data = ["--dataset", str(BENCH / lc / "SSTB_train.csv"), "--capability", lc]
         got = run(lc, data, args, out, env, extra)
         rows[lc] = {**got[lc], **{k: got["total"][k] for k in ("wall", "cpu", "peak")}}
         rows[lc].update({k: v for k, v in got["total"].items() if k.endswith(("_passes", "_rows"))})
-    total = {k: sum(r.get(k, 0) for r in rows.values()) for k in rows["LC2"] if k != "peak"}
+    total = {k: sum(r.get(k, 0) for r in rows.values()) for k in rows[args.capabilities[0]] if k != "peak"}
     rows["total"] = {**total, "peak": max(r["peak"] for r in rows.values())}
     return rows
 
@@ -292,8 +293,14 @@ def main() -> None:
         "--baseline", type=Path, help="another checkout, run interleaved with --src on each line asked for"
     )
     parser.add_argument("--rounds", type=int, default=2, help="with --baseline: baseline, src pairs")
+    parser.add_argument(
+        "--capabilities", default=",".join(CAPABILITIES), help="a part of the workload (e.g. LC2,LC4)"
+    )
     parser.add_argument("extra", nargs="*", help="more generate options (after --)")
     args = parser.parse_args()
+    args.capabilities = args.capabilities.split(",")
+    if not set(args.capabilities) <= set(CAPABILITIES):
+        parser.error(f"--capabilities: the workload's are {', '.join(CAPABILITIES)}")
     # absolute: the runs start in --src, and their --out, PYTHONPATH and cache must name the same places
     args.src = args.src.resolve()
     env = {**os.environ, "NLTK_DATA": str(SHARED / "nltk_data"), "PYTHONPATH": str(args.src)}

@@ -90,7 +90,9 @@ def _needs_glibc() -> None:
 
 
 def _probe(script: str, how: str) -> str:
-    env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
+    }
     return subprocess.run(
         [sys.executable, "-c", script, how], capture_output=True, text=True, check=True, env=env
     ).stdout
@@ -124,6 +126,39 @@ def test_large_blocks_go_back_to_the_system_when_freed():
     _needs_glibc()
     returned = {how: int(_probe(LARGE_BLOCKS_PROBE, how)) for how in ("default", "bound")}
     assert returned["default"] < 10 and returned["bound"] > 150  # MiB given back
+
+
+REUSE_PROBE = (
+    HEAP_PREAMBLE
+    + """
+import resource
+from autocheck.memory import blocks_reused, bound_heap_growth
+bound_heap_growth()
+faults = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+def passes():  # a pass's activations: blocks allocated, written and freed, again and again
+    before = faults()
+    for _ in range(50):
+        block = libc.malloc(8 << 20)
+        ctypes.memset(block, 1, 8 << 20)
+        libc.free(block)
+    return faults() - before
+if sys.argv[1] == "reused":
+    with blocks_reused():
+        faulted = passes()
+        held = rss()
+    print(faulted, held - rss())
+else:
+    print(passes(), 0)
+"""
+)
+
+
+def test_blocks_reused_within_the_scope_and_given_back_at_its_end():
+    _needs_glibc()
+    fresh, _ = map(int, _probe(REUSE_PROBE, "bounded").split())
+    reused, returned = map(int, _probe(REUSE_PROBE, "reused").split())
+    assert reused * 10 < fresh  # pages faulted in: every pass's, or the first pass's only
+    assert returned >= 7  # MiB: the block kept in the heap goes back when the scope ends
 
 
 def test_every_process_that_expands_bounds_its_heap(monkeypatch, tmp_path):

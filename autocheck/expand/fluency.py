@@ -41,6 +41,7 @@ import torch
 
 from ..cache import Cache
 from ..config import GenerateConfig
+from ..memory import blocks_reused
 from ..store import content_hash
 
 if TYPE_CHECKING:
@@ -212,14 +213,15 @@ class FluencyScorer:
         order = sorted(range(len(rows)), key=lambda r: (len(encoded[rows[r][0]]), rows[r]))
         out = [0.0] * len(rows)
         start = 0
-        while start < len(order):
-            end = min(start + self.batch_size, len(order))
-            width = len(encoded[rows[order[end - 1]][0]])  # the batch's longest (sorted by length)
-            end = min(end, start + max(1, self.mlm.batch_tokens // max(1, width)))
-            batch = order[start:end]
-            for r, value in zip(batch, self._log_probs([rows[r] for r in batch], encoded)):
-                out[r] = value
-            start = end
+        with blocks_reused():  # passes of similar shapes: each reuses the pages the previous one freed
+            while start < len(order):
+                end = min(start + self.batch_size, len(order))
+                width = len(encoded[rows[order[end - 1]][0]])  # the batch's longest (sorted by length)
+                end = min(end, start + max(1, self.mlm.batch_tokens // max(1, width)))
+                batch = order[start:end]
+                for r, value in zip(batch, self._log_probs([rows[r] for r in batch], encoded)):
+                    out[r] = value
+                start = end
         return out
 
     @torch.inference_mode()

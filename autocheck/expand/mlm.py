@@ -35,6 +35,7 @@ import torch
 
 from ..cache import Cache
 from ..config import DEFAULT_MLM
+from ..memory import blocks_reused
 from ..records import MaskedTemplate
 from ..resources import ResourceMissing, offline
 from ..store import content_hash
@@ -340,19 +341,20 @@ class MaskedLM:
                     "masked text too long for %s or masks lost in tokenisation: %r", self.identity, texts[i]
                 )
         fillable.sort(key=lambda i: len(encoded[i]))  # similar lengths per batch: less padding
-        for start in range(0, len(fillable), batch_size):
-            chunk = fillable[start : start + batch_size]
-            fills = self._beam_search_chunk(
-                [encoded[i] for i in chunk],
-                beam_size,
-                top_n,
-                batch_size,
-                None if tags is None else [tags[i] for i in chunk],
-                vocabulary,
-                slot,
-            )
-            for i, chunk_fills in zip(chunk, fills):
-                results[i] = chunk_fills
+        with blocks_reused():  # passes of similar shapes: each reuses the pages the previous one freed
+            for start in range(0, len(fillable), batch_size):
+                chunk = fillable[start : start + batch_size]
+                fills = self._beam_search_chunk(
+                    [encoded[i] for i in chunk],
+                    beam_size,
+                    top_n,
+                    batch_size,
+                    None if tags is None else [tags[i] for i in chunk],
+                    vocabulary,
+                    slot,
+                )
+                for i, chunk_fills in zip(chunk, fills):
+                    results[i] = chunk_fills
         return results
 
     def _allowed_rows(self, tags: list[str], vocabulary: VocabularyFilter) -> torch.Tensor:
