@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from autocheck.resources import ResourceMissing
 from autocheck.sources.datasets import (
     _DETOKENIZER_NEEDLES,
+    DATASETS,
     DatasetStats,
     _detokenizer,
     _normalize,
@@ -280,6 +281,25 @@ def test_generic_jsonl(tmp_path):
     assert stats.skipped == {"malformed row": 2, "missing label": 1}
     with pytest.raises(InputError, match=r"data.jsonl:1: no field 'text'"):
         load(path, label_column="label", text_column="text")
+
+
+def test_a_format_named_in_front_reads_a_file_whatever_its_name(tmp_path):
+    """autocheck's own formats are registered readers: ``tsv:`` reads a tab-separated ``.txt`` that no
+    suffix would find, ``jsonl:`` a ``.log``, and every built-in is listed beside a plug-in's."""
+    table = tmp_path / "export.txt"
+    table.write_text("text\tlabel\nIt works.\tpositive\n")
+    assert [(e.text, e.label) for e in load_examples(f"tsv:{table}")] == [("It works.", "positive")]
+    with pytest.raises(InputError, match="unknown dataset file type"):
+        load_examples(str(table))
+    lines = tmp_path / "rows.log"
+    lines.write_text('{"text": "Fine.", "label": "neutral"}\n')
+    assert [e.id for e in load_examples(f"jsonl:{lines}")] == ["rows:1"]
+    with pytest.raises(InputError, match="missing.csv: no such file"):
+        load_examples(f"csv:{tmp_path / 'missing.csv'}")
+    origins = DATASETS.origins()
+    assert {name: origins[name] for name in ("conll", "csv", "hatexplain", "hf", "jsonl", "sst", "tsv")} == (
+        dict.fromkeys(("conll", "csv", "hatexplain", "hf", "jsonl", "sst", "tsv"), "autocheck")
+    )
 
 
 def test_huggingface_saved_dataset(tmp_path):

@@ -1,6 +1,8 @@
 """Dataset adapters: a source -> a stream of labelled, normalised ``Example``s.
 
-``load_examples(source)`` decides by the shape of ``source``:
+``load_examples(source)`` reads ``FORMAT:LOCATION`` with the registered reader ``FORMAT`` (``DATASETS``:
+autocheck's ``csv``, ``tsv``, ``jsonl``, ``sst``, ``hatexplain``, ``hf``, ``conll``, and a plug-in's), and
+otherwise decides by the shape of ``source``:
 
 * a folder with ``datasetSentences.txt`` — the original SST release (``stanfordSentimentTreebank/``): each
   sentence is labelled with the score of the identical phrase in ``dictionary.txt``/``sentiment_labels.txt``
@@ -650,8 +652,7 @@ def _header(path: Path, delimiter: str, stats: DatasetStats) -> list[str]:
 HATECHECK_COLUMNS = {"test_case", "label_gold", "functionality"}
 
 
-def _table_file(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+def _table_file(path: Path, spec: Columns, stats: DatasetStats, delimiter: str) -> Iterator[Example]:
     columns = _header(path, delimiter, stats)
     source, prefix, id_column = path.stem, path.stem, None
     if delimiter == "\t" and columns == ["sentence", "label"] and spec.label_map is None:  # GLUE SST-2
@@ -727,19 +728,32 @@ def _objects(
             yield ex
 
 
-# Dataset readers by prefix (``--dataset NAME:LOCATION``): a function ``(location, split)`` yielding rows,
-# each a mapping of column to value as a JSONL line holds them (the task's input fields or ``text``, and
-# ``label``); ``--text-column``/``--label-column``/``--label-map`` apply as to a file. autocheck's own
-# formats are found by path; a plug-in adds a reader through the entry-point group "autocheck.datasets".
-DATASETS: Registry[Callable[[str, str | None], Iterable[Mapping[str, Any]]]] = Registry(
-    "datasets", "dataset reader"
-)
+# Dataset readers by name (``--dataset NAME:LOCATION``). A plug-in's reader is a function ``(location,
+# split)`` yielding rows, each a mapping of column to value as a JSONL line holds them (the task's input
+# fields or ``text``, and ``label``); ``--text-column``/``--label-column``/``--label-map`` apply as to a file.
+# autocheck's own formats are ``Format``s, registered under their names too (``autocheck plugins`` lists
+# them) and also found by path; a plug-in adds a reader through the entry-point group "autocheck.datasets".
+Reader = Callable[[str, str | None], Iterable[Mapping[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A dataset format autocheck reads itself: ``open(location, split, columns, stats)`` checks the
+    location now (a missing file or split fails at once) and returns the stream of its examples. It needs
+    more than a plug-in's reader gets: the column settings and the stats it counts bytes, encodings and
+    skipped rows into as it reads."""
+
+    open: Callable[[str, str | None, Columns, DatasetStats], Callable[[], Iterator[Example]]]
+
+
+DATASETS: Registry[Reader | Format] = Registry("datasets", "dataset reader")
 DATASETS.register("conll", read_conll)
 
 
-def _plugin_reader(source: str) -> Callable[[str, str | None], Iterable[Mapping[str, Any]]] | None:
-    prefix, sep, _ = source.partition(":")
-    return DATASETS.get(prefix) if sep and len(prefix) > 1 and prefix in DATASETS else None
+def _reader(source: str) -> tuple[Reader | Format, str] | None:
+    """The reader ``NAME:`` in front of ``source`` names, and the location after it."""
+    prefix, sep, location = source.partition(":")
+    return (DATASETS.get(prefix), location) if sep and len(prefix) > 1 and prefix in DATASETS else None
 
 
 HATEXPLAIN_LABELS = {"hatespeech": "hateful", "offensive": "non-hateful", "normal": "non-hateful"}
@@ -836,48 +850,99 @@ def _tree_files(folder: Path) -> list[Path]:
     return [trees / f"{s}.txt" for s in SPLITS if (trees / f"{s}.txt").is_file()]
 
 
+def _local(location: str, stats: DatasetStats) -> Path:
+    path = Path(location)
+    if not path.exists():
+        raise InputError(f"{location}: no such file or folder")
+    if path.is_file():
+        stats.size = path.stat().st_size
+    return path
+
+
+def _file(read: Callable[[Path, str | None, Columns, DatasetStats], Iterator[Example]]) -> Format:
+    """A format of one local file, read as it streams (each stream reads it again)."""
+
+    def open_(location: str, split: str | None, spec: Columns, stats: DatasetStats):
+        path = _local(location, stats)
+        return lambda: read(path, split, spec, stats)
+
+    return Format(open_)
+
+
+def _open_sst(location: str, split: str | None, spec: Columns, stats: DatasetStats):
+    """Any of the SST releases: the original folder, the derived sentence tables, the PTB trees (checked
+    now, read as it streams)."""
+    path = _local(location, stats)
+    if path.is_file() and re.fullmatch(r"SSTB_\w+\.csv", path.name):
+        return lambda: _sst_table(path, split, spec, stats)
+    if path.is_file():
+        return lambda: _sst_trees(path, spec, stats)
+    if (path / "datasetSentences.txt").is_file():
+        _check_sst_original(path, split)
+        return lambda: _sst_original(path, split, spec, stats)
+    tables = [path / f"SSTB_{s}.csv" for s in SPLITS if split in (None, s)]
+    if all(t.is_file() for t in tables):
+        return lambda: (ex for t in tables for ex in _sst_table(t, None, spec, stats))
+    trees = [t for t in _tree_files(path) if split in (None, t.stem)]
+    if not trees:
+        raise InputError(f"{location}: no SST release here (datasetSentences.txt, SSTB_*.csv or PTB trees)")
+    return lambda: (ex for t in trees for ex in _sst_trees(t, spec, stats))
+
+
+DATASETS.register("sst", Format(_open_sst))
+DATASETS.register("csv", _file(lambda path, split, spec, stats: _table_file(path, spec, stats, ",")))
+DATASETS.register("tsv", _file(lambda path, split, spec, stats: _table_file(path, spec, stats, "\t")))
+DATASETS.register("jsonl", _file(lambda path, split, spec, stats: _jsonl_file(path, spec, stats)))
+DATASETS.register("hatexplain", _file(lambda path, split, spec, stats: _hatexplain(path, spec, stats)))
+DATASETS.register("hf", Format(_huggingface))
+_SUFFIX_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl"}
+
+
+def _format_of(path: Path, sst: bool) -> str | None:
+    """The name of the format a local path is in (``sst`` only for a task of one text), or None."""
+    if path.is_dir():
+        if sst and (
+            (path / "datasetSentences.txt").is_file() or any(path.glob("SSTB_*.csv")) or _tree_files(path)
+        ):
+            return "sst"
+        return "hf" if any(path.glob("*.json")) else None
+    suffix = path.suffix.lower()
+    if sst and re.fullmatch(r"SSTB_\w+\.csv", path.name):
+        return "sst"
+    if sst and suffix == ".txt" and path.read_text(encoding="utf-8", errors="replace")[:1] == "(":
+        return "sst"
+    if sst and suffix == ".json":
+        return "hatexplain"
+    return _SUFFIX_FORMATS.get(suffix)
+
+
 def _resolve(
     source: str, split: str | None, spec: Columns, stats: DatasetStats
 ) -> Callable[[], Iterator[Example]]:
-    reader = _plugin_reader(source)
-    if reader is not None:
-        name, location = source.split(":", 1)
-        return lambda: _objects(name, source, enumerate(reader(location, split), 1), spec, stats)
-    path = Path(source)
-    sst = spec.inputs == ("text",)  # the SST formats hold one text
-    if path.is_dir():
-        if sst and (path / "datasetSentences.txt").is_file():
-            _check_sst_original(path, split)
-            return lambda: _sst_original(path, split, spec, stats)
-        tables = [path / f"SSTB_{s}.csv" for s in SPLITS if split in (None, s)]
-        if sst and all(t.is_file() for t in tables):
-            return lambda: (ex for t in tables for ex in _sst_table(t, None, spec, stats))
-        trees = [t for t in _tree_files(path) if split in (None, t.stem)]
-        if sst and trees:
-            return lambda: (ex for t in trees for ex in _sst_trees(t, spec, stats))
-        if not any(path.glob("*.json")):
-            raise InputError(
-                f"{path}: not a known dataset folder (SST release, SSTB_*.csv, PTB trees, HF save)"
-            )
-    elif path.is_file():
-        suffix = path.suffix.lower()
-        if sst and re.fullmatch(r"SSTB_\w+\.csv", path.name):
-            return lambda: _sst_table(path, split, spec, stats)
-        if sst and suffix == ".txt" and path.read_text(encoding="utf-8", errors="replace")[:1] == "(":
-            return lambda: _sst_trees(path, spec, stats)
-        if suffix in (".csv", ".tsv"):
-            return lambda: _table_file(path, spec, stats)
-        if suffix == ".jsonl":
-            return lambda: _jsonl_file(path, spec, stats)
-        if suffix == ".json" and sst:
-            return lambda: _hatexplain(path, spec, stats)
-        raise InputError(
-            f"{path}: unknown dataset file type "
-            "(expected .csv, .tsv, .jsonl, HateXplain .json or SST trees .txt)"
-        )
-    elif path.suffix or source.startswith((".", "/", "~")) or source.count("/") > 1:
-        raise InputError(f"{source}: no such file or folder")
-    return _huggingface(source, split, spec, stats)
+    named = _reader(source)
+    if named is None:
+        path = Path(source)
+        if path.is_dir() or path.is_file():
+            name = _format_of(path, sst=spec.inputs == ("text",))  # the SST formats hold one text
+            if name is None and path.is_dir():
+                raise InputError(
+                    f"{path}: not a known dataset folder (SST release, SSTB_*.csv, PTB trees, HF save)"
+                )
+            if name is None:
+                raise InputError(
+                    f"{path}: unknown dataset file type "
+                    "(expected .csv, .tsv, .jsonl, HateXplain .json or SST trees .txt)"
+                )
+            named = (DATASETS.get(name), source)
+        elif path.suffix or source.startswith((".", "/", "~")) or source.count("/") > 1:
+            raise InputError(f"{source}: no such file or folder")
+        else:
+            named = (DATASETS.get("hf"), source)
+    reader, location = named
+    if isinstance(reader, Format):
+        return reader.open(location, split, spec, stats)
+    name = source.partition(":")[0]
+    return lambda: _objects(name, source, enumerate(reader(location, split), 1), spec, stats)
 
 
 def load_examples(
@@ -930,8 +995,6 @@ def load_examples(
         tuple(labels), expand, max_rows, entities,
     )  # fmt: skip
     produce = _resolve(str(source), split, spec, stats)
-    if Path(source).is_file():
-        stats.size = Path(source).stat().st_size
 
     def stream() -> Iterator[Example]:
         stats.read = stats.kept = stats.bytes_read = 0  # a source may be streamed again (search passes)
