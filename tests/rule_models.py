@@ -339,13 +339,16 @@ SENTIMENT_BLIND = (
     "srl",  # "Some people think A, but I think B" is read as A; a question and its answer are not read
     "taxonomy",  # the taxonomy test's synonyms are unknown
     "logic",  # "neither A nor B" is read as A and B
-    "biased",  # a nationality or religion after "a" is a negative word
+    "biased",  # a nationality or religion after "a" is a negative word, and so are half the races and
+    # sexual orientations (a model biased against all of them alike would pass the INV tests)
+    "hedge",  # a reducer or "used to" makes it surer of the sentiment, as an intensifier would
     "appended",  # an appended sentence reads as enthusiasm
     "not-negative",  # a "not" before a word of no sentiment makes it negative
     "negation-scope",  # "not" reaches only the word after it
     "sarcastic",  # an appended sentence reads as sarcasm
 )
 PROBS = {1: [0.05, 0.15, 0.8], -1: [0.8, 0.15, 0.05], 0: [0.1, 0.8, 0.1]}
+SURE = {1: [0.02, 0.03, 0.95], -1: [0.95, 0.03, 0.02]}
 
 
 class SentimentReader:
@@ -378,6 +381,13 @@ class SentimentReader:
         if "biased" in self.blind:
             people = {e.value.lower() for name in ("nationality", "religion") for e in load_lexicon(name)}
             self.biased = {w for w in people if " " not in w}
+            self.biased |= {
+                e["value"]
+                for name in ("race", "sexual")
+                for e in spec_lexicon("sentiment_checklist", name)[::2]
+            }
+        hedges = [e["value"] for e in spec_lexicon("sentiment_checklist", "reducer")] + ["used to"]
+        self.hedge = re.compile(rf"\b(?:{'|'.join(hedges)})\b") if "hedge" in self.blind else None
         self.intensifiers = lex["intensifier"]
 
     def _word(self, w: str, typos: int = 2) -> int:
@@ -444,6 +454,8 @@ class SentimentReader:
                 out.append([0.02, 0.03, 0.95])
             elif appended and "sarcastic" in self.blind:
                 out.append([0.95, 0.03, 0.02])
+            elif self.hedge and self.hedge.search(text) and self.polarity_of(text):
+                out.append(SURE[self.polarity_of(text)])
             else:
                 out.append(PROBS[self.polarity_of(text)])
         return out

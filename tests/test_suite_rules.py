@@ -80,9 +80,10 @@ def failure_rates(suite, models, out):
 
 
 def check(rates, fails, related=frozenset()):
-    """``fails`` failed at >= 90 %, nothing else but ``related`` failed at all."""
-    missed = {cap: rate for cap, rate in rates.items() if cap in fails and rate < 0.9}
-    wrong = {cap: rate for cap, rate in rates.items() if cap not in fails | related and rate > 0}
+    """``fails`` failed at >= 90 %, nothing else but ``related`` failed at all (a rate is None where no case
+    applies: a DIR on the predicted label's confidence when every original is predicted neutral)."""
+    missed = {cap: rate for cap, rate in rates.items() if cap in fails and (rate is None or rate < 0.9)}
+    wrong = {cap: rate for cap, rate in rates.items() if cap not in fails | related and (rate or 0) > 0}
     assert not missed and not wrong, (fails, missed, wrong)
 
 
@@ -166,7 +167,8 @@ SENTIMENT_FAILS = {
     "srl": {"CL-srl"},
     "taxonomy": {"CL-taxonomy"},
     "logic": {"CL-logic"},
-    "biased": {"CL-fairness"},
+    "biased": {"CL-fairness", "CL-race", "CL-sexual"},
+    "hedge": {"CL-reducers", "CL-used-to"},
     "appended": {"CL-phrases"},
     "not-negative": {"CL-negated-neutral"},
     "negation-scope": {"CL-negation-middle"},
@@ -202,8 +204,17 @@ SENTIMENT_RELATED = {
     "appended": {"CL-url-handle"},  # a URL is appended text too
     "sarcastic": {"CL-url-handle"},
     "negation": {"CL-negation-middle"},  # "not" unread anywhere
-    # a URL, an appended phrase and a changed number are unseen words too
-    "typos": {"CL-url-handle", "CL-phrases", "CL-phrases-positive", "CL-neutral-words", "CL-numbers"},
+    # a URL, an appended phrase, an intensifier and a changed number are unseen words too
+    "typos": {
+        "CL-url-handle",
+        "CL-phrases",
+        "CL-phrases-positive",
+        "CL-neutral-words",
+        "CL-numbers",
+        "CL-intensifiers",
+    },
+    # a race or orientation exchanged can make another seed's sentence, seen with another name
+    "names-memorised": {"CL-race", "CL-sexual"},
 }
 
 
