@@ -19,6 +19,7 @@ from typing import Any
 from ..author.lexicons import load_lexicon, shipped_lexicons
 from ..author.templates import compile_templates, template_cases
 from ..requirements import Capability
+from ..resources import ResourceMissing
 from ..store import InputError
 from ..tasks import Task
 
@@ -100,8 +101,9 @@ class Editor:
         max_cases: int | None = None,
     ):
         if language != "english":
-            raise InputError(
-                "Editor: autocheck's lexicons and tagger are English; language must be 'english'"
+            raise ResourceMissing(
+                f"Editor(language={language!r}) needs a {language} masked LM and lexicons; autocheck's "
+                "lexicons and tagger are English (language='english')"
             )
         self.model_name = model_name
         self.seed = seed
