@@ -13,8 +13,8 @@ author, a download) and cells that raised (with the first error's first line); w
 per cell.
 
 Cells run through ``exec``, not a Jupyter kernel (nbclient): no kernel process to start, the result of each
-cell is read directly, and the run needs nothing but this project. IPython magics (``%autoreload``) and
-shell lines (``!pip``) are skipped.
+cell is read directly, and the run needs nothing but this project. IPython magics (``%autoreload``),
+shell lines (``!pip``) and IPython's shell aliases (``cat file``) are skipped.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ STAND_IN_MLM = ROOT.parent / "shared" / "data" / "models" / "mini-bert-mlm"
 
 _IMPORT = re.compile(r"^(\s*)import checklist((?:\.\w+)*)\s*$", re.M)
 _FROM = re.compile(r"^(\s*)from checklist(\b[.\w]*) import", re.M)
+# IPython magics, shell escapes and IPython's shell aliases ("cat /tmp/raw_file.txt | head -n 5")
+_SHELL = re.compile(r"^(\s*)([%!]|(?:cat|ls|head|tail|rm|cp|mv|mkdir|pwd)\b(?!\s*[=(.\[]))", re.M)
 _EDITOR = re.compile(r"\bEditor\((?![^)]*model_name)")
 
 
@@ -56,7 +58,7 @@ def rewrite(source: str, mlm: str | None = None, spacy: str | None = None) -> st
         source = _EDITOR.sub(f"Editor(model_name={mlm!r}, ", source)
     if spacy:
         source = re.sub(r"(['\"])en_core_web_sm\1", repr(spacy), source)
-    return re.sub(r"^(\s*)([%!])", r"\1# \2", source, flags=re.M)
+    return _SHELL.sub(r"\1# \2", source)
 
 
 def stored_kind(cell: dict[str, Any]) -> str:
@@ -107,7 +109,7 @@ def run_cell(source: str, namespace: dict[str, Any], timeout: int) -> tuple[str,
     return kind, None
 
 
-def resource(err: BaseException, earlier: list[str]) -> str | None:
+def resource(err: BaseException) -> str | None:
     """The resource a cell's error says this machine lacks, or None for a real error."""
     text = str(err)
     if isinstance(err, ModuleNotFoundError) and not (err.name or "").startswith("autocheck"):
@@ -116,9 +118,20 @@ def resource(err: BaseException, earlier: list[str]) -> str | None:
         return f"file {err.filename}"
     if type(err).__name__ == "ResourceMissing" or "could not be downloaded" in text:
         return text.splitlines()[0] if text else type(err).__name__
-    if isinstance(err, NameError) and earlier:
-        return f"{err.name} (from a cell that needed {earlier[-1]})"
     return None
+
+
+def names(source: str) -> tuple[set[str], set[str]]:
+    """The names a cell uses and the names it binds."""
+    used, bound = set(), set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store) else used).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+    return used | bound, bound
 
 
 @dataclass
@@ -136,6 +149,7 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
     report = Report(path.stem)
     cells = [c for c in json.loads(path.read_text())["cells"] if c.get("cell_type") == "code"]
     namespace: dict[str, Any] = {"__name__": "__main__"}
+    missing: dict[str, str] = {}  # name -> the resource a cell that used or set it lacked
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as work:
         os.chdir(work)
@@ -148,16 +162,28 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
                     continue
                 report.cells += 1
                 try:
+                    used, bound = names(source)
                     kind, err = run_cell(source, namespace, timeout)
                 except SyntaxError as bad:  # Python 2 or IPython syntax the rewriting does not change
-                    kind, err = "error", bad
+                    used, bound, kind, err = set(), set(), "error", bad
                 expected = stored_kind(cell)
+                # what a cell missing a resource left undone (a name it did not define, an object it did not
+                # change) needs that resource too, and so does what a later cell makes of it
+                if isinstance(err, NameError) and err.name in missing:
+                    used.add(err.name)
+                need = next((missing[n] for n in sorted(used) if n in missing), None)
                 if err is None:
                     report.ran += 1
                     report.same += kind == expected or (kind, expected) in {("display", "value")}
                     status = f"ran ({kind}; notebook: {expected})"
-                elif need := resource(err, report.resources):
+                    for name in bound:
+                        if need:
+                            missing[name] = need
+                        else:
+                            missing.pop(name, None)
+                elif need := need or resource(err):
                     report.resources.append(need)
+                    missing |= dict.fromkeys(used, need)
                     status = f"needs {need}"
                 else:
                     first = f"{type(err).__name__}: {(str(err).strip().splitlines() or [''])[0]}"

@@ -23,6 +23,8 @@ def test_rewrite_changes_only_imports_the_editor_s_model_and_magics():
         "other = Editor(model_name='roberta-base')\n"
         "nlp = spacy.load('en_core_web_sm')\n"
         "x = 'import checklist'\n"
+        "cat /tmp/raw.txt | head -n 5\n"
+        "head = cat(x)\n"
     )
     assert rewrite(cell, mlm="/m", spacy="sm2").splitlines() == [
         "# %load_ext autoreload",
@@ -34,6 +36,8 @@ def test_rewrite_changes_only_imports_the_editor_s_model_and_magics():
         "other = Editor(model_name='roberta-base')",
         "nlp = spacy.load('sm2')",
         "x = 'import checklist'",
+        "# cat /tmp/raw.txt | head -n 5",
+        "head = cat(x)",
     ]
 
 
@@ -53,6 +57,8 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
             code("x", text),  # a value where the notebook printed: ran, another kind of result
             code("import mltests\nwrapper = mltests.Wrapper()"),  # the author's module
             code("wrapper.predict(x)"),  # needs what the cell before it needed
+            code("def read():\n    return mltests.load()"),  # runs: the name is looked up when called
+            code("read()"),  # and then needs it
             code("open('/home/someone/data.csv')"),
             code("1 / 0"),
             code("# only a comment"),
@@ -61,15 +67,13 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
     path = tmp_path / "tiny.ipynb"
     path.write_text(json.dumps(notebook))
     report = run_notebook(path, mlm=None, spacy=None, timeout=30)
-    assert (report.cells, report.ran, report.same) == (8, 4, 3)
-    assert report.resources == [
-        "module mltests",
-        "wrapper (from a cell that needed module mltests)",
-        "file /home/someone/data.csv",
-    ]
-    assert report.errors == ["cell 8: ZeroDivisionError: division by zero"]
+    assert (report.cells, report.ran, report.same) == (10, 5, 4)
+    assert report.resources == ["module mltests"] * 3 + ["file /home/someone/data.csv"]
+    assert report.errors == ["cell 10: ZeroDivisionError: division by zero"]
     assert report.lines[1] == "  cell 2: ran (value; notebook: value)"
     assert report.lines[3] == "  cell 4: ran (value; notebook: text)"
     row = table([report]).splitlines()[-1]
-    assert row.startswith("| tiny | 8 | 4 | 3 | 3 (file /home/someone/data.csv; module mltests; wrapper")
-    assert row.endswith("| 1 (cell 8: ZeroDivisionError: division by zero) |")
+    assert row == (
+        "| tiny | 10 | 5 | 4 | 4 (file /home/someone/data.csv; module mltests) "
+        "| 1 (cell 10: ZeroDivisionError: division by zero) |"
+    )
