@@ -169,8 +169,6 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
                 expected = stored_kind(cell)
                 # what a cell missing a resource left undone (a name it did not define, an object it did not
                 # change) needs that resource too, and so does what a later cell makes of it
-                if isinstance(err, NameError) and err.name in missing:
-                    used.add(err.name)
                 need = next((missing[n] for n in sorted(used) if n in missing), None)
                 if err is None:
                     report.ran += 1
