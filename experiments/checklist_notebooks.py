@@ -121,6 +121,16 @@ def resource(err: BaseException) -> str | None:
     return None
 
 
+def needed(err: BaseException | None, used: set[str], missing: dict[str, str]) -> str | None:
+    """The resource a cell lacks: the one its error names (a module, data), else the one lacked by a cell
+    that left undone what it uses (a name not defined, an object not run), else a file it did not find
+    (more likely written by such a cell than the author's own). For a cell that ran: the resource what it
+    made of such names lacks."""
+    own = resource(err) if err else None
+    inherited = next((missing[n] for n in sorted(used) if n in missing), None)
+    return own if own and not own.startswith("file ") else inherited or own
+
+
 def names(source: str) -> tuple[set[str], set[str]]:
     """The names a cell uses and the names it binds."""
     used, bound = set(), set()
@@ -167,19 +177,17 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
                 except SyntaxError as bad:  # Python 2 or IPython syntax the rewriting does not change
                     used, bound, kind, err = set(), set(), "error", bad
                 expected = stored_kind(cell)
-                # what a cell missing a resource left undone (a name it did not define, an object it did not
-                # change) needs that resource too, and so does what a later cell makes of it
-                need = next((missing[n] for n in sorted(used) if n in missing), None)
+                need = needed(err, used, missing)
                 if err is None:
                     report.ran += 1
-                    report.same += kind == expected or (kind, expected) in {("display", "value")}
+                    report.same += kind == expected or {kind, expected} == {"display", "value"}
                     status = f"ran ({kind}; notebook: {expected})"
                     for name in bound:
                         if need:
                             missing[name] = need
                         else:
                             missing.pop(name, None)
-                elif need := need or resource(err):
+                elif need:
                     report.resources.append(need)
                     missing |= dict.fromkeys(used, need)
                     status = f"needs {need}"

@@ -342,7 +342,7 @@ class Editor:
         if not related:
             missing = set(wordnet.missing_parts()) & {wordnet.part_name(p) for p in parts}
             if missing:  # an empty answer would hide that the data to find one is not there
-                raise InputError(
+                raise ResourceMissing(
                     f"Editor: no {relation} of {word!r} ({pos or 'any part of speech'}) in the installed "
                     f"WordNet, which has no {', '.join(sorted(missing))}; install the full WordNet: "
                     "python -m nltk.downloader wordnet"
