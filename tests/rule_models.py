@@ -250,7 +250,7 @@ class QQPReader:
             s = re.sub(r"\bafter\b", "before", s)
         if "according-to" not in self.blind:
             s = re.sub(r"^who is (.+) according to (.+)$", r"who do \2 think is \1", s)
-        passive = re.match(r"^(is|was) (\S+) (\w+) by (\S+)$", s)
+        passive = re.match(r"^(is|was) (.+?) (\w+) by (.+)$", s)
         if passive:
             aux, patient, verb, agent = passive.groups()
             if "passive" in self.blind:
