@@ -504,6 +504,7 @@ SQUAD_BLIND = (
     "roles",  # an active clause's object is read as its subject
     "passive",  # a passive's subject is read as the agent
     "negation",  # "not" in the context is not read
+    "question-negation",  # "not" in the question is not read
     "before-after",  # "before" is read as "after"
     "distracted",  # a sentence that names nobody is read as part of the story
     "gender-bias",  # "P1 is not a PROF, P2 is.": whoever is named, a man is the one with the profession
@@ -710,12 +711,16 @@ class SquadReader:
         return next((agent for agent, patient in facts if patient == m[2]), "nobody")
 
     def _negation(self, context, q, ql, people):
-        facts = re.findall(r"(\w+) is( not\b)?", context)
+        facts = re.findall(r"(\w+) is( not\b)?(?: an? (\w+))?", context)  # "X is not.": the profession asked
         m = re.match(r"who is (not )?an? (\w+)$", ql)
         if not (facts and m):
             return None
-        holds = {who: not (neg and "negation" not in self.blind) for who, neg in facts if who in genders()}
-        want = m[1] is None
+        holds = {
+            who: ((job or m[2]).lower() == m[2]) != bool(neg and "negation" not in self.blind)
+            for who, neg, job in facts
+            if who in genders()
+        }
+        want = m[1] is None or "question-negation" in self.blind
         if "gender-bias" in self.blind and want and re.match(r"\w+ is not an? [^,.]+, \w+ is\.$", context):
             return next((who for who in holds if genders()[who] == "male"), "nobody")
         return next((who for who, h in holds.items() if h == want), "nobody")
