@@ -33,8 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-STAND_IN_MLM = ROOT.parent / "shared" / "data" / "models" / "mini-bert-mlm"
+# as experiments/common.py's SHARED (not imported: it loads matplotlib, which this script does not need)
+SHARED = Path(
+    os.environ.get("AUTOCHECK_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
+STAND_IN_MLM = SHARED / "models" / "mini-bert-mlm"
 
 _IMPORT = re.compile(r"^(\s*)import checklist((?:\.\w+)*)\s*$", re.M)
 _FROM = re.compile(r"^(\s*)from checklist(\b[.\w]*) import", re.M)
@@ -92,7 +95,7 @@ def run_cell(source: str, namespace: dict[str, Any], timeout: int) -> tuple[str,
     tree = ast.parse(source)
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     printed, shown = io.StringIO(), []
-    namespace.setdefault("display", lambda *objects, **_: shown.extend(objects))
+    namespace["display"] = lambda *objects, **_: shown.extend(objects)  # IPython's, for this cell
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(timeout)
     try:

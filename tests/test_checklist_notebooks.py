@@ -54,6 +54,7 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
             {"cell_type": "markdown", "source": "prose"},
             code("x", value),  # the last expression is the cell's result
             code("print(len(x))", text),
+            code("display(x)", {"output_type": "display_data", "data": {"text/html": "<p>"}}),
             code("x", text),  # a value where the notebook printed: ran, another kind of result
             code("import mltests\nwrapper = mltests.Wrapper()"),  # the author's module
             code("wrapper.predict(x)"),  # needs what the cell before it needed
@@ -67,13 +68,14 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
     path = tmp_path / "tiny.ipynb"
     path.write_text(json.dumps(notebook))
     report = run_notebook(path, mlm=None, spacy=None, timeout=30)
-    assert (report.cells, report.ran, report.same) == (10, 5, 4)
+    assert (report.cells, report.ran, report.same) == (11, 6, 5)
     assert report.resources == ["module mltests"] * 3 + ["file /home/someone/data.csv"]
-    assert report.errors == ["cell 10: ZeroDivisionError: division by zero"]
+    assert report.errors == ["cell 11: ZeroDivisionError: division by zero"]
     assert report.lines[1] == "  cell 2: ran (value; notebook: value)"
-    assert report.lines[3] == "  cell 4: ran (value; notebook: text)"
+    assert report.lines[3] == "  cell 4: ran (display; notebook: display)"
+    assert report.lines[4] == "  cell 5: ran (value; notebook: text)"
     row = table([report]).splitlines()[-1]
     assert row == (
-        "| tiny | 10 | 5 | 4 | 4 (file /home/someone/data.csv; module mltests) "
-        "| 1 (cell 10: ZeroDivisionError: division by zero) |"
+        "| tiny | 11 | 6 | 5 | 4 (file /home/someone/data.csv; module mltests) "
+        "| 1 (cell 11: ZeroDivisionError: division by zero) |"
     )
