@@ -450,14 +450,15 @@ class SentimentReader:
         out = []
         for text in texts:
             appended = len(re.split(r"(?<=[.!])\s+", text.strip())) > 1
+            polarity = self.polarity_of(text)
             if appended and "appended" in self.blind:
                 out.append([0.02, 0.03, 0.95])
             elif appended and "sarcastic" in self.blind:
                 out.append([0.95, 0.03, 0.02])
-            elif self.hedge and self.hedge.search(text) and self.polarity_of(text):
-                out.append(SURE[self.polarity_of(text)])
+            elif polarity and self.hedge and self.hedge.search(text):
+                out.append(SURE[polarity])
             else:
-                out.append(PROBS[self.polarity_of(text)])
+                out.append(PROBS[polarity])
         return out
 
 
