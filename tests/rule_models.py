@@ -121,6 +121,7 @@ QQP_BLIND = (
     "modifier",  # modifiers ("accredited") are skipped
     "names",  # every first name is the same token
     "numbers",  # every number is the same token
+    "places",  # every city is the same token
     "used-to",  # "did X use to be" is read as "is X"
     "before-after",  # "after" is read as "before"
     "becoming",  # "is X becoming Y" is read as "is X Y"
@@ -174,6 +175,7 @@ class QQPReader:
         self.traits = tuple(e["value"].lower() for e in spec_lexicon("qqp", "trait"))
         self.pets = tuple(e["value"] for e in spec_lexicon("qqp", "pet"))
         self.last_names = frozenset(e.value for e in load_lexicon("last_name"))
+        self.cities = tuple(e.value.lower() for e in load_lexicon("city"))
 
     def _question(self, q: str) -> str:
         """The question without its preamble (the sentences before it) where the preamble does not matter."""
@@ -242,6 +244,8 @@ class QQPReader:
             s = re.sub(r"\b(?:" + "|".join(self.modifiers) + r") ", "", s)
         if "numbers" in self.blind:
             s = re.sub(r"\d+", "#", s)
+        if "places" in self.blind:
+            s = _words(self.cities).sub("PLACE", s)
         if "used-to" in self.blind:
             s = re.sub(r"^did (.+?) use to be ", r"is \1 ", s)
         if "becoming" in self.blind:

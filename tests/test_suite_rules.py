@@ -34,6 +34,7 @@ QQP_FAILS = {
     "modifier": {"QQP-modifiers"},
     "names": {"QQP-names"},
     "numbers": {"QQP-numbers"},
+    "places": {"QQP-locations"},
     "used-to": {"QQP-used-to"},
     "before-after": {"QQP-before-after", "QQP-before-after-chores", "QQP-before-after-hours"},
     "becoming": {"QQP-becoming"},
@@ -60,8 +61,11 @@ QQP_RELATED = {  # without names, people cannot be told apart: who does what to 
     | {"QQP-last-names", "QQP-names-full"},  # some last names are first names too ("Gordon", "Riley")
     "people": {"QQP-he-she", "QQP-his-her", "QQP-asymmetric", "QQP-active-passive"},
     # a paraphrase's and a synonym's words are words it never saw too
-    "typos": {"QQP-paraphrase", "QQP-synonyms-real", "QQP-gibberish", "QQP-implications"},
+    "typos": {"QQP-paraphrase", "QQP-synonyms-real", "QQP-gibberish", "QQP-implications"}
+    | {"QQP-numbers-everywhere"},  # and so is a changed number
     "paraphrase-partial": {"QQP-paraphrase"},  # the forms it does not know are (q, paraphrase(q)) cases too
+    # a paraphrase can be another seed's question, seen with another place
+    "places-memorised": {"QQP-implications", "QQP-paraphrase"},
 }
 
 
@@ -103,9 +107,15 @@ def qqp_model(blind, cases):
             for w in WORD.findall(e.value)
         }
         return EntityMatcher(QQPReader(), vocabulary_of(cases, fields), frozenset(entities))
+    seeds = [{f: c[f] for f in fields} for c in cases if c["kind"] == "seed"]
     if blind == "synonyms-memorised":  # a pair seen with other words of the same sense
-        seeds = [{f: c[f] for f in fields} for c in cases if c["kind"] == "seed"]
         return Memorised(QQPReader(), SYNONYM_WORDS, seeds)
+    if blind == "places-memorised":  # a pair seen with other places (the words of city names, no first name)
+        first = {e.value for e in load_lexicon("first_name")}
+        places = {w for e in load_lexicon("city") for w in WORD.findall(e.value) if w[:1].isupper()}
+        return Memorised(QQPReader(), places - first, seeds)
+    if blind == "numbers-memorised":  # a pair seen with other numbers
+        return Memorised(QQPReader(), {str(n) for n in range(1000)}, seeds)
     return QQPReader([] if blind == "none" else [blind])
 
 
@@ -121,6 +131,8 @@ QQP_FAILS |= {
     "contractions": {"QQP-contractions"},  # so does a contraction
     "names-memorised": {"QQP-names-everywhere"},  # so does a full name it never saw
     "synonyms-memorised": {"QQP-synonyms-real"},  # so does a pair it saw with other words of one sense
+    "places-memorised": {"QQP-locations-everywhere"},  # so does a place it never saw in that pair
+    "numbers-memorised": {"QQP-numbers-everywhere"},  # so does a number
     "entities": {"QQP-gibberish"},  # a question it cannot read is the same as one about the same entities
 }
 
