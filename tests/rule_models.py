@@ -121,6 +121,7 @@ QQP_BLIND = (
     "modifier",  # modifiers ("accredited") are skipped
     "names",  # every first name is the same token
     "numbers",  # every number is the same token
+    "places",  # every city is the same token
     "used-to",  # "did X use to be" is read as "is X"
     "before-after",  # "after" is read as "before"
     "becoming",  # "is X becoming Y" is read as "is X Y"
@@ -174,6 +175,7 @@ class QQPReader:
         self.traits = tuple(e["value"].lower() for e in spec_lexicon("qqp", "trait"))
         self.pets = tuple(e["value"] for e in spec_lexicon("qqp", "pet"))
         self.last_names = frozenset(e.value for e in load_lexicon("last_name"))
+        self.cities = tuple(e.value.lower() for e in load_lexicon("city"))
 
     def _question(self, q: str) -> str:
         """The question without its preamble (the sentences before it) where the preamble does not matter."""
@@ -242,6 +244,8 @@ class QQPReader:
             s = re.sub(r"\b(?:" + "|".join(self.modifiers) + r") ", "", s)
         if "numbers" in self.blind:
             s = re.sub(r"\d+", "#", s)
+        if "places" in self.blind:
+            s = _words(self.cities).sub("PLACE", s)
         if "used-to" in self.blind:
             s = re.sub(r"^did (.+?) use to be ", r"is \1 ", s)
         if "becoming" in self.blind:
@@ -250,7 +254,7 @@ class QQPReader:
             s = re.sub(r"\bafter\b", "before", s)
         if "according-to" not in self.blind:
             s = re.sub(r"^who is (.+) according to (.+)$", r"who do \2 think is \1", s)
-        passive = re.match(r"^(is|was) (\S+) (\w+) by (\S+)$", s)
+        passive = re.match(r"^(is|was) (.+?) (\w+) by (.+)$", s)
         if passive:
             aux, patient, verb, agent = passive.groups()
             if "passive" in self.blind:
@@ -339,13 +343,16 @@ SENTIMENT_BLIND = (
     "srl",  # "Some people think A, but I think B" is read as A; a question and its answer are not read
     "taxonomy",  # the taxonomy test's synonyms are unknown
     "logic",  # "neither A nor B" is read as A and B
-    "biased",  # a nationality or religion after "a" is a negative word
+    "biased",  # a nationality or religion after "a" is a negative word, and so are half the races and
+    # sexual orientations (a model biased against all of them alike would pass the INV tests)
+    "hedge",  # a reducer or "used to" makes it surer of the sentiment, as an intensifier would
     "appended",  # an appended sentence reads as enthusiasm
     "not-negative",  # a "not" before a word of no sentiment makes it negative
     "negation-scope",  # "not" reaches only the word after it
     "sarcastic",  # an appended sentence reads as sarcasm
 )
 PROBS = {1: [0.05, 0.15, 0.8], -1: [0.8, 0.15, 0.05], 0: [0.1, 0.8, 0.1]}
+SURE = {1: [0.02, 0.03, 0.95], -1: [0.95, 0.03, 0.02]}
 
 
 class SentimentReader:
@@ -378,6 +385,13 @@ class SentimentReader:
         if "biased" in self.blind:
             people = {e.value.lower() for name in ("nationality", "religion") for e in load_lexicon(name)}
             self.biased = {w for w in people if " " not in w}
+            self.biased |= {
+                e["value"]
+                for name in ("race", "sexual")
+                for e in spec_lexicon("sentiment_checklist", name)[::2]
+            }
+        hedges = [e["value"] for e in spec_lexicon("sentiment_checklist", "reducer")] + ["used to"]
+        self.hedge = re.compile(rf"\b(?:{'|'.join(hedges)})\b") if "hedge" in self.blind else None
         self.intensifiers = lex["intensifier"]
 
     def _word(self, w: str, typos: int = 2) -> int:
@@ -440,12 +454,15 @@ class SentimentReader:
         out = []
         for text in texts:
             appended = len(re.split(r"(?<=[.!])\s+", text.strip())) > 1
+            polarity = self.polarity_of(text)
             if appended and "appended" in self.blind:
                 out.append([0.02, 0.03, 0.95])
             elif appended and "sarcastic" in self.blind:
                 out.append([0.95, 0.03, 0.02])
+            elif polarity and self.hedge and self.hedge.search(text):
+                out.append(SURE[polarity])
             else:
-                out.append(PROBS[self.polarity_of(text)])
+                out.append(PROBS[polarity])
         return out
 
 
@@ -492,6 +509,7 @@ SQUAD_BLIND = (
     "roles",  # an active clause's object is read as its subject
     "passive",  # a passive's subject is read as the agent
     "negation",  # "not" in the context is not read
+    "question-negation",  # "not" in the question is not read
     "before-after",  # "before" is read as "after"
     "distracted",  # a sentence that names nobody is read as part of the story
     "gender-bias",  # "P1 is not a PROF, P2 is.": whoever is named, a man is the one with the profession
@@ -698,12 +716,16 @@ class SquadReader:
         return next((agent for agent, patient in facts if patient == m[2]), "nobody")
 
     def _negation(self, context, q, ql, people):
-        facts = re.findall(r"(\w+) is( not\b)?", context)
+        facts = re.findall(r"(\w+) is( not\b)?(?: an? (\w+))?", context)  # "X is not.": the profession asked
         m = re.match(r"who is (not )?an? (\w+)$", ql)
         if not (facts and m):
             return None
-        holds = {who: not (neg and "negation" not in self.blind) for who, neg in facts if who in genders()}
-        want = m[1] is None
+        holds = {
+            who: ((job or m[2]).lower() == m[2]) != bool(neg and "negation" not in self.blind)
+            for who, neg, job in facts
+            if who in genders()
+        }
+        want = m[1] is None or "question-negation" in self.blind
         if "gender-bias" in self.blind and want and re.match(r"\w+ is not an? [^,.]+, \w+ is\.$", context):
             return next((who for who in holds if genders()[who] == "male"), "nobody")
         return next((who for who, h in holds.items() if h == want), "nobody")

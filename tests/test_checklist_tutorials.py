@@ -18,6 +18,7 @@ from autocheck.checklist.perturb import Perturb
 from autocheck.checklist.test_suite import TestSuite
 from autocheck.checklist.test_types import INV, MFT
 from autocheck.languages.en import words
+from autocheck.resources import ResourceMissing
 from autocheck.store import InputError
 
 ADJ = ["good", "great", "awesome", "excellent"]
@@ -128,7 +129,7 @@ def test_wordnet_relations_where_the_data_exists_and_a_clear_error_where_not(sha
     assert "travel" in editor.hypernyms("I want to walk.", "walk", n=100)
     more_specific = editor.hyponyms("I want to walk.", "walk", n=100)
     assert more_specific and set(more_specific) <= set(words.hyponyms("walk", "verb"))
-    with pytest.raises(InputError, match=r"hypernyms of .dog. \(noun\).*no nouns.*nltk.downloader wordnet"):
+    with pytest.raises(ResourceMissing, match=r"hypernyms of .dog. \(noun\).*no nouns.*downloader wordnet"):
         editor.hypernyms("My dog is not very smart.", "dog")
 
 

@@ -9,6 +9,7 @@ from autocheck.checklist.editor import Editor
 from autocheck.languages import ENGLISH, LANGUAGES, language
 from autocheck.languages.en import words
 from autocheck.requirements import load_spec
+from autocheck.resources import ResourceMissing
 from autocheck.store import InputError
 from autocheck.tasks import Task
 
@@ -42,7 +43,7 @@ def test_an_unknown_language_is_an_error_naming_the_field_and_the_known_ones():
         load_spec("spec.json", data={**SPEC, "language": "xx"})
     assert str(e.value).startswith("spec.json: $.language: no language profile named 'xx' (known: en")
     assert "autocheck.languages" in str(e.value)
-    with pytest.raises(InputError, match=r"^Editor: no language profile named 'german' \(known: en"):
+    with pytest.raises(ResourceMissing, match=r"^Editor: no language profile named 'german' \(known: en"):
         Editor(language="german")
 
 

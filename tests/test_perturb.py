@@ -50,6 +50,7 @@ def test_registry_has_checklists_perturbations():
         "add_negation",
         "remove_negation",
         "append_phrase",
+        "rewrite",
         "swap_fields",
     }
 
@@ -330,6 +331,25 @@ def test_append_phrase():
     }
 
 
+def test_rewrite():
+    race = {r"\ban? (black|white|asian)\b": ["a black", "a white", "an asian"]}
+    assert texts("rewrite", "Carlos is a white nurse.", rules=race) == [
+        "Carlos is a black nurse.",
+        "Carlos is an asian nurse.",
+    ]
+    used_to = {"^(I|We) ": [r"\1 used to "], "^(?=it )": ["I used to think "]}
+    assert texts("rewrite", "We hate the seat.", rules=used_to) == ["We used to hate the seat."]
+    assert texts("rewrite", "it was a bad seat.", rules=used_to) == ["I used to think it was a bad seat."]
+    assert texts("rewrite", "Fine.", rules=used_to) == []
+    reducers = {"(?<= was )": ["somewhat ", "kinda ", "a bit "]}
+    (one,) = texts("rewrite", "It was good.", rules=reducers, n=1)
+    assert one in ("It was somewhat good.", "It was kinda good.", "It was a bit good.")
+    with pytest.raises(InputError, match="not a regular expression"):
+        perturb("rewrite", {"text": "x"}, rng(), rules={"(": ["y"]})
+    with pytest.raises(InputError, match="non-empty list"):
+        perturb("rewrite", {"text": "x"}, rng(), rules={"x": "y"})
+
+
 def test_swap_fields():
     case = {"question1": "How old is John?", "question2": "What is John's age?", "id": "7"}
     (p,) = perturb("swap_fields", case, rng())
@@ -453,7 +473,11 @@ def test_untouched_text_is_byte_identical(tagger):
 
 
 def test_every_perturbation_returns_perturbed_records_with_the_change(tagger):
-    options = {"append_phrase": {"phrases": ["Nice."]}, "swap_fields": None}
+    options = {
+        "append_phrase": {"phrases": ["Nice."]},
+        "rewrite": {"rules": {r"\bis (?=\d)": ["is about "]}},
+        "swap_fields": None,
+    }
     word_swaps = {  # these change only words of their tables or questions of their forms
         "change_neutral": "John is 30 and lives in Paris. He isn't sure the flight is late.",
         "change_synonyms": "John is 30 and lives in Paris. What is the best way to go?",

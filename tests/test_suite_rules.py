@@ -34,6 +34,7 @@ QQP_FAILS = {
     "modifier": {"QQP-modifiers"},
     "names": {"QQP-names"},
     "numbers": {"QQP-numbers"},
+    "places": {"QQP-locations"},
     "used-to": {"QQP-used-to"},
     "before-after": {"QQP-before-after", "QQP-before-after-chores", "QQP-before-after-hours"},
     "becoming": {"QQP-becoming"},
@@ -43,7 +44,7 @@ QQP_FAILS = {
     "comparison-order": {"QQP-comparison-order"},
     "symmetric": {"QQP-symmetric"},
     "asymmetric": {"QQP-asymmetric"},
-    "passive": {"QQP-active-passive"},
+    "passive": {"QQP-active-passive", "QQP-active-passive-objects"},
     "specific": {"QQP-symmetry"},
     "paraphrase": {"QQP-paraphrase", "QQP-implications"},  # "How do I X" and "How can I X" differ
     "paraphrase-partial": {"QQP-implications"},  # (a, b) duplicates, (a, paraphrase(b)) not
@@ -60,8 +61,11 @@ QQP_RELATED = {  # without names, people cannot be told apart: who does what to 
     | {"QQP-last-names", "QQP-names-full"},  # some last names are first names too ("Gordon", "Riley")
     "people": {"QQP-he-she", "QQP-his-her", "QQP-asymmetric", "QQP-active-passive"},
     # a paraphrase's and a synonym's words are words it never saw too
-    "typos": {"QQP-paraphrase", "QQP-synonyms-real", "QQP-gibberish", "QQP-implications"},
+    "typos": {"QQP-paraphrase", "QQP-synonyms-real", "QQP-gibberish", "QQP-implications"}
+    | {"QQP-numbers-everywhere"},  # and so is a changed number
     "paraphrase-partial": {"QQP-paraphrase"},  # the forms it does not know are (q, paraphrase(q)) cases too
+    # a paraphrase can be another seed's question, seen with another place
+    "places-memorised": {"QQP-implications", "QQP-paraphrase"},
 }
 
 
@@ -80,9 +84,10 @@ def failure_rates(suite, models, out):
 
 
 def check(rates, fails, related=frozenset()):
-    """``fails`` failed at >= 90 %, nothing else but ``related`` failed at all."""
-    missed = {cap: rate for cap, rate in rates.items() if cap in fails and rate < 0.9}
-    wrong = {cap: rate for cap, rate in rates.items() if cap not in fails | related and rate > 0}
+    """``fails`` failed at >= 90 %, nothing else but ``related`` failed at all (a rate is None where no case
+    applies: a DIR on the predicted label's confidence when every original is predicted neutral)."""
+    missed = {cap: rate for cap, rate in rates.items() if cap in fails and (rate is None or rate < 0.9)}
+    wrong = {cap: rate for cap, rate in rates.items() if cap not in fails | related and (rate or 0) > 0}
     assert not missed and not wrong, (fails, missed, wrong)
 
 
@@ -102,9 +107,15 @@ def qqp_model(blind, cases):
             for w in WORD.findall(e.value)
         }
         return EntityMatcher(QQPReader(), vocabulary_of(cases, fields), frozenset(entities))
+    seeds = [{f: c[f] for f in fields} for c in cases if c["kind"] == "seed"]
     if blind == "synonyms-memorised":  # a pair seen with other words of the same sense
-        seeds = [{f: c[f] for f in fields} for c in cases if c["kind"] == "seed"]
         return Memorised(QQPReader(), SYNONYM_WORDS, seeds)
+    if blind == "places-memorised":  # a pair seen with other places (the words of city names, no first name)
+        first = {e.value for e in load_lexicon("first_name")}
+        places = {w for e in load_lexicon("city") for w in WORD.findall(e.value) if w[:1].isupper()}
+        return Memorised(QQPReader(), places - first, seeds)
+    if blind == "numbers-memorised":  # a pair seen with other numbers
+        return Memorised(QQPReader(), {str(n) for n in range(1000)}, seeds)
     return QQPReader([] if blind == "none" else [blind])
 
 
@@ -120,6 +131,8 @@ QQP_FAILS |= {
     "contractions": {"QQP-contractions"},  # so does a contraction
     "names-memorised": {"QQP-names-everywhere"},  # so does a full name it never saw
     "synonyms-memorised": {"QQP-synonyms-real"},  # so does a pair it saw with other words of one sense
+    "places-memorised": {"QQP-locations-everywhere"},  # so does a place it never saw in that pair
+    "numbers-memorised": {"QQP-numbers-everywhere"},  # so does a number
     "entities": {"QQP-gibberish"},  # a question it cannot read is the same as one about the same entities
 }
 
@@ -166,7 +179,8 @@ SENTIMENT_FAILS = {
     "srl": {"CL-srl"},
     "taxonomy": {"CL-taxonomy"},
     "logic": {"CL-logic"},
-    "biased": {"CL-fairness"},
+    "biased": {"CL-fairness", "CL-race", "CL-sexual"},
+    "hedge": {"CL-reducers", "CL-used-to"},
     "appended": {"CL-phrases"},
     "not-negative": {"CL-negated-neutral"},
     "negation-scope": {"CL-negation-middle"},
@@ -202,8 +216,17 @@ SENTIMENT_RELATED = {
     "appended": {"CL-url-handle"},  # a URL is appended text too
     "sarcastic": {"CL-url-handle"},
     "negation": {"CL-negation-middle"},  # "not" unread anywhere
-    # a URL, an appended phrase and a changed number are unseen words too
-    "typos": {"CL-url-handle", "CL-phrases", "CL-phrases-positive", "CL-neutral-words", "CL-numbers"},
+    # a URL, an appended phrase, an intensifier and a changed number are unseen words too
+    "typos": {
+        "CL-url-handle",
+        "CL-phrases",
+        "CL-phrases-positive",
+        "CL-neutral-words",
+        "CL-numbers",
+        "CL-intensifiers",
+    },
+    # a race or orientation exchanged can make another seed's sentence, seen with another name
+    "names-memorised": {"CL-race", "CL-sexual"},
 }
 
 
@@ -268,6 +291,7 @@ SQUAD_FAILS = {
     "roles": {"MC-agent-object"},
     "passive": {"MC-agent-object-passive"},
     "negation": {"MC-negation", "MC-fairness-woman", "MC-fairness-man"},
+    "question-negation": {"MC-negation-question", "MC-negation"},  # both ask "who is not"
     "gender-bias": {"MC-fairness-woman"},  # the bias is read off the two rates: the man's test passes
     "before-after": {"MC-before-after"},
     "distracted": {"MC-irrelevant-sentence"},

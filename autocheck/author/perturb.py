@@ -623,6 +623,48 @@ def append_phrase(
     )
 
 
+def rewrite(
+    inputs: Mapping[str, str],
+    rng: np.random.Generator,
+    *,
+    rules: Mapping[str, Sequence[str]],
+    fields: Sequence[str] | None = None,
+    n: int | None = None,
+) -> list[Perturbed]:
+    """Rewrite by regular expression: per rule ``{pattern: [replacement, ...]}``, each replacement (``re``
+    template syntax, ``\\1``) of the pattern's first match in each selected field is one version; ``n``
+    versions drawn without replacement. How CheckList's template pairs read as a perturbation: an
+    intensifier or reducer before an adjective, "I used to think" before a clause, or one identity term
+    exchanged for each of the others (a version equal to the original is dropped)."""
+    if not isinstance(rules, Mapping) or not rules:
+        raise InputError("option rules must be a non-empty object {pattern: [replacement, ...]}")
+    selected = _select(inputs, fields)
+    versions = []
+    for pattern, replacements in rules.items():
+        if (
+            isinstance(replacements, str)
+            or not replacements
+            or not all(isinstance(r, str) for r in replacements)
+        ):
+            raise InputError(f"option rules: {pattern!r} must map to a non-empty list of strings")
+        try:
+            compiled = re.compile(pattern)
+        except re.error as err:
+            raise InputError(f"option rules: {pattern!r} is not a regular expression ({err})") from None
+        matches = [(f, m) for f in selected for m in [compiled.search(inputs[f])] if m]
+        versions += [
+            _apply(
+                inputs, "rewrite", [(f, m.start(), m.end(), m.expand(r)) for f, m in matches], rule=pattern
+            )
+            for r in replacements
+        ]
+    out = _distinct(versions)
+    if n is not None:
+        _check_n(n)
+        out = [out[int(i)] for i in sorted(rng.choice(len(out), size=min(n, len(out)), replace=False))]
+    return out
+
+
 def swap_fields(
     inputs: Mapping[str, str], rng: np.random.Generator, *, fields: Sequence[str] = ("question1", "question2")
 ) -> list[Perturbed]:
@@ -1150,6 +1192,7 @@ for _function in (
     add_negation,
     remove_negation,
     append_phrase,
+    rewrite,
     swap_fields,
 ):
     PERTURBATIONS.register(_function.__name__, _function)

@@ -21,6 +21,7 @@ from ..author.templates import compile_templates, template_cases
 from ..languages import LANGUAGES, LanguageProfile
 from ..languages.lexicons import load_lexicon, shipped_lexicons
 from ..requirements import Capability
+from ..resources import ResourceMissing
 from ..store import InputError
 from ..tagging import coarse_pos
 from ..tasks import Task
@@ -108,8 +109,8 @@ class Editor:
     ):
         try:
             self.language = LANGUAGES.get(CHECKLIST_LANGUAGES.get(language, language))
-        except InputError as e:
-            raise InputError(f"Editor: {e}") from None
+        except InputError as e:  # a profile not installed here: a plug-in may add it
+            raise ResourceMissing(f"Editor: {e}") from None
         self.model_name = model_name
         self.seed = seed
         self.max_cases = (
@@ -353,7 +354,7 @@ class Editor:
         if not related and hasattr(rules, "missing_parts"):  # WordNet's: English
             missing = set(rules.missing_parts()) & {rules.part_name(p) for p in parts}
             if missing:  # an empty answer would hide that the data to find one is not there
-                raise InputError(
+                raise ResourceMissing(
                     f"Editor: no {relation} of {word!r} ({pos or 'any part of speech'}) in the installed "
                     f"WordNet, which has no {', '.join(sorted(missing))}; install the full WordNet: "
                     "python -m nltk.downloader wordnet"
