@@ -311,10 +311,10 @@ def test_the_generate_bar_counts_finished_chunks_not_taken_ones(shared_data, tmp
         def __init__(self, **options):
             pass
 
-        def expand(self, chunks, expander, on_unit):
-            taken = list(chunks)  # every chunk taken before the first is finished
-            for chunk in taken:
-                yield chunk, ChunkResult.merge([])
+        def map(self, work, units):
+            taken = list(units)  # every unit taken before the first is finished
+            for _ in taken:
+                yield ChunkResult.merge([])
 
         def close(self):
             pass
