@@ -13,6 +13,7 @@ times the start); and an import that breaks a genuine cycle at import time, with
 line (counted, and kept few). Everything else is imported at module level."""
 
 import ast
+from functools import cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "autocheck"
@@ -23,14 +24,21 @@ def _module_name(path: Path, package: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@cache
+def _parsed(package: Path) -> dict[str, tuple[Path, ast.Module]]:
+    """Module name -> its file and syntax tree (parsed once for all the tests here)."""
+    paths = {_module_name(path, package): path for path in package.rglob("*.py")}
+    return {name: (path, ast.parse(path.read_text(encoding="utf-8"))) for name, path in paths.items()}
+
+
 def _imports(package: Path) -> tuple[dict[str, set[str]], list[str]]:
     """Module -> the package's modules it imports; and ``module: from X import _name`` lines."""
-    paths = {_module_name(path, package): path for path in package.rglob("*.py")}
+    paths = {name: path for name, (path, _) in _parsed(package).items()}
     edges: dict[str, set[str]] = {name: set() for name in paths}
     private = []
-    for name, path in paths.items():
+    for name, (path, tree) in _parsed(package).items():
         here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 edges[name].update(a.name for a in node.names if a.name in paths and a.name != name)
             elif isinstance(node, ast.ImportFrom):
@@ -168,8 +176,8 @@ def _module_level(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
 def _deferred_imports(package: Path) -> tuple[list[str], list[str]]:
     """``path:line: import`` of each import inside a function that the rule above does not allow; and those
     allowed by a ``# cycle:`` note."""
-    paths = {_module_name(path, package): path for path in package.rglob("*.py")}
-    trees = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in paths.items()}
+    paths = {name: path for name, (path, _) in _parsed(package).items()}
+    trees = {name: tree for name, (_, tree) in _parsed(package).items()}
     loads = {}  # module -> what importing it runs: its module-level imports and its parent packages
     for name, path in paths.items():
         parents = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
