@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .store import file_sha256
+
 
 def cache_dir() -> Path | None:
     value = os.environ.get("AUTOCHECK_CACHE", "")
@@ -89,8 +91,6 @@ class Cache:
 def file_checksum(path: str | Path) -> str:
     """The SHA-256 of a file, remembered in the ``checksums`` namespace by (resolved path, size, mtime): a
     large weights file is read in full once, and again whenever its size or modification time changes."""
-    from .store import file_sha256
-
     path = Path(path).resolve()
     stat = path.stat()
     key = f"{path}\x1f{stat.st_size}\x1f{stat.st_mtime_ns}"

@@ -14,9 +14,17 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__
-from .config import DATASET, DEFAULT_MLM, EXPAND, FUZZ_EXPANSION, SEEDS
+from .config import DATASET, DEFAULT_MLM, EXPAND, FUZZ_EXPANSION, SEEDS, GenerateConfig, options
 from .resources import ResourceMissing
-from .store import InputError, check_output_file, cli_flag, load_json, prepare_output_dir
+from .store import (
+    InputError,
+    atomic_write_json,
+    atomic_write_text,
+    check_output_file,
+    cli_flag,
+    load_json,
+    prepare_output_dir,
+)
 
 log = logging.getLogger("autocheck")
 
@@ -192,8 +200,6 @@ def _add_config_options(
 ) -> None:
     """``GenerateConfig``'s options of these groups, each with the field's default (or the command's own,
     ``defaults``) and help."""
-    from .config import options
-
     for f in options(*groups):
         meta = f.metadata
         kwargs: dict[str, Any] = {"dest": f.name, "help": meta["help"]}
@@ -261,8 +267,6 @@ def _add_expansion_options(
 
 def _config(args: argparse.Namespace, expand: bool):
     """The run's ``GenerateConfig`` from the options (those a command does not take keep their default)."""
-    from .config import GenerateConfig, options
-
     given = {f.name: getattr(args, f.name) for f in options(SEEDS, DATASET, EXPAND) if hasattr(args, f.name)}
     if given.get("checks") is not None:
         given["checks"] = tuple(given["checks"])
@@ -476,7 +480,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.markdown:
         from .ci import markdown_summary
         from .report.html import collect_failures
-        from .store import atomic_write_text
 
         failing, _ = collect_failures(args.results, results, args.max_failures or None)
         atomic_write_text(args.markdown, markdown_summary(results, gate, failing))
@@ -500,7 +503,6 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     from .explain import MINIMAL_EDITS, explain_run, format_explanations, minimal_edits
-    from .store import atomic_write_json
 
     if args.top < 0:
         raise InputError(f"--top {args.top}: expected 0 (all) or a positive number")
@@ -565,8 +567,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
         write_comparison_html(result, args.html, max_cases=args.max_cases, rules=rules, alpha=args.alpha)
         say(f"comparison written to {args.html}")
     if args.markdown:
-        from .store import atomic_write_text
-
         atomic_write_text(args.markdown, comparison_markdown(result, rules=rules, alpha=args.alpha))
         say(f"Markdown comparison written to {args.markdown}")
     for line in result["untested"]:
@@ -700,7 +700,6 @@ def cmd_suggest(args: argparse.Namespace) -> int:
 
 
 def cmd_perturb(args: argparse.Namespace) -> int:
-    from .config import GenerateConfig
     from .generate import generate
 
     options = dict(_option(item) for item in args.option or [])

@@ -12,9 +12,16 @@ import logging
 import os
 from pathlib import Path
 
-from .config import DEFAULT_MLM
+from .config import DEFAULT_MLM, GenerateConfig
+from .generate import generate
+from .models import load_model
+from .progress import stages
+from .report import format_table, write_html
 from .resources import shared_data_dir
+from .run import RESULTS, RUN_FILES, run_suite
+from .sources.checklist import convert_checklist
 from .store import InputError, foreign_error, load_json, own_entries, prepare_output_dir
+from .suite import MANIFEST, SUITE_FILES
 
 log = logging.getLogger(__name__)
 
@@ -58,13 +65,6 @@ def run_demo(
     seed: int = 0,
     overwrite: bool = False,
 ) -> int:
-    from .config import GenerateConfig
-    from .generate import generate
-    from .models import load_model
-    from .report import format_table, write_html
-    from .run import RESULTS, RUN_FILES, run_suite
-    from .suite import MANIFEST, SUITE_FILES
-
     if Path(out).is_dir():
         foreign = own_entries(Path(out), DEMO_FILES)[1]
         if foreign:
@@ -96,8 +96,6 @@ def run_demo(
                 overwrite="overwrite=True",
                 out="out=DIR",
             )
-        from .progress import stages
-
         summary = generate(
             config, suite_dir, resume=resume and not overwrite, overwrite=overwrite, progress=stages
         )
@@ -108,8 +106,6 @@ def run_demo(
     )
     checklist_results, checklist_dir = None, None
     if Path(res.get("checklist", "")).is_file():  # CheckList's own suite beside ours: 30 items per test
-        from .sources.checklist import convert_checklist
-
         checklist_suite, checklist_dir = Path(out) / "checklist-suite", Path(out) / "checklist-results"
         convert_checklist(
             res["checklist"],

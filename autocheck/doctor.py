@@ -19,15 +19,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from huggingface_hub import try_to_load_from_cache
+
 from .author.perturb import PERTURBATIONS
 from .config import DEFAULT_MLM
 from .execute import EXECUTORS
 from .expand.validate import CHECKS
 from .languages import LANGUAGES
 from .models import MODELS
+from .models.hf import check_head, hf_form
 from .outputs import OUTPUT_KINDS, kind_of
 from .registry import Registry
-from .requirements import TASKS
+from .requirements import TASKS, load_spec, spec_path
 from .resources import find_nltk, offline, project_file, shared_data_dir
 from .sources.cases import SOURCES
 from .sources.datasets import DATASETS
@@ -108,8 +111,6 @@ def _hf_row(name: str, spec: str, kind: str, task: Any = None) -> Row:
         state = "not in the Hugging Face cache (offline)" if offline() and not where else reason
         return Row(name, MISSING, f"{spec}: {state}{_stand_in(kind)}")
     if task is not None and kind == "model":  # a head run can test (not a masked-LM folder)
-        from .models.hf import check_head, hf_form
-
         try:
             check_head(spec, config, hf_form(spec, task).auto_class, task)
         except InputError as e:
@@ -136,10 +137,8 @@ def _hf_row(name: str, spec: str, kind: str, task: Any = None) -> Row:
 
 def _hf_cached(repo_id: str, filename: str) -> str | None:
     try:
-        from huggingface_hub import try_to_load_from_cache
-
         found = try_to_load_from_cache(repo_id, filename)
-    except Exception:  # no huggingface_hub, or not a valid repo id: not cached
+    except Exception:  # not a valid repo id: not cached
         return None
     return found if isinstance(found, str) else None
 
@@ -214,8 +213,6 @@ def check(
     grammar: str = "ptb_sample",
 ) -> list[Row]:
     """The rows of the pre-flight for ``command`` (generate, run, or None: both) on ``task``."""
-    from .requirements import load_spec, spec_path
-
     if command not in (None, *COMMANDS):
         raise InputError(f"--for {command!r}: expected one of {', '.join(COMMANDS)}")
     try:

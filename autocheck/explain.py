@@ -38,13 +38,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .expect import ERROR, FAIL, PASS
+from .expect import ERROR, FAIL, PASS, case_outcome
+from .languages.lexicons import load_lexicon, shipped_lexicons
 from .outputs import kind_of
 from .results import load_results, natural_key
 from .run import PREDICTIONS, read_predictions
 from .stats import benjamini_hochberg, fisher_greater, fisher_two_sided, newcombe, wilson
 from .store import InputError
 from .suite import CASES, iter_cases
+from .tasks import Task
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +77,6 @@ class _Attributes:
     def of(self, slot: str, value: str) -> dict[str, Any]:
         base = re.sub(r"\d+$", "", slot.split(":")[-1].split(".")[0])
         if base not in self.tables:
-            from .languages.lexicons import load_lexicon, shipped_lexicons
-
             entries = load_lexicon(base) if base in shipped_lexicons() else ()
             self.tables[base] = {e.value: dict(e.attrs) for e in entries if e.attrs}
         return self.tables[base].get(value, {})
@@ -485,9 +485,6 @@ def minimal_edits(run_dir: str | Path, model: Any, *, max_calls: int, max_parts:
     The run's failure rates are not touched: this reads the run and returns a new record. An inserted word
     is taken out with the space it brought; a capital that the insertion lowered (``lowered``) stays
     lowered, so the subset is the expansion's own text minus words."""
-    from .expect import case_outcome
-    from .tasks import Task
-
     run_dir = Path(run_dir)
     results = load_results(run_dir)
     names = list(results["models"])

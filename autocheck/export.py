@@ -36,17 +36,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from autocheck.models.files import input_id
 from autocheck.outputs import OutputKind, kind_of
 from autocheck.store import (
     InputError,
     JsonlWriter,
     atomic_write_json,
     atomic_write_text,
+    check_output_file,
     load_json,
     prepare_output_dir,
     read_jsonl,
     rng_for,
 )
+
+from .outputs.entities import tags_of
+from .run import input_of
+from .suite import CASES, iter_cases, suite_task
 
 log = logging.getLogger(__name__)
 
@@ -121,8 +127,6 @@ def export_suite(
 ) -> dict[str, Any]:
     """Write ``train``/``validation``/``test`` files of the suite's labelled cases; return the summary
     (also written to ``out_dir/export_summary.json``). ``label_space`` defaults to the task's (see above)."""
-    from .suite import CASES, iter_cases, suite_task
-
     task = suite_task(suite_dir)
     kind = kind_of(task)
     if label_space is None:
@@ -218,8 +222,6 @@ def export_suite(
 def conll_lines(text: str, entities: Sequence[Sequence[Any]]) -> list[str]:
     """``token TAG`` lines of one text, BIO-tagged: tokens are runs of word characters and single other
     characters, so every entity edge (at a word or a sign, ``$44``) is a token edge."""
-    from .outputs.entities import tags_of
-
     tokens = [(m.group(), m.span()) for m in re.finditer(r"\w+|[^\w\s]", text)]
     tags = tags_of([(s, e, k) for s, e, k in entities], [span for _, span in tokens])
     return [f"{token} {tag}" for (token, _), tag in zip(tokens, tags)]
@@ -318,12 +320,6 @@ def export_inputs(suite_dir: str | Path, path: str | Path, *, overwrite: bool = 
     ids must follow), to ``path``; return how many. ``.jsonl``: one object per input with its ``id``
     (``models.files.input_id``, what a prediction line names) and its fields; any other suffix: CheckList's
     ``to_raw_file``, one input per line (a pair's fields joined by a tab)."""
-    from autocheck.models.files import input_id
-    from autocheck.store import atomic_write_text, check_output_file
-
-    from .run import input_of
-    from .suite import CASES, iter_cases, suite_task
-
     suite_dir, path = Path(suite_dir), Path(path)
     cases = suite_dir / CASES
     if not cases.is_file():

@@ -43,6 +43,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
 from . import __version__
 from .config import FUZZ_EXPANSION, GenerateConfig
 from .execute import expand_chunks, make_executor
@@ -52,7 +55,9 @@ from .generate import Progress, describe_capability, expandable, seed_cases
 from .models import Model, as_model
 from .outputs import FAIL, allowed
 from .records import SEED, TestCase
+from .requirements import load_spec
 from .run import input_of
+from .sources.lexicon import load_lexicon
 from .store import InputError, content_hash, dumps, environment, prepare_output_dir
 from .suite import CASES, MANIFEST, STATE, SUITE_FILES, SuiteWriter, iter_cases, load_state, read_manifest
 
@@ -92,9 +97,6 @@ class FuzzSummary:
     timings: dict[str, float] = field(default_factory=dict)
 
     def print_table(self) -> None:
-        from rich.console import Console
-        from rich.table import Table
-
         table = Table(title=f"fuzz suite written to {self.out}")
         columns = [f.replace("_", " ") for f in asdict(FuzzCounts())]
         for column in ["capability", *columns]:
@@ -253,9 +255,6 @@ def fuzz(
 def suite_seeds(config: GenerateConfig, suite: Path) -> tuple[Any, list[Any], Any, Iterator[TestCase]]:
     """The seed cases of an existing suite, with the spec, capabilities and lexicon ``config`` names
     (the capabilities the suite holds among those selected): fuzz's other case source."""
-    from .requirements import load_spec
-    from .sources.lexicon import load_lexicon
-
     spec = load_spec(
         config.requirements, config.task if config.requirements is None else None, data=config.spec
     )

@@ -22,12 +22,22 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
 from . import __version__
+from .author.templates import template_cases
 from .config import GenerateConfig
 from .execute import expand_chunks, make_executor
 from .expand.job import CapabilityCounts, ChunkResult, Expander, Timer, by_capability, model_calls
+from .expand.validate import users_check
 from .outputs import kind_of
 from .records import SEED, TestCase
+from .requirements import load_spec
+from .sources.cases import SourceContext, capability_cases, check_source
+from .sources.datasets import DatasetStats, load_examples
+from .sources.lexicon import load_lexicon
+from .sources.seeds import FillerPools, select_seeds, uses_contractions
 from .store import (
     InputError,
     dumps,
@@ -50,9 +60,6 @@ class RunSummary:
 
     def print_table(self) -> None:
         """The counts per capability, the skipped rows and the rejections, as a terminal table."""
-        from rich.console import Console
-        from rich.table import Table
-
         table = Table(title=f"suite written to {self.out}")
         columns = ["seeds", "seed_cases"]
         if any(counts.perturbations for counts in self.counts.values()):
@@ -152,13 +159,6 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
     then each capability's chain of sources. Returns (spec, capabilities, lexicon, dataset stats,
     per-capability seed counts, and a lazy, deterministic stream of source cases over all capabilities)."""
     report = progress or (lambda items, total, description: items)
-    from .author.templates import template_cases
-    from .requirements import load_spec
-    from .sources.cases import SourceContext, capability_cases, check_source
-    from .sources.datasets import DatasetStats, load_examples
-    from .sources.lexicon import load_lexicon
-    from .sources.seeds import FillerPools, select_seeds, uses_contractions
-
     timer = timer or Timer()
     with timer("load"):
         task = config.task if config.requirements is None and config.spec is None else None
@@ -299,8 +299,6 @@ def generate(
     """
     scheduler = make_executor(executor, workers=workers, address=ray_address, actors=ray_actors)
     if config.checks:  # a name no check has is an error before anything is written
-        from .expand.validate import users_check
-
         for name in config.checks:
             users_check(name)
     if config.top_k_per not in ("seed", "production"):

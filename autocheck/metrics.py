@@ -25,6 +25,7 @@ from typing import Any
 from nltk import Tree, word_tokenize
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
+from autocheck.expand.parsing import Parser
 from autocheck.records import EXPANSION, SEED, TestCase, display
 from autocheck.resources import nltk_resource
 from autocheck.store import InputError, rng_for
@@ -165,8 +166,6 @@ def parse_rules(texts: Iterable[str], parser: Any) -> dict[str, frozenset[str]]:
     ``parse(texts) -> list[Parse | None]``, or a benepar model name/directory for
     ``autocheck.expand.parsing``)."""
     if isinstance(parser, str | Path):
-        from autocheck.expand.parsing import Parser  # lazily: parsing needs benepar and a model
-
         parser = Parser(str(parser))
     unique = sorted(set(texts))
     rules: dict[str, frozenset[str]] = {}

@@ -21,6 +21,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
+from tqdm import tqdm
+from tqdm.auto import tqdm as auto
+
 log = logging.getLogger("autocheck.progress")
 
 DEFAULT_INTERVAL = 30.0
@@ -141,12 +144,8 @@ def bar(
     otherwise."""
     stream = sys.stderr if stream is None else stream
     if _in_notebook():
-        from tqdm.auto import tqdm as auto
-
         return auto(total=total, desc=description, unit=unit)
     if _is_terminal(stream):
-        from tqdm import tqdm
-
         return tqdm(total=total, desc=description, unit=unit, file=stream, dynamic_ncols=True)
     return LogProgress(total, description, unit, interval=interval)
 
@@ -156,8 +155,6 @@ class LogHandler(logging.StreamHandler):
     and draws them again, where a plain handler would print into the bar's line."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        from tqdm import tqdm
-
         try:
             tqdm.write(self.format(record), file=self.stream)
         except Exception:  # as logging.StreamHandler: a broken stream never stops the program

@@ -28,6 +28,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .author.perturb import check_options
+from .author.templates import compile_templates
 from .languages import LANGUAGES
 from .outputs import check_output, kind_of
 from .records import Expected, Label
@@ -520,14 +522,10 @@ def _capability(context: _Context, where: str, spec: dict[str, Any]) -> Capabili
         transform = Transform(variants, spec["transform"].get("max_variants"))
     templates: tuple[Any, ...] = ()
     if "templates" in spec:
-        from .author.templates import compile_templates
-
         templates = compile_templates(spec, task, context.lexicons, f"{path}: {where}")
     perturb = None
     if "perturb" in spec:
         perturb = Part(spec["perturb"]["name"], dict(spec["perturb"].get("options", {})))
-        from .author.perturb import check_options
-
         check_options(perturb.name, perturb.options, task.inputs, f"{path}: {where}.perturb")
     return Capability(
         id=spec["id"],

@@ -29,6 +29,11 @@ from tqdm.auto import tqdm
 from autocheck.export import load_export
 from autocheck.store import InputError, atomic_write_json, atomic_write_text, environment
 
+from .models import load_model
+from .report.compare import compare_runs, write_comparison_html
+from .run import run_suite
+from .suite import suite_task
+
 log = logging.getLogger(__name__)
 
 EVAL_BATCH = 64
@@ -217,11 +222,6 @@ def retrain(
 def compare_before_after(model: str, out: Path, suite: str | Path) -> dict[str, Any]:
     """Run ``suite`` against the model before and after retraining and compare the runs (autocheck
     compare); returns where they are and how many cases flipped."""
-    from .models import load_model
-    from .report.compare import compare_runs, write_comparison_html
-    from .run import run_suite
-    from .suite import suite_task
-
     task = suite_task(suite)
     run_suite(suite, [load_model(model, task)], out / "run-before")
     run_suite(suite, [load_model(str(out / "model"), task)], out / "run-after")

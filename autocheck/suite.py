@@ -15,8 +15,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from .expect import check_expected
 from .outputs import check_output
 from .records import KINDS, SEED, TestCase
+from .requirements import default_task
 from .schemas import check, read_records
 from .store import InputError, JsonlWriter, atomic_write_json, load_json
 from .tasks import Task
@@ -49,14 +51,10 @@ def suite_task(suite_dir: str | Path) -> Task:
                 f"{where}: field 'task' is not a task header ({type(e).__name__}: {e})"
             ) from None
         return task
-    from .requirements import default_task
-
     return default_task()
 
 
 def _validate(case: TestCase, task: Task, where: str) -> None:
-    from .expect import check_expected
-
     if case.kind not in KINDS:
         raise InputError(f"{where}: field 'kind' must be one of {', '.join(KINDS)}, got {case.kind!r}")
     if case.kind != SEED and not case.seed_id:

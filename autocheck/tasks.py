@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from .resources import project_file
 from .store import InputError
 
 LABEL = "label"
@@ -114,8 +115,6 @@ class Task:
             return asked
         if self.lexicon is None:
             return "sentiwordnet"
-        from .resources import project_file
-
         shipped = project_file(self.lexicon)
         return str(shipped) if shipped.is_file() else self.lexicon
 

@@ -130,7 +130,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         base = checkout(args.base, work / "base-src")
-        alict = combined(Path(tempfile.mkdtemp(dir=work)))
+        alict = combined(Path(tempfile.mkdtemp(dir=work)), CAPABILITIES)
         # each side's outputs are moved to ``out`` for its commands, so both write the same paths
         out = work / "out"
         outs = {"base": work / "base-out", "head": work / "head-out"}

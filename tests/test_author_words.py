@@ -142,7 +142,7 @@ def test_no_wordnet_at_all_gives_empty_lists_with_a_warning(monkeypatch):
     def missing(resource, package):
         raise resources.ResourceMissing(f"NLTK resource '{resource}' not found")
 
-    monkeypatch.setattr(resources, "nltk_resource", missing)
+    monkeypatch.setattr(words, "nltk_resource", missing)
     words._wordnet.cache_clear()
     words._has_pos.cache_clear()
     try:

@@ -162,10 +162,10 @@ def test_blocks_reused_within_the_scope_and_given_back_at_its_end():
 
 
 def test_every_process_that_expands_bounds_its_heap(monkeypatch, tmp_path):
-    from autocheck import memory
+    from autocheck.expand import job
 
     calls = []
-    monkeypatch.setattr(memory, "bound_heap_growth", lambda: calls.append("bound"))
+    monkeypatch.setattr(job, "bound_heap_growth", lambda: calls.append("bound"))
     config = generation.GenerateConfig(dataset=None, parser=str(tmp_path))  # a directory: loaded on first use
     Expander(config, None, {})  # what workers and Ray actors build too
     assert calls == ["bound"]

@@ -257,12 +257,12 @@ def test_a_declared_callable_version_reuses_its_answers_and_no_cache_asks_again(
 
 
 def test_file_checksum_is_remembered_until_the_file_changes(tmp_path, monkeypatch):
-    import autocheck.store
+    import autocheck.cache
 
     weights = tmp_path / "model.safetensors"
     weights.write_bytes(b"a" * 1000)
-    real, hashed = autocheck.store.file_sha256, []
-    monkeypatch.setattr(autocheck.store, "file_sha256", lambda p: hashed.append(p) or real(p))
+    real, hashed = autocheck.cache.file_sha256, []
+    monkeypatch.setattr(autocheck.cache, "file_sha256", lambda p: hashed.append(p) or real(p))
     first = file_checksum(weights)
     assert file_checksum(weights) == first and len(hashed) == 1  # the second time from the cache
     weights.write_bytes(b"b" * 1000)  # same size, new content and modification time

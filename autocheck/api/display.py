@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..report.summary import pct
+from ..report.templates import render
 from ..stats import wilson
 
 
@@ -67,8 +68,6 @@ def rate_text(row: Row) -> str:
 
 def render_html(title: str, rows: list[Row], note: str = "") -> str:
     """The display: the capability table, then the failing examples of each capability in <details>."""
-    from ..report.templates import render
-
     shown = [
         {
             **vars(row),
@@ -84,8 +83,6 @@ def render_html(title: str, rows: list[Row], note: str = "") -> str:
 def render_listing(title: str, headers: list[str], rows: list[list[Any]], wide: int, more: str = "") -> str:
     """A plain table of a suite's tests or a test's cases: numbers right-aligned, column ``wide`` (the
     texts) given the room."""
-    from ..report.templates import render
-
     context = {"title": title, "note": "", "headers": headers, "rows": rows, "wide": wide, "more": more}
     return render("display.html.j2", kind="listing", **context)
 

@@ -17,10 +17,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import DEFAULT_MLM
+from ..author.perturb import check_options
+from ..author.perturbed import perturbed_cases
+from ..config import DEFAULT_MLM, GenerateConfig
+from ..expect import check_expected
+from ..generate import generate, seed_cases
+from ..languages import language
+from ..models import load_model
+from ..models.callables import python_model
 from ..records import PERTURBATION, SEED, TestCase, as_inputs, display
+from ..report.html import case_html, collect_failures, prediction_html, why
+from ..report.summary import (
+    capability_info,
+    format_table,
+    headline,
+    load_results,
+    model_capabilities,
+    short_name,
+)
+from ..requirements import Capability, Part, load_spec
+from ..run import read_predictions, run_suite
+from ..sources.datasets import load_examples
 from ..store import InputError, atomic_write_json, environment
-from ..suite import CASES, iter_cases, write_suite
+from ..suite import CASES, iter_cases, read_manifest, suite_task, write_suite
 from ..tasks import Task
 from . import display as D
 
@@ -30,8 +49,6 @@ PREDICTIONS, RESULTS = "predictions.jsonl", "results.json"
 def _task(task: str | Task) -> Task:
     if isinstance(task, Task):
         return task
-    from ..requirements import load_spec
-
     return load_spec(None, task).task
 
 
@@ -121,9 +138,6 @@ class Test:
 
     @classmethod
     def _from_spec(cls, spec: dict[str, Any], where: str, **config: Any) -> list[Test]:
-        from ..config import GenerateConfig
-        from ..generate import seed_cases
-
         settings = GenerateConfig(dataset=config.pop("dataset", None), spec=spec, expand=False, **config)
         _, capabilities, _, _, _, stream = seed_cases(settings)
         cases: dict[str, list[TestCase]] = {c.id: [] for c in capabilities}
@@ -156,12 +170,6 @@ class Test:
         versions made by the perturbation ``perturbation`` (``author.perturb``: ``typos``,
         ``change_names``, ``add_negation``, ... with their ``options``). Items it does not change are left
         out, as in CheckList."""
-        from ..author.perturb import check_options
-        from ..author.perturbed import perturbed_cases
-        from ..expect import check_expected
-        from ..languages import language
-        from ..requirements import Capability, Part
-
         the_task = _task(task)
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
             raise InputError(f"Test.from_perturbation: name {name!r}: letters, digits, '_', '.' and '-' only")
@@ -173,8 +181,6 @@ class Test:
             raise InputError(f"Test.from_perturbation {name!r}: direction: {why}, got {direction!r}")
         check_options(perturbation, options, the_task.inputs, f"Test.from_perturbation {name!r}")
         if isinstance(data, str | Path):
-            from ..sources.datasets import load_examples
-
             rows: Iterable[Any] = (
                 (e.inputs, e.label)
                 for e in load_examples(
@@ -333,8 +339,6 @@ class Suite:
     @classmethod
     def load(cls, directory: str | Path) -> Suite:
         """A suite directory, its tests in the order of their first case."""
-        from ..suite import read_manifest, suite_task
-
         directory = Path(directory)
         if not (directory / CASES).is_file():
             raise InputError(f"{directory}: not a suite directory (no {CASES})")
@@ -361,9 +365,6 @@ class Suite:
         """Generate the suite of a spec file (or a shipped spec's name) into ``directory``, as
         ``autocheck generate`` does (``config``: ``config.GenerateConfig``'s settings, e.g.
         ``capabilities``, ``max_seeds``, ``expand``), and load it."""
-        from ..config import GenerateConfig
-        from ..generate import generate
-
         generate(GenerateConfig(dataset=dataset, requirements=str(spec), **config), directory)
         return cls.load(directory)
 
@@ -385,8 +386,6 @@ class Suite:
         ``labels`` attribute names the classes). ``out``: a new
         or empty results directory, with the suite in ``out/suite`` when it was never saved (default: a
         temporary one, removed with the ``Results``; ``Results.save`` keeps it)."""
-        from ..run import run_suite
-
         models = [self._model(m, name if i == 0 else None) for i, m in enumerate((model, *more))]
         tmp = None
         if out is not None:
@@ -407,9 +406,6 @@ class Suite:
         """The adapter ``run_suite`` and ``autocheck run`` use for the same model (batched; a pipeline is
         asked a batch at a time, an estimator's ``predict_proba`` a batch at a time); a function keeps
         its own name in the results unless ``name`` gives one."""
-        from ..models import load_model
-        from ..models.callables import python_model
-
         if isinstance(model, str | Path):
             return load_model(str(model), self.task)
         return python_model(model, self.task, name=name or getattr(model, "__name__", None))
@@ -438,8 +434,6 @@ class Results:
 
     @classmethod
     def load(cls, directory: str | Path) -> Results:
-        from ..report.summary import load_results
-
         return cls(load_results(directory), directory)
 
     @property
@@ -455,8 +449,6 @@ class Results:
 
     def summary(self, width: int = 100) -> str:
         """The failure-rate table ``autocheck run`` and ``autocheck report`` print."""
-        from ..report.summary import format_table
-
         return format_table(self.results, width=width)
 
     def failures(
@@ -465,8 +457,6 @@ class Results:
         """The failing (and unanswered) cases of ``capability`` (all when None) for ``model`` (the first
         when None), at most ``n``: prediction rows with the case's ``inputs``, ``expected`` and, for a
         perturbation, its ``original`` text."""
-        from ..report.html import collect_failures
-
         model = self._model(model)
         chosen, _ = collect_failures(self.dir, self.results, None)
         out = []
@@ -494,8 +484,6 @@ class Results:
     def to_pandas(self) -> Any:
         """Every prediction row (``predictions.jsonl``) with the case's input fields, as a DataFrame."""
         import pandas as pd
-
-        from ..run import read_predictions
 
         suite_dir = Path(self.results["suite"]["dir"])
         fields = self.results["task"]["inputs"]
@@ -530,9 +518,6 @@ class Results:
 
     def rows(self, model: str | None = None, max_examples: int = 5) -> list[D.Row]:
         """The display's rows for ``model``: one per capability, with up to ``max_examples`` failing cases."""
-        from ..report.html import case_html, collect_failures, prediction_html, why
-        from ..report.summary import capability_info, headline, model_capabilities
-
         name = self._model(model)
         chosen, totals = collect_failures(self.dir, self.results, max_examples)
         fields = list(self.results["task"]["inputs"])
@@ -563,16 +548,12 @@ class Results:
         return out
 
     def __str__(self) -> str:
-        from ..report.summary import short_name
-
         return "\n\n".join(D.render_text(f"Model: {short_name(m)}", self.rows(m, 0)) for m in self.models)
 
     def __repr__(self) -> str:
         return f"Results({', '.join(self.models)}; {self.results['suite']['cases']} cases)\n{self}"
 
     def _repr_html_(self) -> str:
-        from ..report.summary import short_name
-
         return "".join(
             D.render_html(
                 f"Model: {short_name(m)}",

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import contractions as contractions_package  # the function contractions() below is a perturbation
 import numpy as np
 
 from ..languages import ENGLISH, LanguageProfile
@@ -233,10 +234,8 @@ def _contraction_tables() -> tuple[dict[str, str], dict[str, str]]:
     out: slang ("gonna"), forms with two apostrophes ("I'd've"), "ain't" (no single expansion), and words
     like "o'clock" or "y'all".
     """
-    import contractions
-
     expand: dict[str, str] = {}
-    for key, value in contractions.contractions_dict.items():
+    for key, value in contractions_package.contractions_dict.items():
         k = key.lower().replace("’", "'")
         v = value.lower()
         m = re.fullmatch(r"([a-z]+?)(n't|'[a-z]+)", k)

@@ -16,6 +16,7 @@ from ..languages import ENGLISH, LanguageProfile
 from ..outputs.entities import carry
 from ..records import PERTURBATION, SEED, TestCase
 from ..store import rng_for
+from .perturb import perturb
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +26,6 @@ def perturbed_cases(
 ) -> Iterator[TestCase]:
     """Each case of ``cases`` (as the capability's INV/DIR original) followed by its perturbations, made in
     the task's ``language``."""
-    from .perturb import perturb
-
     name, options = capability.perturb.name, capability.perturb.options
     left_out = 0
     for case in cases:

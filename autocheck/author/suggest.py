@@ -17,8 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from ..languages.en import words as english
+from ..languages.lexicons import load_lexicon
 from ..store import InputError
 from ..tagging import coarse_pos, pos_tag_sents, tokenize
+from .templates import BUILTIN_RANGES
 
 MASK = "{mask}"
 WIDE = 500  # candidates looked at when suggestions are restricted to a word's synonyms or antonyms
@@ -89,15 +92,11 @@ def _fill_placeholders(template: str, samples: int, seed: int) -> list[str]:
     """``template`` with its placeholders other than ``{mask}`` filled from the shipped lexicons (numbered
     ones with distinct values, functions ``a``/``plural``/``cap`` applied), ``samples`` ways; the template
     itself when it has none."""
-    from ..languages.en import words
-    from ..languages.lexicons import load_lexicon
-    from .templates import BUILTIN_RANGES
-
     found = [m for m in _OTHER.finditer(template) if m.group() != MASK]
     if not found:
         return [template]
     rng = np.random.default_rng(seed)
-    apply = {"a": words.article, "plural": words.plural, "cap": lambda w: w[:1].upper() + w[1:]}
+    apply = {"a": english.article, "plural": english.plural, "cap": lambda w: w[:1].upper() + w[1:]}
     out = []
     for _ in range(samples):
         chosen: dict[str, str] = {}
@@ -150,9 +149,7 @@ def _related(synonyms_of: str | None, antonyms_of: str | None) -> set[str] | Non
     word = synonyms_of or antonyms_of
     if not word:
         return None
-    from ..languages.en import words as wordnet
-
-    relate = wordnet.synonyms if synonyms_of else wordnet.antonyms
+    relate = english.synonyms if synonyms_of else english.antonyms
     related = {w.lower() for pos in ("adj", "verb", "noun", "adv") for w in relate(word, pos)}
     if not related:
         raise InputError(f"WordNet has no {'synonyms' if synonyms_of else 'antonyms'} of {word!r} here")

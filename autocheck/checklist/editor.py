@@ -12,12 +12,15 @@ Sampling (``nsamples``) is seeded (``Editor(seed=...)``), so the same call gives
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from ..api.display import escape
 from ..author.templates import compile_templates, template_cases
+from ..config import DEFAULT_MLM
 from ..languages import LANGUAGES, LanguageProfile
 from ..languages.lexicons import load_lexicon, shipped_lexicons
 from ..requirements import Capability
@@ -74,8 +77,6 @@ class Suggestions(list):
         self.template = template
 
     def _repr_html_(self) -> str:
-        from ..api.display import escape
-
         rows = "".join(
             f"<tr><td>{i}</td><td>{escape(w if isinstance(w, str) else ' '.join(w))}</td>"
             f"<td>{escape(_put(self.template, w))}</td></tr>"
@@ -156,7 +157,6 @@ class Editor:
     @property
     def mlm(self) -> Any:
         if self._mlm is None:
-            from ..config import DEFAULT_MLM
             from ..expand.mlm import MaskedLM
 
             self._mlm = MaskedLM.from_pretrained(self.model_name or self.language.masked_lm or DEFAULT_MLM)
@@ -284,8 +284,6 @@ class Editor:
 
     def _ranked(self, texts: list[str], n: int, keep: set[str] | None = None) -> list[tuple[Any, float]]:
         """Fills of the masks, ranked by their summed probability over ``texts`` (CheckList's ranking)."""
-        import math
-
         top = 500 if keep is not None else n
         totals: dict[tuple[str, ...], float] = {}
         for fills in self.mlm.suggest_texts(texts, beam_size=max(top, 20), top_n=top):

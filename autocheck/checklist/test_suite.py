@@ -20,10 +20,15 @@ from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
+from tqdm.auto import tqdm
 
+from ..api.display import render_listing
 from ..outputs import kind_of
+from ..requirements import load_spec
+from ..sources.checklist import DIR_EXPECTATIONS, guess_task, load_checklist, slug, test_cases
 from ..store import InputError, atomic_write_text, environment
 from ..suite import CASES, SuiteWriter
+from .display import SuiteDisplay
 from .expect import Expect
 from .test_types import DIR, INV, MFT, AbstractTest, read_pred_file
 
@@ -108,8 +113,6 @@ class TestSuite:
 
     def run(self, predict_and_confidence_fn: Any, verbose: bool = True, **kwargs: Any) -> None:
         """Run every test (``AbstractTest.run``; ``overwrite``, ``n``, ``seed`` pass on)."""
-        from tqdm.auto import tqdm
-
         for test in tqdm(self.tests.values(), desc="tests", unit="test", disable=not verbose):
             test.run(predict_and_confidence_fn, verbose=False, **kwargs)
 
@@ -213,8 +216,6 @@ class TestSuite:
     ) -> Any:
         """The results as a display: ``_repr_html_`` in a notebook (a table of tests with failure rates and
         intervals, failing examples under each), text in a terminal. CheckList's widget is not needed."""
-        from .display import SuiteDisplay
-
         return SuiteDisplay(self, self._ordered(types, capabilities), n_per_testcase, max_examples)
 
     def visual_summary_by_test(self, testname: str) -> Any:
@@ -227,8 +228,6 @@ class TestSuite:
     def _repr_html_(self) -> str:
         if self.tests and all(t.results for t in self.tests.values()):
             return self.visual_summary_table()._repr_html_()
-        from ..api.display import render_listing
-
         rows = [
             [self.info[n]["capability"], n, self.info[n]["type"], len(t.data)] for n, t in self.tests.items()
         ]
@@ -276,8 +275,6 @@ class TestSuite:
     def from_file(path: str | Path, trust_pickle: bool = False) -> TestSuite:
         """A suite ``save`` wrote, or CheckList's released suite (its JSON export; its pickle only with
         ``trust_pickle=True``, because loading a pickle runs code)."""
-        from ..sources.checklist import load_checklist
-
         tests = load_checklist(path, trust_pickle=trust_pickle)
         suite = TestSuite()
         released = [t for t in tests if "autocheck_expect" not in t]
@@ -313,9 +310,6 @@ class TestSuite:
         """Write the suite as an autocheck suite directory (``cases.jsonl`` and ``manifest.json``), with the
         same expectations, for ``autocheck run`` and the report. ``task``: a shipped task or spec file
         (default: the one the data shows, e.g. sentiment for texts)."""
-        from ..requirements import load_spec
-        from ..sources.checklist import guess_task, slug, test_cases
-
         out = Path(out_dir)
         if (out / CASES).exists():
             raise InputError(f"{out}: already holds a suite; choose a new directory")
@@ -417,9 +411,6 @@ def _dir_expected(spec: dict[str, Any], task: Any, where: str) -> dict[str, Any]
 def _released_expectations(tests: list[dict[str, Any]], where: str) -> dict[str, Any]:
     """The expectation of each test of CheckList's released suite, from autocheck's importer (which knows
     what CheckList's own functions checked): MFT labels or allowed labels, INV at 0.1, DIR monotonic."""
-    from ..requirements import load_spec
-    from ..sources.checklist import DIR_EXPECTATIONS, guess_task, test_cases
-
     task = load_spec(None, guess_task(tests)).task
     out: dict[str, Any] = {}
     for i, test in enumerate(tests):

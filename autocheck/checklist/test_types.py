@@ -11,10 +11,12 @@ global one, so a seed always gives the same sample (CheckList's own samples diff
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
+from .display import SuiteDisplay
 from .editor import Munch
 from .expect import Expect, iter_with_optional
 
@@ -324,10 +326,6 @@ class AbstractTest:
         """This test's results as a display (HTML in a notebook, text in a terminal): its failure rate over
         the applicable test cases and its failing examples, as ``TestSuite.visual_summary_table`` shows a
         test. CheckList's widget is not needed."""
-        from types import SimpleNamespace
-
-        from .display import SuiteDisplay
-
         name = name or self.name or type(self).__name__
         info = {
             "type": type(self).__name__,

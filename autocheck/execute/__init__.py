@@ -18,11 +18,14 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..expand.job import ChunkResult, expand_unit, start_expander, units
 from ..registry import Registry
+from .local import LocalExecutor
+from .ray import RayExecutor
 from .work import Work
 
 if TYPE_CHECKING:
-    from ..expand.job import ChunkResult, Expander
+    from ..expand.job import Expander
     from ..records import TestCase
 
 Batches = Callable[[Iterable[list[Any]]], Iterator[list[Any]]]
@@ -60,8 +63,6 @@ def expand_chunks(
     a unit in the chunk cache is answered here (so a fully cached rerun starts no worker and loads no
     model), the others are expanded by ``executor.map``, and ``on_unit`` is told as each unit's result is
     taken."""
-    from ..expand.job import ChunkResult, expand_unit, start_expander, units
-
     source = iter(chunks)
     drawn: deque[tuple[list[TestCase], list[ChunkResult | None]]] = deque()  # chunks drawn, not yet yielded
     queued: deque[list[TestCase]] = deque()  # their units to compute, not yet taken by the map
@@ -101,9 +102,6 @@ def expand_chunks(
 
 
 def _register_builtins() -> None:
-    from .local import LocalExecutor
-    from .ray import RayExecutor
-
     EXECUTORS.register("local", LocalExecutor)
     EXECUTORS.register("ray", RayExecutor)
 

@@ -35,6 +35,10 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..models import load_model
+from ..resources import ResourceMissing
+from ..store import InputError
+
 if TYPE_CHECKING:
     from .work import Work
 
@@ -70,10 +74,6 @@ class _Predictor(_Actor):
             torch.set_num_threads(threads)
         except ImportError:  # a callable model needs no torch
             pass
-        from ..models import load_model
-        from ..resources import ResourceMissing
-        from ..store import InputError
-
         name, spec, task, options = setup
         self.error: Exception | None = None
         try:
@@ -99,8 +99,6 @@ def join(ray: Any, address: str | None) -> None:
     is refused with ``InvalidAuthToken``. So, joining with ``RAY_AUTH_MODE`` unset, token mode is turned on
     where a token is found (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``), as
     ``ray start`` itself decides; ``RAY_AUTH_MODE`` set by the user is kept."""
-    from ..store import InputError
-
     if address is not None:
         _use_token_if_found()
     try:
@@ -160,8 +158,6 @@ class ActorPool:
         try:
             import ray
         except ImportError:
-            from ..resources import ResourceMissing
-
             raise ResourceMissing(
                 "--executor ray needs Ray: pip install 'autocheck[ray]' (or pip install ray)"
             ) from None
@@ -197,9 +193,6 @@ class ActorPool:
     def _get(self, ref: Any) -> Any:
         """The result, or the actor's own error when it is a mistake in what the user gave (a one-line
         message, not a remote traceback)."""
-        from ..resources import ResourceMissing
-        from ..store import InputError
-
         try:
             return self.ray.get(ref)
         except self.ray.exceptions.RayTaskError as e:

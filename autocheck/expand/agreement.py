@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from ..languages.en.words import article
 from ..records import MaskedTemplate
 
 if TYPE_CHECKING:
@@ -84,8 +85,6 @@ def agrees(template: MaskedTemplate, words: Sequence[str]) -> bool:
 
 
 def _articles_agree(tokens: list[str], inserted: set[int]) -> bool:
-    from ..languages.en.words import article
-
     for k in range(len(tokens) - 1):
         word, following = tokens[k].lower(), tokens[k + 1]
         if word in ("a", "an") and (k in inserted or k + 1 in inserted) and following[:1].isalnum():

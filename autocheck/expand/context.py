@@ -24,6 +24,7 @@ from typing import Any
 
 from ..resources import project_file
 from ..store import atomic_write_json, dumps, load_json
+from .grammar import clean_tree, read_trees, treebank_files
 
 FUNCTION_TAGS = frozenset({"IN", "TO", "CC", "DT"})
 FORMAT = "autocheck-function-pairs/1"
@@ -88,8 +89,6 @@ def function_pairs(sentences: Iterable[Sequence[tuple[str, str]]], source: str) 
 def build_function_pairs(treebank: str = "nltk") -> FunctionPairs:
     """From ``"nltk"`` (the NLTK PTB sample) or a directory of ``.mrg`` files, read as the grammar is
     (traces removed)."""
-    from .grammar import clean_tree, read_trees, treebank_files
-
     source, files = treebank_files(treebank)
 
     def sentences():

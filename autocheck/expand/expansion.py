@@ -68,6 +68,7 @@ from dataclasses import dataclass
 from ..records import MaskedTemplate, Parse, insertable
 from ..store import content_hash
 from .grammar import Grammar, Rhs, read_tree
+from .names import Protected
 
 log = logging.getLogger(__name__)
 
@@ -175,8 +176,6 @@ class Differentiator:
         placement)`` for what ``--insertions`` does not insert (``insertions.INSERTABLE``) and
         ``protect_names`` for placements that would edit a name (``names.Protected``)."""
         from nltk import Tree
-
-        from .names import Protected
 
         allowed = _allowed_boundaries(parse, editable)
         names = Protected(parse) if protect_names else None

@@ -3,8 +3,11 @@ once per process (``Expander``), and the unit cut that every executor shares (``
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import logging
 import os
+import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -12,20 +15,31 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..cache import Cache
 from ..config import GenerateConfig
-from ..records import SEED, TestCase
+from ..memory import bound_heap_growth, release_free_memory
+from ..records import SEED, MaskedTemplate, TestCase
+from ..sources.search import satisfies
+from ..sources.transform import seed_text
 from ..store import InputError, content_hash, dumps
+from ..tagging import is_single_token, proper_noun, tagger_dictionary
+from .agreement import Agreement
+from .context import build_function_pairs, load_function_pairs
+from .expansion import Differentiator
+from .grammar import build_grammar, load_grammar
+from .identity import code_fingerprint, model_identity
 from .insertions import INSERTABLE, checks_for
+from .parsing import Parser
+from .reparse import Reparse
+from .validate import FillStats, users_check
+from .vocabulary import TagDictionary, VocabularyFilter
 
 if TYPE_CHECKING:
-    from ..records import MaskedTemplate
     from ..requirements import Capability
     from .context import FunctionPairs
-    from .expansion import Differentiator
     from .fluency import Fluency
     from .mlm import MaskedLM
     from .slot import SlotRule
-    from .vocabulary import VocabularyFilter
 
 log = logging.getLogger(__name__)
 
@@ -132,13 +146,6 @@ class Expander:
         device: str = "auto",
         batch_size: int = 64,
     ):
-        from ..memory import bound_heap_growth
-        from ..sources.search import satisfies
-        from ..sources.transform import seed_text
-        from .grammar import build_grammar, load_grammar
-        from .parsing import Parser
-        from .validate import users_check
-
         bound_heap_growth()  # in every process that expands: this one, its workers, Ray actors
         self.config, self.lexicon, self.capabilities = config, lexicon, capabilities
         self.timer = timer = timer if timer is not None else Timer()
@@ -170,8 +177,6 @@ class Expander:
     @property
     def differentiator(self) -> Differentiator:
         if self._differentiator is None:
-            from .expansion import Differentiator
-
             self._differentiator = Differentiator(self.grammar)  # its candidate memo serves every seed
         return self._differentiator
 
@@ -215,8 +220,6 @@ class Expander:
     def identity(self) -> str:
         """What a chunk's result depends on besides its cases (no model is loaded to compute it)."""
         if self._identity is None:
-            from .identity import code_fingerprint, model_identity
-
             describe = getattr(self.lexicon, "describe", None)
             self._identity = content_hash(
                 self.config.fingerprint(),
@@ -241,7 +244,6 @@ class Expander:
     def _placement_check(self, case: TestCase, parse: Any) -> Callable[[tuple[tuple[int, str], ...]], bool]:
         """Whether a placement of masks can meet the case's requirement at all, told by filling each mask
         with a neutral word of its tag (every real fill is checked again in validation)."""
-        from ..records import MaskedTemplate
 
         def usable(masks: tuple[tuple[int, str], ...]) -> bool:
             words = [_PLACEHOLDERS.get(tag, "thing") for _, tag in masks]
@@ -252,8 +254,6 @@ class Expander:
 
     def cached(self, chunk: list[TestCase]) -> ChunkResult | None:
         """The chunk's cached result, if any (no model is loaded to tell)."""
-        from ..cache import Cache
-
         key = content_hash(self.identity(), *(dumps(case.to_json()) for case in chunk))
         cache = Cache("chunks")
         try:
@@ -266,9 +266,6 @@ class Expander:
 
     def expand_chunk(self, chunk: list[TestCase]) -> ChunkResult:
         """The chunk's result, from the chunk cache when it is there."""
-        from ..cache import Cache
-        from ..memory import release_free_memory
-
         key = content_hash(self.identity(), *(dumps(case.to_json()) for case in chunk))
         cache = Cache("chunks")
         try:
@@ -337,10 +334,7 @@ class Expander:
     ) -> dict[str, list[dict[str, Any]]]:
         if not templates:
             return {}
-        from .agreement import Agreement
         from .fill import fill
-        from .reparse import Reparse
-        from .validate import FillStats
 
         cases_by_id = {case.id: case for case in chunk}
         by_capability: dict[str, list[MaskedTemplate]] = defaultdict(list)
@@ -386,8 +380,6 @@ class Expander:
         return dict(by_seed)
 
     def describe(self) -> dict[str, Any]:
-        from .identity import model_identity
-
         return {
             "grammar": self.grammar.provenance,
             "function_pairs": self.context.provenance if self.context else None,
@@ -470,9 +462,6 @@ def model_calls(expander: Expander | None, workers: dict[str, dict[str, Any]]) -
 def _canonical(value: Any) -> Any:
     """A JSON-able form of a spec object that is the same in every process (sets sorted, patterns as
     their source), for content hashes."""
-    import dataclasses
-    import re
-
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = dataclasses.fields(value)
         return [type(value).__name__, {f.name: _canonical(getattr(value, f.name)) for f in fields}]
@@ -506,9 +495,6 @@ def _vocabulary_filter(
         return None
     if config.vocabulary != "tags":
         raise InputError(f"vocabulary must be 'tags' or 'all', not {config.vocabulary!r}")
-    from ..tagging import is_single_token, proper_noun, tagger_dictionary
-    from .vocabulary import TagDictionary, VocabularyFilter
-
     return VocabularyFilter(
         mlm.words,
         TagDictionary(grammar.lexical_counts, tagger_dictionary()),
@@ -536,8 +522,6 @@ def _resolved_precision(precision: str, device: str) -> str:
 def _function_pairs(grammar: str, is_treebank: bool) -> FunctionPairs | None:
     """The context check's word pairs: built from a treebank directory, shipped with a named grammar
     (``grammars/<name>.function_pairs.json``), or None (no check) for a grammar file without them."""
-    from .context import build_function_pairs, load_function_pairs
-
     if is_treebank:
         return build_function_pairs(grammar)
     path = Path(grammar)
@@ -551,8 +535,6 @@ def _function_pairs(grammar: str, is_treebank: bool) -> FunctionPairs | None:
 def _source(check: Any) -> str:
     """A user's check as its class's source code (its qualified name where the source is not at hand), so
     a cached chunk is reused only while the check's code is the same."""
-    import inspect
-
     kind = type(check)
     try:
         return inspect.getsource(kind)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..cache import Cache
 from ..sources.lexicon import NEGATIONS
 from ..store import content_hash, dumps
 from ..tagging import PROPER_TAGS, coarse_pos
@@ -107,8 +108,6 @@ class VocabularyFilter:
         """The vocabulary ids a ``tag`` mask may be filled with, ascending (computed once per tag, and
         cached on disk by the filter's fingerprint: the lexicon lookups take about a CPU-second)."""
         if tag not in self._allowed:
-            from ..cache import Cache
-
             key = content_hash(self.fingerprint, tag)
             cache = Cache("vocabulary") if self._cacheable else None
             try:

@@ -27,6 +27,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from ..languages.en.words import NEGATIONS, POLARITY_ITEMS
+from ..languages.lexicons import load_lexicon
 from ..resources import project_file
 from .validate import sentence_at
 
@@ -68,8 +69,6 @@ def modifier_words() -> dict[str, frozenset[str]]:
 
 @cache
 def identity_terms() -> frozenset[str]:
-    from ..languages.lexicons import load_lexicon
-
     shipped = {e.value.lower() for name in ("nationality", "religion") for e in load_lexicon(name)}
     return frozenset(shipped | GROUP_WORDS)
 

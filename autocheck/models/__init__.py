@@ -34,7 +34,11 @@ from ..registry import Registry
 from ..requirements import default_task
 from ..tasks import Task
 from .base import Failed, Input, Invalid, Model, Outputs, default_labels
-from .callables import CallableModel
+from .callables import CallableModel, load_callable, python_model
+from .files import FilePredictions
+from .hf import load_hf, load_pipeline
+from .remote import load_remote
+from .spacy import SpacyModel
 
 __all__ = ["CallableModel", "Failed", "Input", "Invalid", "Model", "Outputs"]
 __all__ += ["MODELS", "as_model", "default_labels", "default_task", "load_model"]
@@ -46,22 +50,16 @@ MODELS: Registry[Callable[..., Model]] = Registry("models", "model form")
 
 
 def _file_predictions(spec: str, task: Task, **ignored: Any) -> Model:
-    from .files import FilePredictions
-
     return FilePredictions(spec, Path(spec[len("file:") :]).expanduser(), task)
 
 
 def _remote(spec: str, task: Task, *, device: str, **options: Any) -> Model:
-    from .remote import load_remote
-
     return load_remote(spec, task, **options)
 
 
 def _pipeline(
     spec: str, task: Task, *, batch_size: int, device: str, version: str | None, **remote: Any
 ) -> Model:
-    from .hf import load_pipeline
-
     return load_pipeline(spec, task, batch_size=batch_size, device=device, version=version)
 
 
@@ -71,8 +69,6 @@ for _prefix in ("http", "https", "openai"):
 
 
 def _spacy(spec: str, task: Task, *, batch_size: int, version: str | None, **ignored: Any) -> Model:
-    from .spacy import SpacyModel
-
     return SpacyModel(spec, task, batch_size=batch_size, version=version)
 
 
@@ -107,14 +103,10 @@ def load_model(
         return model
     target, sep, attr = spec.rpartition(":")
     if sep and target and attr.isidentifier() and not Path(spec).is_dir():
-        from .callables import load_callable, python_model
-
         model = python_model(load_callable(spec), task, name=spec, batch_size=batch_size, version=version)
         if target.endswith(".py") or "/" in target:  # a file: found again from any working directory
             spec = f"{Path(target).expanduser().resolve()}:{attr}"
     else:
-        from .hf import load_hf
-
         model = load_hf(spec, task, **options)
         if Path(spec).expanduser().is_dir():
             spec = str(Path(spec).expanduser().resolve())
@@ -128,6 +120,4 @@ def as_model(obj: Any, task: Task | None = None, *, batch_size: int = 32) -> Mod
     task = task or default_task()
     if isinstance(obj, str):
         return load_model(obj, task, batch_size=batch_size)
-    from .callables import python_model
-
     return python_model(obj, task, batch_size=batch_size)

@@ -37,6 +37,7 @@ from ..requirements import default_task
 from ..store import InputError, content_hash, file_sha256
 from ..tasks import Task
 from .base import Input, Model
+from .hf import PipelineModel
 
 
 def _pin(model: Model, base: str, obj: Any, version: str | None) -> None:
@@ -110,8 +111,6 @@ def python_model(
     if isinstance(obj, Model):
         return obj
     if type(obj).__module__.startswith("transformers.") and hasattr(obj, "model") and hasattr(obj, "task"):
-        from .hf import PipelineModel
-
         return PipelineModel(obj, task, name=name, batch_size=batch_size, version=version)
     if hasattr(obj, "predict_proba") and hasattr(obj, "classes_"):
         return EstimatorModel(name or _name(obj), obj, task, batch_size=batch_size, version=version)

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..cache import file_checksum
 from ..outputs import for_output
 from ..outputs.entities import decode_tags
 from ..resources import ResourceMissing, offline
@@ -219,8 +220,6 @@ def hf_identity(spec: str, config: Any, version: str | None = None) -> tuple[str
 
 def _weights_identity(directory: Path) -> str:
     """Directory name + checksum of the files that decide predictions (weights, config, tokenizer)."""
-    from ..cache import file_checksum
-
     patterns = ("*.json", "*.safetensors", "*.bin", "*.txt", "*.model")
     files = sorted({f for p in patterns for f in directory.glob(p) if f.is_file()})
     files = [f for f in files if f.name not in ("training_log.json", "README.txt")]

@@ -48,7 +48,9 @@ from ..run import PREDICTIONS, read_predictions
 from ..stats import Z95, wilson
 from ..store import InputError, atomic_write_text
 from ..suite import CASES, iter_cases
-from .summary import capability_info, load_results, manifest, pct, short_name
+from .html import case_html
+from .summary import capability_info, fit, load_results, manifest, pct, short_name
+from .templates import asset, render
 
 INTERVAL = "Newcombe hybrid score (method 10) for paired proportions, 95%"
 TEST = "McNemar's exact test (two-sided) on the discordant pairs"
@@ -385,8 +387,6 @@ def _significant(c: dict[str, Any], alpha: float = ALPHA) -> bool:
 def format_comparison(result: dict[str, Any], width: int = 100, alpha: float = ALPHA) -> str:
     """One block per model pair: rates in A and B, the paired change in points with its interval and
     McNemar's p, flips."""
-    from .summary import fit
-
     lines = [
         fit(f"A: {result['a']}", width),
         fit(f"B: {result['b']}", width),
@@ -600,9 +600,6 @@ def write_comparison_html(
     """The comparison as one self-contained page: first the gate's verdict (``gate_verdict``), then the
     change table per model pair and the flipped cases (up to ``max_cases`` per capability, pair and
     direction; None or 0: all), filtered and sorted by the report's inline script; readable without it."""
-    from .html import case_html
-    from .templates import asset, render
-
     limit = max_cases or None
     shown: list[tuple[int, dict[str, Any]]] = []
     counts: Counter = Counter()

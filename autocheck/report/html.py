@@ -29,12 +29,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..ci import OVERALL
 from ..expect import ERROR, FAIL
+from ..explain import MINIMAL_EDITS, explain_run, strongest
 from ..outputs.entities import listed, shown
+from ..records import display
 from ..results import without_cases
 from ..run import PREDICTIONS, read_predictions
 from ..store import InputError, atomic_write_text, load_json
 from ..suite import CASES, iter_cases
+from .plots import FIGURES, png_path
+from .plots import render as render_plots
 from .summary import (
     binary_note,
     capabilities,
@@ -424,8 +429,6 @@ DRILLDOWN_GROUPS = 8  # seed groups of failing cases shown per capability and mo
 
 
 def _limit(thresholds: dict[str, float], cap: str) -> float:
-    from ..ci import OVERALL
-
     return thresholds.get(cap, thresholds.get(OVERALL, 0.0))
 
 
@@ -456,8 +459,6 @@ def _because(explained: dict[str, Any] | None) -> str:
         return " — every applicable case fails"
     if not explained["features_tried"]:
         return " — too few cases to tell which features go with failure"
-    from ..explain import strongest
-
     e = strongest(explained)
     if e is None:
         return (
@@ -548,8 +549,6 @@ def _minimal(edit: dict[str, Any] | None, fields: list[str]) -> dict[str, Any] |
 
 
 def display_inputs(inputs: dict[str, str], fields: list[str]) -> str:
-    from ..records import display
-
     return display({f: inputs[f] for f in fields if f in inputs})
 
 
@@ -650,8 +649,6 @@ def _drilldown(
 
 def read_minimal_edits(results_dir: Path) -> dict[tuple[str, str], dict]:
     """(model, case) → minimal failing edit, from ``autocheck explain --minimal-edits`` (none if absent)."""
-    from ..explain import MINIMAL_EDITS
-
     path = results_dir / MINIMAL_EDITS
     if not path.is_file():
         return {}
@@ -688,8 +685,6 @@ def write_html(
     chosen, totals = collect_failures(results_dir, results, limit)
     explained: dict[str, dict[str, Any]] = {}
     if explain:
-        from ..explain import explain_run
-
         try:
             explained = explain_run(results_dir, results)
         except InputError as e:
@@ -720,13 +715,9 @@ def write_html(
 
 def plot_files(html_path: str | Path) -> list[Path]:
     """The PNG files :func:`write_html` may write beside ``html_path``, for callers that refuse to replace."""
-    from .plots import FIGURES, png_path
-
     return [png_path(Path(html_path).with_suffix(""), key) for key in FIGURES]
 
 
 def _plots(results: dict[str, Any], html_path: Path, derived_cases: bool = True) -> dict[str, str]:
-    from .plots import FIGURES, render
-
     keys = [k for k in FIGURES if derived_cases or k != "seed_vs_expansion"]
-    return render(results, html_path.with_suffix(""), keys)
+    return render_plots(results, html_path.with_suffix(""), keys)

@@ -5,6 +5,7 @@ side by side, the paper's RQ1 picture. Each is written as a PNG file and returne
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -102,8 +103,6 @@ def _axes(ax, caps: list[str], xlabel: str) -> None:
 
 
 def _svg(fig) -> str:
-    import io
-
     from matplotlib import rc_context
 
     buffer = io.StringIO()

@@ -11,6 +11,7 @@ test case for an MFT capability, seed groups for an INV/DIR one.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -307,6 +308,4 @@ def entity_tables(tally: dict[str, Any]) -> list[str]:
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    import textwrap
-
     return textwrap.wrap(text, width) or [""]

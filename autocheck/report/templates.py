@@ -13,13 +13,13 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import jinja2
+
+from .summary import pct
+
 
 @cache
 def _environment() -> Any:
-    import jinja2
-
-    from .summary import pct
-
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("autocheck.report", "templates"),
         autoescape=True,  # every template, whatever its name: all of them are HTML

@@ -50,6 +50,7 @@ from typing import Any
 
 from ..outputs import kind_of
 from ..records import PERTURBATION, SEED, TestCase
+from ..requirements import default_task, load_spec
 from ..resources import ResourceMissing
 from ..store import InputError, environment, file_sha256, load_json
 from ..suite import SuiteWriter
@@ -142,8 +143,6 @@ def test_cases(
     test: dict[str, Any], where: str, max_items: int | None = None, task: Task | None = None
 ) -> list[TestCase]:
     """The cases of one CheckList test (see the module docstring for the mapping)."""
-    from ..requirements import default_task
-
     task = task or default_task()
     for key in ("name", "type", "data"):
         if key not in test:
@@ -282,8 +281,6 @@ def convert_checklist(
     perturbations); ``task`` (a shipped task name or spec file) defaults to the one the data shows.
     Returns counts: tests, cases, seeds, perturbations.
     """
-    from ..requirements import load_spec
-
     source, out = Path(source), Path(out_dir)
     tests = load_checklist(source, trust_pickle=trust_pickle)
     the_task = load_spec(None, task or guess_task([t for t in tests if isinstance(t, dict)])).task

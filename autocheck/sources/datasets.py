@@ -52,11 +52,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+import ahocorasick
+import contractions
+from charset_normalizer import from_bytes
+
 from ..outputs.entities import as_entities
 from ..records import Example
 from ..registry import Registry
 from ..resources import ResourceMissing
-from ..store import InputError
+from ..store import InputError, load_json
 from ..tagging import engines_agree, standard_re
 from .conll import read_conll
 
@@ -228,8 +232,6 @@ def _triggers(expand: bool) -> Any:
     expansion). A superset: a text holding none of them comes back as collapsed, one holding only "expand"
     ones goes through ``_expand`` alone. Loading is bound by ``normalize_text``, most rows of a dataset need
     nothing but the collapse, and one pass of this automaton costs less than any one step."""
-    import ahocorasick
-
     full = [
         '"', "`", "\\", "b-", "--", "...",  # quotes, PTB escapes ("B-" lowercased), spaced dashes and dots
         # the detokenizer's first test (``anything`` in _detokenizer) on `` {text} ``: whitespace is " "
@@ -238,8 +240,6 @@ def _triggers(expand: bool) -> Any:
     ]  # fmt: skip
     kinds = dict.fromkeys(full, "full")
     if expand:
-        import contractions
-
         # contractions.fix rewrites a few words without an apostrophe too ("gonna", "jan.", "to cause")
         words = (*contractions.contractions_dict, *contractions.leftovers_dict)
         rewritten = [w.lower() for w in words if w.isascii() and "'" not in w]
@@ -300,8 +300,6 @@ def _normalize(text: str, expand: bool) -> str:
 
 def _expand(text: str) -> str:
     """Step 4 of ``normalize_text`` (contraction expansion), then step 5."""
-    import contractions
-
     if "'" in text:
         for contraction, pattern, replacement in _PERFECT:
             if contraction in text.lower():
@@ -396,14 +394,9 @@ def detect_encoding(path: Path) -> str:
     letters = bytes(b for b in sample if b > 0x20)
     high, total = sum(b >= 0x80 for b in letters), len(letters)
     if total and high / total > 0.3:
-        try:
-            from charset_normalizer import from_bytes
-
-            best = from_bytes(sample).best()
-            if best is not None:
-                return best.encoding
-        except ImportError:
-            pass
+        best = from_bytes(sample).best()
+        if best is not None:
+            return best.encoding
     try:
         with open(path, encoding="cp1252") as f:
             for _ in iter(lambda: f.read(1 << 20), ""):
@@ -760,8 +753,6 @@ HATEXPLAIN_LABELS = {"hatespeech": "hateful", "offensive": "non-hateful", "norma
 
 
 def _hatexplain(path: Path, spec: Columns, stats: DatasetStats) -> Iterator[Example]:
-    from ..store import load_json
-
     posts = load_json(path, "HateXplain dataset")
     if not isinstance(posts, dict):
         raise InputError(f"{path}: expected HateXplain's dataset.json (an object of posts)")

@@ -28,6 +28,7 @@ from ..records import Example
 from ..requirements import Capability, Filler, Length
 from ..store import rng_for
 from .search import analyze, natural_key, raw_holds, search, select
+from .transform import filler_draw
 
 WINDOW = 2048  # examples analysed and tagged together (bounds memory; tagging is batched per window)
 
@@ -184,8 +185,6 @@ def select_seeds(
     """The seeds of each capability that searches a dataset (``search.select``'s choice), the filler pools
     of their templates, and the number of examples read. ``read()`` streams the examples afresh;
     ``stats`` (a ``datasets.DatasetStats``) gives the progress its size and bytes read."""
-    from .transform import filler_draw
-
     report = progress or (lambda items, total, description: items)
     searched = [c for c in capabilities if c.needs_dataset]
     seeds = {c.id: _Target(limit=max_seeds) for c in searched}

@@ -30,6 +30,7 @@ import re
 import warnings
 from functools import lru_cache
 
+from ...resources import ResourceMissing, nltk_resource
 from ...store import InputError
 
 log = logging.getLogger(__name__)
@@ -143,8 +144,6 @@ def _wn_pos(pos: str) -> str:
 @lru_cache(maxsize=1)
 def _wordnet():
     """The WordNet corpus reader, or None (with one warning) when WordNet is not installed."""
-    from ...resources import ResourceMissing, nltk_resource
-
     try:
         nltk_resource("corpora/wordnet", "wordnet")
         from nltk.corpus import wordnet
