@@ -76,6 +76,8 @@ FOCUS = frozenset("just only even merely simply exactly".split())
 # the degree adverbs that grade an attributive adjective in place ("a [very] [old] film"; not "a so old
 # film", which English writes "so old a film")
 ATTRIBUTIVE_DEGREE = frozenset("very extremely fairly rather pretty really".split())
+# the degree adverbs that may grade a seed's attributive adjective ("a [highly] enjoyable experience")
+ATTRIBUTIVE_GRADES = (DEGREE - {"so", "too", "quite"}) | {"really", "truly"}
 # a degree adverb grades an adjective or an adverb ("[very] good", "[very] quickly") or a participle that
 # is a dictionary adjective, never another verb form ("[very] being buried") or a noun
 DEGREE_HEADS = frozenset({"JJ", "RB"})
@@ -147,7 +149,10 @@ class Adverbs:
     circumstance, connective or word that needs a negation (``CIRCUMSTANCES``), a degree adverb comes
     before an adjective or adverb that is no degree adverb itself, a focus adverb not before a form of
     "be", a modal or an adverb. The next word is the next inserted one (with its mask's tag) or the seed's
-    token (with its tag in the seed, tagged in context)."""
+    token (with its tag in the seed, tagged in context). Before an attributive adjective of the seed (one
+    a noun or another adjective follows: "An [utterly] enjoyable experience") an adverb grades it in
+    place, which only a degree adverb English puts there or a manner adverb in -ly does (not "a [so]
+    enjoyable", "an [also] enjoyable", "a [just] enjoyable": ``_grades_in_place``)."""
 
     name = "adverb"
 
@@ -159,25 +164,44 @@ class Adverbs:
         return all(
             _adverb_fits(word.lower(), following, following_tag)
             and (not inserted_next or word.lower() in ATTRIBUTIVE_DEGREE)
-            for word, tag, following, following_tag, inserted_next in _with_following(candidate)
+            and (not attributive or _grades_in_place(word.lower()))
+            for word, tag, following, following_tag, inserted_next, attributive in _with_following(candidate)
             if tag == "RB"
         )
 
 
-def _with_following(candidate: Candidate) -> list[tuple[str, str, str, str | None, bool]]:
+def _with_following(candidate: Candidate) -> list[tuple[str, str, str, str | None, bool, bool]]:
     """Each inserted word with its mask's tag, the word right after it in the filled text with that
-    word's tag, and whether that word is inserted too: the next inserted word and its mask's tag, or the
-    seed's token and its tag in the seed ("" and None after the last token)."""
+    word's tag, whether that word is inserted too (the next inserted word and its mask's tag, or the
+    seed's token and its tag in the seed; "" and None after the last token) and whether it is a seed's
+    attributive adjective (a noun or an adjective follows it)."""
     masks, tokens = candidate.template.masks, candidate.template.parse.tokens
-    out: list[tuple[str, str, str, str | None, bool]] = []
+    out: list[tuple[str, str, str, str | None, bool, bool]] = []
     for n, ((index, tag), word) in enumerate(zip(masks, candidate.words)):
         if n + 1 < len(masks) and masks[n + 1][0] == index:  # the next word goes in at the same place
-            out.append((word, tag, candidate.words[n + 1], masks[n + 1][1], True))
+            out.append((word, tag, candidate.words[n + 1], masks[n + 1][1], True, False))
             continue
         a, b, tags = sentence_at(candidate.seed_tags, index)
         following = (tokens[index], tags[index - a]) if index < b else ("", None)
-        out.append((word, tag, *following, False))
+        attributive = (
+            following[1] in ADJECTIVE_TAGS and index + 1 < b and tags[index + 1 - a] in ATTRIBUTIVE_TAGS
+        )
+        out.append((word, tag, *following, False, attributive))
     return out
+
+
+def _grades_in_place(word: str) -> bool:
+    """An adverb that may grade an attributive adjective: a degree adverb English puts between the
+    article and the adjective (``ATTRIBUTIVE_GRADES``: not "so", "too", "quite", which go before the
+    article: "so enjoyable an experience") or a manner adverb in -ly ("an [utterly] enjoyable"), not a
+    sentence or focus adverb ("an [also] enjoyable", "a [simply] enjoyable")."""
+    if word in ATTRIBUTIVE_GRADES:
+        return True
+    return (
+        word.endswith("ly")
+        and word not in DEGREE | FOCUS | SENTENCE_ADVERBS
+        and word in modifier_words()["RB"]
+    )
 
 
 def _adverb_fits(word: str, following: str, following_tag: str | None) -> bool:

@@ -315,6 +315,10 @@ class Expander:
                     usable=None if self.config.compat else self._placement_check(case, parse),
                     insertable=None if self.config.compat else INSERTABLE[self.config.insertions],
                     protect_names=not self.config.compat,
+                    # a seed's ungraded attributive adjectives as sites: read blind through fuzz, whose
+                    # setting ``modifiers`` is (docs/fuzz.md, round 4); ``phrases`` is generate's default,
+                    # whose blind reading (docs/yield.md) is of the sites without them
+                    attributive_phrases=not self.config.compat and self.config.insertions == "modifiers",
                 )
                 counts[case.capability].masked_templates += len(found)
                 templates.extend(found)
