@@ -133,6 +133,7 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
         ("An enjoyable experience", "DT JJ NN", 1, "also", False),  # a sentence adverb
         ("An enjoyable experience", "DT JJ NN", 1, "simply", False),  # a focus adverb
         ("It is enjoyable", "PRP VBZ JJ", 2, "also", True),  # predicative: not attributive
+        ("there are many tense scenes", "EX VBP JJ JJ NNS", 2, "even", True),  # a quantifier: not graded
     ],
 )
 def test_the_adverb_check(seed, tags, before, word, keeps):

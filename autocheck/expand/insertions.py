@@ -174,7 +174,7 @@ def _with_following(candidate: Candidate) -> list[tuple[str, str, str, str | Non
     """Each inserted word with its mask's tag, the word right after it in the filled text with that
     word's tag, whether that word is inserted too (the next inserted word and its mask's tag, or the
     seed's token and its tag in the seed; "" and None after the last token) and whether it is a seed's
-    attributive adjective (a noun or an adjective follows it)."""
+    attributive adjective (a noun or an adjective follows it; not a quantifier)."""
     masks, tokens = candidate.template.masks, candidate.template.parse.tokens
     out: list[tuple[str, str, str, str | None, bool, bool]] = []
     for n, ((index, tag), word) in enumerate(zip(masks, candidate.words)):
@@ -183,8 +183,11 @@ def _with_following(candidate: Candidate) -> list[tuple[str, str, str, str | Non
             continue
         a, b, tags = sentence_at(candidate.seed_tags, index)
         following = (tokens[index], tags[index - a]) if index < b else ("", None)
-        attributive = (
-            following[1] in ADJECTIVE_TAGS and index + 1 < b and tags[index + 1 - a] in ATTRIBUTIVE_TAGS
+        attributive = (  # a quantifier is no adjective to grade ("there are [even] many tense scenes")
+            following[1] in ADJECTIVE_TAGS
+            and following[0].lower() not in DETERMINATIVES
+            and index + 1 < b
+            and tags[index + 1 - a] in ATTRIBUTIVE_TAGS
         )
         out.append((word, tag, *following, False, attributive))
     return out
