@@ -51,6 +51,10 @@ Departures from the original implementation, each a fix:
 * Names are not edited (``names.py``): no placement inside a proper name, a quoted title, a number and
   its unit or a hyphenated compound, no modifier before a name that takes none, no proper noun next to a
   name; such placements are dropped before the top k are taken (not under ``--compat``).
+* Sites a flat parse hides (``attributive_phrases``; ``--insertions modifiers`` only, never under
+  ``--compat``): an ungraded attributive adjective of a flat noun phrase is differentiated as the
+  ``ADJP -> JJ`` the treebank writes once it is graded, so "An enjoyable experience." gets "An [RB]
+  enjoyable experience." from ``ADJP -> RB JJ``, scored as that phrase would be (its ancestors' factor).
 * Kept: ``top_k = 5`` and at most 9 added symbols (``max_added``; the original dropped differences ≥ 10).
 
 Candidate lists are memoised per (LHS, seed RHS) in a ``Differentiator`` (seed trees repeat productions

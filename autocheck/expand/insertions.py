@@ -11,9 +11,12 @@ quiet desperation", "too far savvy").
 * ``modifiers`` (the default): exactly one adjunct, the kind of word a phrase takes without changing its
   head or its arguments: an adjective (``JJ``) right before a noun phrase's first noun ("a [new] cheat",
   "a good [little] idea"), or an adverb (``RB``) in a clause, a verb phrase or an adjective phrase ("It
-  [also] is a bad sign", "is [really] amusing"). Before another adjective, an adjective reads as that
-  one's degree ("a [real] healthy sense", "the [whole] worst"), so it goes next to the noun. Two checks
-  judge the word the masked LM chose, which the tag alone does not tell:
+  [also] is a bad sign", "is [really] amusing"), including one that grades a seed's ungraded
+  attributive adjective ("An [utterly] enjoyable experience": the adjective as the ``ADJP -> JJ`` the
+  treebank writes, ``expansion._attributive_adjectives``; fuzz's short fragments had no other site).
+  Before another adjective, an adjective reads as that one's degree ("a [real] healthy sense", "the
+  [whole] worst"), so it goes next to the noun. Two checks judge the word the masked LM chose, which the
+  tag alone does not tell:
 
   - ``determinative``: the words the Penn Treebank tags ``JJ`` but that determine rather than describe,
     quantifiers, ordinals and words of identity ("a few Hollywood studio", "such one of the most
