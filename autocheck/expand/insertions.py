@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from .expansion import ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
 from .words import Articles, Dictionary, IdentityTerms, PolarityItems, modifier_words
 
@@ -50,7 +51,6 @@ CONTENT_TAGS = frozenset(
 )
 # the phrases each adjunct tag may be inserted into (PTB labels)
 MODIFIER_PARENTS = {"JJ": frozenset({"NP"}), "RB": frozenset({"S", "VP", "ADJP"})}
-NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
 # ``phrases``: the words that go before a noun phrase's first noun, and the most words one expansion
 # inserts. Participles are left out: read blind, 15 of the 35 inserted words in -ing or -ed were
 # ungrammatical ("an [going] affectionate take", "tier of [made] blaxploitation flicks"), against 21 % of
@@ -225,7 +225,6 @@ def _adverb_fits(word: str, following: str, following_tag: str | None) -> bool:
 
 ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
 ATTRIBUTIVE_TAGS = ADJECTIVE_TAGS | NOUN_TAGS  # the modifiers an inserted adjective must not follow
-ADVERB_TAGS = frozenset({"RB", "RBR", "RBS"})
 NEGATION_ADVERBS = frozenset({"not", "n't"})
 # a word between these and the second coordinate splits "both ... and" ("is both [further] stimulating")
 CORRELATIVES = frozenset({"both", "either", "neither"})
