@@ -77,6 +77,17 @@ def test_a_seed_gets_its_top_k_from_modifier_productions_when_better_ranked_ones
     assert rendered(modifiers) == ["The film was [RB] good", "The [JJ] film was good"]
 
 
+def test_an_ungraded_attributive_adjective_of_a_flat_phrase_is_a_site_for_an_adverb():
+    seed = parse_of("An enjoyable experience.", "(NP (DT An) (JJ enjoyable) (NN experience) (. .))")
+    graded = parse_of("The most ingenious film", "(NP (DT The) (RBS most) (JJ ingenious) (NN film))")
+    g = grammar({"NP": {("DT", "JJ", "NN", "."): 1}, "ADJP": {("JJ",): 2, ("RB", "JJ"): 1}}, {"NP": 1})
+    differ, modifiers = Differentiator(g), INSERTABLE["modifiers"]
+    assert differ.differentiate("c", seed, insertable=modifiers) == []  # the flat phrase alone: no site
+    found = differ.differentiate("c", seed, insertable=modifiers, attributive_phrases=True)
+    assert rendered(found) == ["An [RB] enjoyable experience."]
+    assert differ.differentiate("c", graded, insertable=modifiers, attributive_phrases=True) == []
+
+
 def test_the_determinative_check_rejects_quantifiers_and_ordinals():
     words = ("few", "Such", "first", "only", "certain", "new", "little", "own")
     candidates = [SimpleNamespace(words=(w,)) for w in words]
@@ -116,6 +127,13 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
         ("it works", "PRP VBZ", 1, "quite", False),  # it [quite] works: a degree adverb before a verb
         ("substance here to sustain", "NN RB TO VB", 2, "before", False),  # a circumstance of time
         ("film , but it is", "NN , CC PRP VBZ", 3, "even", False),  # but [even] it: before a pronoun
+        ("An enjoyable experience", "DT JJ NN", 1, "utterly", True),  # grades an attributive adjective
+        ("An enjoyable experience", "DT JJ NN", 1, "extremely", True),
+        ("A enjoyable experience", "DT JJ NN", 1, "so", False),  # English writes "so enjoyable an"
+        ("An enjoyable experience", "DT JJ NN", 1, "also", False),  # a sentence adverb
+        ("An enjoyable experience", "DT JJ NN", 1, "simply", False),  # a focus adverb
+        ("It is enjoyable", "PRP VBZ JJ", 2, "also", True),  # predicative: not attributive
+        ("there are many tense scenes", "EX VBP JJ JJ NNS", 2, "even", True),  # a quantifier: not graded
     ],
 )
 def test_the_adverb_check(seed, tags, before, word, keeps):

@@ -51,6 +51,10 @@ Departures from the original implementation, each a fix:
 * Names are not edited (``names.py``): no placement inside a proper name, a quoted title, a number and
   its unit or a hyphenated compound, no modifier before a name that takes none, no proper noun next to a
   name; such placements are dropped before the top k are taken (not under ``--compat``).
+* Sites a flat parse hides (``attributive_phrases``; ``--insertions modifiers`` only, never under
+  ``--compat``): an ungraded attributive adjective of a flat noun phrase is differentiated as the
+  ``ADJP -> JJ`` the treebank writes once it is graded, so "An enjoyable experience." gets "An [RB]
+  enjoyable experience." from ``ADJP -> RB JJ``, scored as that phrase would be (its ancestors' factor).
 * Kept: ``top_k = 5`` and at most 9 added symbols (``max_added``; the original dropped differences ≥ 10).
 
 Candidate lists are memoised per (LHS, seed RHS) in a ``Differentiator`` (seed trees repeat productions
@@ -167,6 +171,7 @@ class Differentiator:
         usable: Callable[[Masks], bool] | None = None,
         insertable: Callable[[str, Rhs, Placement], bool] | None = None,
         protect_names: bool = False,
+        attributive_phrases: bool = False,
     ) -> list[MaskedTemplate]:
         """Masked templates of one parsed seed case, best score first (ties by mask positions): from the
         ``top_k`` best candidates of the seed, or of each production with ``per_production``.
@@ -174,7 +179,9 @@ class Differentiator:
         ``usable(masks)`` drops placements that can never give a valid expansion, before the top k are
         taken, so that a candidate ranked below them takes their place; so do ``insertable(lhs, rhs,
         placement)`` for what ``--insertions`` does not insert (``insertions.INSERTABLE``) and
-        ``protect_names`` for placements that would edit a name (``names.Protected``)."""
+        ``protect_names`` for placements that would edit a name (``names.Protected``).
+        ``attributive_phrases`` also differentiates each attributive adjective a flat noun phrase holds
+        as the ``ADJP -> JJ`` the Penn Treebank writes once it is graded (``_attributive_adjectives``)."""
         from nltk import Tree
 
         allowed = _allowed_boundaries(parse, editable)
@@ -194,17 +201,8 @@ class Differentiator:
         def prob(lhs: str, rhs: Rhs) -> float:
             return grammar.prob(lhs, rhs) or grammar.unseen_prob(lhs)
 
-        def visit(node: Tree, start: int, factor: float) -> int:
-            """Differentiate the subtree at token ``start``; returns its end token."""
-            if all(not isinstance(child, Tree) for child in node):  # preterminal: lexical production
-                return start + len(node)
-            lhs, rhs = node.label(), tuple(c.label() if isinstance(c, Tree) else c for c in node)
-            child_factor = factor * prob(lhs, rhs)
-            bounds = [start]
-            for child in node:
-                bounds.append(
-                    visit(child, bounds[-1], child_factor) if isinstance(child, Tree) else bounds[-1] + 1
-                )
+        def differentiate_node(lhs: str, rhs: Rhs, bounds: list[int], factor: float) -> None:
+            """Rank the reference expansions of one phrase production (``bounds``: its children's tokens)."""
             kept = 0
             node_order = len(order)
             order.append(None)
@@ -233,6 +231,22 @@ class Differentiator:
                     keep(score, lhs, rhs, cand.rhs, masks_list)
                 else:
                     ranked.append((-score, node_order, n, lhs, rhs, cand.rhs, masks_list))
+
+        def visit(node: Tree, start: int, factor: float) -> int:
+            """Differentiate the subtree at token ``start``; returns its end token."""
+            if all(not isinstance(child, Tree) for child in node):  # preterminal: lexical production
+                return start + len(node)
+            lhs, rhs = node.label(), tuple(c.label() if isinstance(c, Tree) else c for c in node)
+            child_factor = factor * prob(lhs, rhs)
+            bounds = [start]
+            for child in node:
+                bounds.append(
+                    visit(child, bounds[-1], child_factor) if isinstance(child, Tree) else bounds[-1] + 1
+                )
+            differentiate_node(lhs, rhs, bounds, factor)
+            if attributive_phrases:
+                for i in _attributive_adjectives(rhs):  # PTB's (ADJP (JJ ...)) that the parse left flat
+                    differentiate_node("ADJP", ("JJ",), bounds[i : i + 2], child_factor)
             return bounds[-1]
 
         order: list[None] = []  # tree order of the phrase nodes (pre-order), for deterministic ties
@@ -277,6 +291,7 @@ def differentiate(
     usable: Callable[[Masks], bool] | None = None,
     insertable: Callable[[str, Rhs, Placement], bool] | None = None,
     protect_names: bool = False,
+    attributive_phrases: bool = False,
 ) -> list[MaskedTemplate]:
     """Masked templates of one parsed seed case (see the module docstring). Pass a ``Differentiator``
     when differentiating many seeds so its candidate memo is shared between them."""
@@ -284,7 +299,30 @@ def differentiate(
     return differ.differentiate(
         case_id, parse, top_k=top_k, editable=editable, max_added=max_added,
         per_production=per_production, usable=usable, insertable=insertable, protect_names=protect_names,
+        attributive_phrases=attributive_phrases,
     )  # fmt: skip
+
+
+ADVERB_TAGS = frozenset({"RB", "RBR", "RBS"})
+NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
+
+
+def _attributive_adjectives(rhs: Rhs) -> list[int]:
+    """The children of a phrase that are an ungraded adjective before a noun of the same phrase.
+
+    The Penn Treebank writes a graded attributive adjective as a phrase of its own, "(NP (DT an) (ADJP
+    (RB utterly) (JJ enjoyable)) (NN experience))", but an ungraded one as a bare ``JJ`` of the noun
+    phrase, and a parser may leave the noun phrase flat in a clause ("(S (DT A) (JJ worthwhile) (NN
+    way) (VP ...))"). No noun phrase production of the reference adds a word before such an adjective
+    alone, so short fragments like "An enjoyable experience." had no site a modifier may take; as the
+    adjective's own ``ADJP -> JJ`` they get ``ADJP -> RB JJ``'s."""
+    return [
+        i
+        for i, tag in enumerate(rhs)
+        if tag == "JJ"
+        and not (i and rhs[i - 1] in ADVERB_TAGS)  # graded already ("the most ingenious")
+        and any(later in NOUN_TAGS for later in rhs[i + 1 :])
+    ]
 
 
 def _template_id(case_id: str, masks: tuple[tuple[int, str], ...], lhs: str, rhs: Rhs, rhs_to: Rhs) -> str:

@@ -11,9 +11,12 @@ quiet desperation", "too far savvy").
 * ``modifiers`` (the default): exactly one adjunct, the kind of word a phrase takes without changing its
   head or its arguments: an adjective (``JJ``) right before a noun phrase's first noun ("a [new] cheat",
   "a good [little] idea"), or an adverb (``RB``) in a clause, a verb phrase or an adjective phrase ("It
-  [also] is a bad sign", "is [really] amusing"). Before another adjective, an adjective reads as that
-  one's degree ("a [real] healthy sense", "the [whole] worst"), so it goes next to the noun. Two checks
-  judge the word the masked LM chose, which the tag alone does not tell:
+  [also] is a bad sign", "is [really] amusing"), including one that grades a seed's ungraded
+  attributive adjective ("An [utterly] enjoyable experience": the adjective as the ``ADJP -> JJ`` the
+  treebank writes, ``expansion._attributive_adjectives``; fuzz's short fragments had no other site).
+  Before another adjective, an adjective reads as that one's degree ("a [real] healthy sense", "the
+  [whole] worst"), so it goes next to the noun. Two checks judge the word the masked LM chose, which the
+  tag alone does not tell:
 
   - ``determinative``: the words the Penn Treebank tags ``JJ`` but that determine rather than describe,
     quantifiers, ordinals and words of identity ("a few Hollywood studio", "such one of the most
@@ -35,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from .expansion import ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
 from .words import Articles, Dictionary, IdentityTerms, PolarityItems, modifier_words
 
@@ -47,7 +51,6 @@ CONTENT_TAGS = frozenset(
 )
 # the phrases each adjunct tag may be inserted into (PTB labels)
 MODIFIER_PARENTS = {"JJ": frozenset({"NP"}), "RB": frozenset({"S", "VP", "ADJP"})}
-NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
 # ``phrases``: the words that go before a noun phrase's first noun, and the most words one expansion
 # inserts. Participles are left out: read blind, 15 of the 35 inserted words in -ing or -ed were
 # ungrammatical ("an [going] affectionate take", "tier of [made] blaxploitation flicks"), against 21 % of
@@ -76,6 +79,8 @@ FOCUS = frozenset("just only even merely simply exactly".split())
 # the degree adverbs that grade an attributive adjective in place ("a [very] [old] film"; not "a so old
 # film", which English writes "so old a film")
 ATTRIBUTIVE_DEGREE = frozenset("very extremely fairly rather pretty really".split())
+# the degree adverbs that may grade a seed's attributive adjective ("a [highly] enjoyable experience")
+ATTRIBUTIVE_GRADES = (DEGREE - {"so", "too", "quite"}) | {"really", "truly"}
 # a degree adverb grades an adjective or an adverb ("[very] good", "[very] quickly") or a participle that
 # is a dictionary adjective, never another verb form ("[very] being buried") or a noun
 DEGREE_HEADS = frozenset({"JJ", "RB"})
@@ -147,7 +152,10 @@ class Adverbs:
     circumstance, connective or word that needs a negation (``CIRCUMSTANCES``), a degree adverb comes
     before an adjective or adverb that is no degree adverb itself, a focus adverb not before a form of
     "be", a modal or an adverb. The next word is the next inserted one (with its mask's tag) or the seed's
-    token (with its tag in the seed, tagged in context)."""
+    token (with its tag in the seed, tagged in context). Before an attributive adjective of the seed (one
+    a noun or another adjective follows: "An [utterly] enjoyable experience") an adverb grades it in
+    place, which only a degree adverb English puts there or a manner adverb in -ly does (not "a [so]
+    enjoyable", "an [also] enjoyable", "a [just] enjoyable": ``_grades_in_place``)."""
 
     name = "adverb"
 
@@ -159,25 +167,47 @@ class Adverbs:
         return all(
             _adverb_fits(word.lower(), following, following_tag)
             and (not inserted_next or word.lower() in ATTRIBUTIVE_DEGREE)
-            for word, tag, following, following_tag, inserted_next in _with_following(candidate)
+            and (not attributive or _grades_in_place(word.lower()))
+            for word, tag, following, following_tag, inserted_next, attributive in _with_following(candidate)
             if tag == "RB"
         )
 
 
-def _with_following(candidate: Candidate) -> list[tuple[str, str, str, str | None, bool]]:
+def _with_following(candidate: Candidate) -> list[tuple[str, str, str, str | None, bool, bool]]:
     """Each inserted word with its mask's tag, the word right after it in the filled text with that
-    word's tag, and whether that word is inserted too: the next inserted word and its mask's tag, or the
-    seed's token and its tag in the seed ("" and None after the last token)."""
+    word's tag, whether that word is inserted too (the next inserted word and its mask's tag, or the
+    seed's token and its tag in the seed; "" and None after the last token) and whether it is a seed's
+    attributive adjective (a noun or an adjective follows it; not a quantifier)."""
     masks, tokens = candidate.template.masks, candidate.template.parse.tokens
-    out: list[tuple[str, str, str, str | None, bool]] = []
+    out: list[tuple[str, str, str, str | None, bool, bool]] = []
     for n, ((index, tag), word) in enumerate(zip(masks, candidate.words)):
         if n + 1 < len(masks) and masks[n + 1][0] == index:  # the next word goes in at the same place
-            out.append((word, tag, candidate.words[n + 1], masks[n + 1][1], True))
+            out.append((word, tag, candidate.words[n + 1], masks[n + 1][1], True, False))
             continue
         a, b, tags = sentence_at(candidate.seed_tags, index)
         following = (tokens[index], tags[index - a]) if index < b else ("", None)
-        out.append((word, tag, *following, False))
+        attributive = (  # a quantifier is no adjective to grade ("there are [even] many tense scenes")
+            following[1] in ADJECTIVE_TAGS
+            and following[0].lower() not in DETERMINATIVES
+            and index + 1 < b
+            and tags[index + 1 - a] in ATTRIBUTIVE_TAGS
+        )
+        out.append((word, tag, *following, False, attributive))
     return out
+
+
+def _grades_in_place(word: str) -> bool:
+    """An adverb that may grade an attributive adjective: a degree adverb English puts between the
+    article and the adjective (``ATTRIBUTIVE_GRADES``: not "so", "too", "quite", which go before the
+    article: "so enjoyable an experience") or a manner adverb in -ly ("an [utterly] enjoyable"), not a
+    sentence or focus adverb ("an [also] enjoyable", "a [simply] enjoyable")."""
+    if word in ATTRIBUTIVE_GRADES:
+        return True
+    return (
+        word.endswith("ly")
+        and word not in DEGREE | FOCUS | SENTENCE_ADVERBS
+        and word in modifier_words()["RB"]
+    )
 
 
 def _adverb_fits(word: str, following: str, following_tag: str | None) -> bool:
@@ -195,7 +225,6 @@ def _adverb_fits(word: str, following: str, following_tag: str | None) -> bool:
 
 ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
 ATTRIBUTIVE_TAGS = ADJECTIVE_TAGS | NOUN_TAGS  # the modifiers an inserted adjective must not follow
-ADVERB_TAGS = frozenset({"RB", "RBR", "RBS"})
 NEGATION_ADVERBS = frozenset({"not", "n't"})
 # a word between these and the second coordinate splits "both ... and" ("is both [further] stimulating")
 CORRELATIVES = frozenset({"both", "either", "neither"})

@@ -312,6 +312,9 @@ class Expander:
                     usable=None if self.config.compat else self._placement_check(case, parse),
                     insertable=None if self.config.compat else INSERTABLE[self.config.insertions],
                     protect_names=not self.config.compat,
+                    # a seed's ungraded attributive adjectives as sites only under ``modifiers``, fuzz's
+                    # setting (docs/fuzz.md, round 4): generate's ``phrases`` was read blind without them
+                    attributive_phrases=not self.config.compat and self.config.insertions == "modifiers",
                 )
                 counts[case.capability].masked_templates += len(found)
                 templates.extend(found)
