@@ -229,17 +229,18 @@ def test_generate_joins_a_ray_start_cluster_that_uses_a_token(stand_in_config, t
          "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
+    # the probe asks in token mode: without it every `ray status` is refused and the wait ran out its
+    # 120 tries (minutes) before the test went on
+    probe = {**env, "RAY_AUTH_MODE": "token"}
     try:
         for _ in range(120):
-            if (
-                subprocess.run(
-                    [ray_cli, "status", "--address", address], env=env, capture_output=True
-                ).returncode
-                == 0
-            ):
+            status = [ray_cli, "status", "--address", address]
+            if subprocess.run(status, env=probe, capture_output=True).returncode == 0:
                 break
             assert head.poll() is None, "ray start --head exited"
             time.sleep(1)
+        else:
+            pytest.fail(f"the cluster at {address} did not answer `ray status` in 120 tries")
         c = stand_in_config
         generate = [
             sys.executable, "-m", "autocheck.cli", "generate", "--dataset", c.dataset, "--lexicon", "opinion",
