@@ -196,11 +196,12 @@ def test_an_interrupted_fuzz_resumes_to_the_same_bytes(stand_ins, tmp_path, monk
 @pytest.mark.slow
 def test_two_workers_write_the_same_bytes_as_one(stand_ins, tmp_path, monkeypatch):
     config, target, _ = stand_ins
-    config = replace(config, chunk_size=64)  # the search's depths, not its chunks, start the worker pools
+    config = replace(config, chunk_size=64, max_seeds=4)  # depths, not chunks, start the worker pools
     fuzz(config, target, tmp_path / "one", search=SearchConfig(queries=20))
     monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "other-cache"))
     fuzz(config, target, tmp_path / "two", search=SearchConfig(queries=20), workers=2)
     assert (tmp_path / "two" / "cases.jsonl").read_bytes() == (tmp_path / "one" / "cases.jsonl").read_bytes()
+    assert any(c["kind"] == EXPANSION for c in read_jsonl(tmp_path / "one" / "cases.jsonl"))  # found some
 
 
 def test_found_failures_fail_when_run_and_the_suite_runs_on_another_model(stand_ins, tmp_path):
