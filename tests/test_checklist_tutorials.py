@@ -224,3 +224,20 @@ def test_raw_files_in_qqps_and_squads_formats(tmp_path):
     ]
     with pytest.raises(InputError, match="example 0 must be a dict"):
         suite.to_raw_file(tmp_path / "bad.json", file_format="squad")
+
+
+def test_suggest_asks_the_masked_lm_sampled_fillings_as_checklist_does(editor):
+    # the SQuAD notebook's "{first_name} is {mask} than {first_name2}.": CheckList asks 5 sampled fillings
+    # per article, 20 texts at most, not every pair of names (which took minutes)
+    texts = editor._masked_texts("{first_name} is {mask} than {first_name2}.")
+    assert 1 <= len(texts) <= 5 and all(t.endswith(" is [MASK] than " + t.split()[-1]) for t in texts)
+    both = editor._masked_texts("Is {x} {a:mask}?", x=[f"n{i}" for i in range(30)])
+    assert {t.split()[2] for t in both} == {"a", "an"} and len(both) <= 20
+    assert editor.suggest("{first_name} is {mask} than {first_name2}.")  # the notebook's cell, in seconds
+
+
+def test_editor_tg_is_the_text_generator(editor):
+    # the notebooks' "import checklist.text_generation" and "editor.tg"
+    from autocheck.checklist.text_generation import TextGenerator
+
+    assert isinstance(editor.tg, TextGenerator) and editor.tg is editor.mlm

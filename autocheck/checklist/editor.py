@@ -32,6 +32,8 @@ MASK = "{mask}"
 _MASKED = re.compile(r"\{(?:\w+:)*mask\}")  # {mask}, {a:mask}
 _ARTICLE_MASK = re.compile(r"\{an?:mask\}")
 _MASK_SLOT = "mask_fill_"  # a placeholder standing for the mask token while the other placeholders are filled
+# CheckList asks its masked LM 5 sampled fillings per article, 20 texts at most
+_SUGGEST_SAMPLES, _SUGGEST_TEXTS = 5, 20
 
 
 class Munch(dict):
@@ -154,6 +156,11 @@ class Editor:
     # ------------------------------------------------------------------ templates
 
     @property
+    def tg(self) -> Any:
+        """CheckList's name for the editor's masked LM (``text_generation.TextGenerator``)."""
+        return self.mlm
+
+    @property
     def mlm(self) -> Any:
         if self._mlm is None:
             from ..config import DEFAULT_MLM
@@ -254,21 +261,23 @@ class Editor:
     # ------------------------------------------------------------------ suggestions
 
     def _masked_texts(self, templates: Any, **kwargs: Any) -> list[str]:
-        """Every filling of the templates' other placeholders, the mask token where ``{mask}`` stands; an
-        ``{a:mask}`` is asked as "a [MASK]" and as "an [MASK]" (as CheckList does)."""
+        """Texts to ask the masked LM, as CheckList asks them: 5 sampled fillings of the templates' other
+        placeholders (per article: an ``{a:mask}`` is asked as "a [MASK]" and as "an [MASK]"), the mask
+        token where ``{mask}`` stands, 20 texts at most: "{first_name} is {mask} than {first_name2}." is
+        asked in 20 texts, not in every pair of names."""
         texts = _leaves(templates)
         if not texts or not all(_MASKED.search(t) for t in texts):
             raise InputError(f"Editor.suggest: every template needs {MASK}")
         token = self.mlm.tokenizer.mask_token
         slot: dict[str, Any] = {_MASK_SLOT: [token]}  # (a keyword argument, not one of template's options)
         slot_text = "{" + _MASK_SLOT + "}"
-        masked = [
-            _MASKED.sub(slot_text, _ARTICLE_MASK.sub(article + slot_text, t))
-            for t in texts
-            for article in (("a ", "an ") if _ARTICLE_MASK.search(t) else ("",))
-        ]
-        filled = self.template(masked, unroll=True, **slot, **kwargs)
-        return list(dict.fromkeys(filled.data))
+        kwargs.pop("nsamples", None)
+        articles = ("a ", "an ") if any(_ARTICLE_MASK.search(t) for t in texts) else ("",)
+        masked: list[str] = []
+        for article in articles:
+            one = [_MASKED.sub(slot_text, _ARTICLE_MASK.sub(article + slot_text, t)) for t in texts]
+            masked += self.template(one, unroll=True, nsamples=_SUGGEST_SAMPLES, **slot, **kwargs).data
+        return list(dict.fromkeys(masked))[:_SUGGEST_TEXTS]
 
     def _mask_options(self, templates: Any, n: int, **kwargs: Any) -> list[tuple[list[str], str, float]]:
         """CheckList's ``mask_only`` result: the best fills as ``(words, first text filled, score)``."""
