@@ -112,9 +112,30 @@ def run_cell(source: str, namespace: dict[str, Any], timeout: int) -> tuple[str,
     return kind, None
 
 
+class NeedsResource(Exception):
+    """Raised by a name a cell could not make because it lacked a resource, when a later cell uses it."""
+
+
+class Missing:
+    """What a cell that lacked a resource left undone (``model``, ``pairs``): any use of it raises
+    ``NeedsResource`` naming the resource, so a later cell is counted under that resource exactly where it
+    touches it, and an error it raises before (in a template, say) is still an error."""
+
+    def __init__(self, need: str):
+        object.__setattr__(self, "_need", need)
+
+    def _raise(self, *args: Any, **kwargs: Any) -> Any:
+        raise NeedsResource(object.__getattribute__(self, "_need"))
+
+    __getattr__ = __call__ = __iter__ = __getitem__ = __len__ = __bool__ = __setattr__ = _raise
+    __add__ = __radd__ = __mul__ = __contains__ = __eq__ = __hash__ = _raise
+
+
 def resource(err: BaseException) -> str | None:
     """The resource a cell's error says this machine lacks, or None for a real error."""
     text = str(err)
+    if isinstance(err, NeedsResource):
+        return text
     if isinstance(err, ModuleNotFoundError) and not (err.name or "").startswith("autocheck"):
         return f"module {err.name}"
     if isinstance(err, OSError) and getattr(err, "filename", None):
@@ -124,14 +145,14 @@ def resource(err: BaseException) -> str | None:
     return None
 
 
-def needed(err: BaseException | None, used: set[str], missing: dict[str, str]) -> str | None:
-    """The resource a cell lacks: the one its error names (a module, data), else the one lacked by a cell
-    that left undone what it uses (a name not defined, an object not run), else a file it did not find
-    (more likely written by such a cell than the author's own). For a cell that ran: the resource what it
-    made of such names lacks."""
-    own = resource(err) if err else None
-    inherited = next((missing[n] for n in sorted(used) if n in missing), None)
-    return own if own and not own.startswith("file ") else inherited or own
+def needed(err: BaseException, used: set[str], missing: dict[str, str]) -> str | None:
+    """The resource a failed cell lacks: the one its error names (a module, data, or a name left undone by
+    an earlier cell that lacked one); a file it did not find is put down to such a cell when it uses a name
+    one left undone (the file was more likely that cell's to write than the author's own)."""
+    own = resource(err)
+    if own and own.startswith("file "):
+        return next((missing[n] for n in sorted(used) if n in missing), own)
+    return own
 
 
 def names(source: str) -> tuple[set[str], set[str]]:
@@ -162,7 +183,7 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
     report = Report(path.stem)
     cells = [c for c in json.loads(path.read_text())["cells"] if c.get("cell_type") == "code"]
     namespace: dict[str, Any] = {"__name__": "__main__"}
-    missing: dict[str, str] = {}  # name -> the resource a cell that used or set it lacked
+    missing: dict[str, str] = {}  # name -> the resource lacked by the cell that was to make it
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as work:
         os.chdir(work)
@@ -180,19 +201,15 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
                 except SyntaxError as bad:  # Python 2 or IPython syntax the rewriting does not change
                     used, bound, kind, err = set(), set(), "error", bad
                 expected = stored_kind(cell)
-                need = needed(err, used, missing)
+                need = needed(err, used, missing) if err else None
                 if err is None:
                     report.ran += 1
                     report.same += kind == expected or {kind, expected} == {"display", "value"}
                     status = f"ran ({kind}; notebook: {expected})"
-                    for name in bound:
-                        if need:
-                            missing[name] = need
-                        else:
-                            missing.pop(name, None)
                 elif need:
                     report.resources.append(need)
-                    missing |= dict.fromkeys(used, need)
+                    for name in bound - namespace.keys():  # what the cell would have made
+                        namespace[name], missing[name] = Missing(need), need
                     status = f"needs {need}"
                 else:
                     first = f"{type(err).__name__}: {(str(err).strip().splitlines() or [''])[0]}"

@@ -60,6 +60,7 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
             code("wrapper.predict(x)"),  # needs what the cell before it needed
             code("def read():\n    return mltests.load()"),  # runs: the name is looked up when called
             code("read()"),  # and then needs it
+            code("n = int('x')\nwrapper.predict(n)"),  # an error before it touches the missing: an error
             code("open('/home/someone/data.csv')"),
             code("1 / 0"),
             code("# only a comment"),
@@ -68,14 +69,17 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
     path = tmp_path / "tiny.ipynb"
     path.write_text(json.dumps(notebook))
     report = run_notebook(path, mlm=None, spacy=None, timeout=30)
-    assert (report.cells, report.ran, report.same) == (11, 6, 5)
+    assert (report.cells, report.ran, report.same) == (12, 6, 5)
     assert report.resources == ["module mltests"] * 3 + ["file /home/someone/data.csv"]
-    assert report.errors == ["cell 11: ZeroDivisionError: division by zero"]
+    assert report.errors == [
+        "cell 10: ValueError: invalid literal for int() with base 10: 'x'",
+        "cell 12: ZeroDivisionError: division by zero",
+    ]
     assert report.lines[1] == "  cell 2: ran (value; notebook: value)"
     assert report.lines[3] == "  cell 4: ran (display; notebook: display)"
     assert report.lines[4] == "  cell 5: ran (value; notebook: text)"
     row = table([report]).splitlines()[-1]
     assert row == (
-        "| tiny | 11 | 6 | 5 | 4 (file /home/someone/data.csv; module mltests) "
-        "| 1 (cell 11: ZeroDivisionError: division by zero) |"
+        "| tiny | 12 | 6 | 5 | 4 (file /home/someone/data.csv; module mltests) "
+        "| 2 (cell 10: ValueError: invalid literal for int() with base 10: 'x') |"
     )
