@@ -140,6 +140,9 @@ def resource(err: BaseException) -> str | None:
         return f"module {err.name}"
     if isinstance(err, OSError) and getattr(err, "filename", None):
         return f"file {err.filename}"
+    named = re.match(r"(/[^:\s]+): ", text)  # autocheck's errors name the file first
+    if named and not Path(named[1]).exists():
+        return f"file {named[1]}"
     if type(err).__name__ == "ResourceMissing" or "could not be downloaded" in text:
         return text.splitlines()[0] if text else type(err).__name__
     return None
@@ -155,17 +158,28 @@ def needed(err: BaseException, used: set[str], missing: dict[str, str]) -> str |
     return own
 
 
-def names(source: str) -> tuple[set[str], set[str]]:
-    """The names a cell uses and the names it binds."""
-    used, bound = set(), set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Name):
-            (bound if isinstance(node.ctx, ast.Store) else used).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).split(".")[0])
-    return used | bound, bound
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.comprehension)
+
+
+def names(source: str) -> tuple[set[str], set[str], set[str]]:
+    """The names a cell uses, the names it assigns (or defines) at its top level, and those it imports;
+    names bound inside a function, lambda or comprehension are theirs, not the cell's."""
+    tree = ast.parse(source)
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    assigned: set[str] = set()
+    imported: set[str] = set()
+    todo: list[ast.AST] = [tree]
+    while todo:
+        for node in ast.iter_child_nodes(todo.pop()):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                assigned.add(node.name)
+            elif isinstance(node, ast.alias):
+                imported.add((node.asname or node.name).split(".")[0])
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                assigned.add(node.id)
+            if not isinstance(node, _SCOPES):
+                todo.append(node)
+    return used, assigned, imported
 
 
 @dataclass
@@ -196,10 +210,10 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
                     continue
                 report.cells += 1
                 try:
-                    used, bound = names(source)
+                    used, assigned, imported = names(source)
                     kind, err = run_cell(source, namespace, timeout)
                 except SyntaxError as bad:  # Python 2 or IPython syntax the rewriting does not change
-                    used, bound, kind, err = set(), set(), "error", bad
+                    used, assigned, imported, kind, err = set(), set(), set(), "error", bad
                 expected = stored_kind(cell)
                 need = needed(err, used, missing) if err else None
                 if err is None:
@@ -208,7 +222,8 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
                     status = f"ran ({kind}; notebook: {expected})"
                 elif need:
                     report.resources.append(need)
-                    for name in bound - namespace.keys():  # what the cell would have made
+                    # what the cell was to make (a module it imported before failing stays)
+                    for name in assigned | (imported - namespace.keys()):
                         namespace[name], missing[name] = Missing(need), need
                     status = f"needs {need}"
                 else:

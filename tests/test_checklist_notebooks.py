@@ -50,7 +50,10 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
     text = {"output_type": "stream", "name": "stdout", "text": ["3\n"]}
     notebook = {
         "cells": [
-            code("from checklist.perturb import Perturb\nx = Perturb.strip_punctuation('Hi there.')"),
+            code(
+                "from checklist.perturb import Perturb\nfrom checklist.test_suite import TestSuite\n"
+                "x = Perturb.strip_punctuation('Hi there.')"
+            ),
             {"cell_type": "markdown", "source": "prose"},
             code("x", value),  # the last expression is the cell's result
             code("print(len(x))", text),
@@ -62,6 +65,8 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
             code("read()"),  # and then needs it
             code("n = int('x')\nwrapper.predict(n)"),  # an error before it touches the missing: an error
             code("open('/home/someone/data.csv')"),
+            code("x = TestSuite.from_file('/home/someone/suite.pkl')"),  # autocheck's error names the file
+            code("x.tests"),  # x, as the cell before left it: needs that file, whatever x was before
             code("1 / 0"),
             code("# only a comment"),
         ]
@@ -69,17 +74,21 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
     path = tmp_path / "tiny.ipynb"
     path.write_text(json.dumps(notebook))
     report = run_notebook(path, mlm=None, spacy=None, timeout=30)
-    assert (report.cells, report.ran, report.same) == (12, 6, 5)
-    assert report.resources == ["module mltests"] * 3 + ["file /home/someone/data.csv"]
+    assert (report.cells, report.ran, report.same) == (14, 6, 5)
+    assert report.resources == ["module mltests"] * 3 + [
+        "file /home/someone/data.csv",
+        "file /home/someone/suite.pkl",
+        "file /home/someone/suite.pkl",
+    ]
     assert report.errors == [
         "cell 10: ValueError: invalid literal for int() with base 10: 'x'",
-        "cell 12: ZeroDivisionError: division by zero",
+        "cell 14: ZeroDivisionError: division by zero",
     ]
     assert report.lines[1] == "  cell 2: ran (value; notebook: value)"
     assert report.lines[3] == "  cell 4: ran (display; notebook: display)"
     assert report.lines[4] == "  cell 5: ran (value; notebook: text)"
     row = table([report]).splitlines()[-1]
     assert row == (
-        "| tiny | 12 | 6 | 5 | 4 (file /home/someone/data.csv; module mltests) "
+        "| tiny | 14 | 6 | 5 | 6 (file /home/someone/data.csv; file /home/someone/suite.pkl; module mltests) "
         "| 2 (cell 10: ValueError: invalid literal for int() with base 10: 'x') |"
     )

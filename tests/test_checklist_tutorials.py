@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from conftest import require, tiny_bert
 
-from autocheck.checklist.editor import Editor, Suggestions
+from autocheck.checklist.editor import Editor, Munch, Suggestions
 from autocheck.checklist.perturb import Perturb
 from autocheck.checklist.test_suite import TestSuite
 from autocheck.checklist.test_types import INV, MFT
@@ -241,3 +241,17 @@ def test_editor_tg_is_the_text_generator(editor):
     from autocheck.checklist.text_generation import TextGenerator
 
     assert isinstance(editor.tg, TextGenerator) and editor.tg is editor.mlm
+
+
+def test_indexed_and_attribute_placeholders_read_tuple_and_munch_values(editor):
+    # the SQuAD notebook: {adj[0]} of adj=[('larg', 'large'), ...], {a:p.v1} of p=[Munch(...)], verbose=False
+    adj = [("larg", "large"), ("nic", "nice")]
+    t = editor.template(("{first_name} is {adj[0]}er.", "Who is {adj[1]}?"), adj=adj, labels="{adj[1]}")
+    assert {(d[0].split()[-1], d[1], lab) for d, lab in zip(t.data, t.labels)} == {
+        ("larger.", "Who is large?", "large"),
+        ("nicer.", "Who is nice?", "nice"),
+    }
+    p = [Munch(p1="size", v1="old"), Munch(p1="size", v1="big")]
+    t = editor.template({"c": "There is {a:p.v1} box.", "q": "What {p.p1} is it?"}, p=p, verbose=False)
+    assert sorted(d["c"] for d in t.data) == ["There is a big box.", "There is an old box."]
+    assert {d["q"] for d in t.data} == {"What size is it?"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..author.templates import compile_templates, template_cases
@@ -31,6 +31,7 @@ CHECKLIST_LANGUAGES = {"english": "en"}  # CheckList's names of the languages au
 MASK = "{mask}"
 _MASKED = re.compile(r"\{(?:\w+:)*mask\}")  # {mask}, {a:mask}
 _ARTICLE_MASK = re.compile(r"\{an?:mask\}")
+_INDEX = re.compile(r"\{([^{}\[\]]+)\[(\d+)\]\}")  # CheckList's {adj[0]}: item 0 of a tuple value
 _MASK_SLOT = "mask_fill_"  # a placeholder standing for the mask token while the other placeholders are filled
 # CheckList asks its masked LM 5 sampled fillings per article, 20 texts at most
 _SUGGEST_SAMPLES, _SUGGEST_TEXTS = 5, 20
@@ -196,9 +197,10 @@ class Editor:
         Returns ``.data`` (and ``.labels``, ``.meta``: the value of each placeholder, ``.templates``)."""
         if mask_only:
             return self._mask_options(templates, nsamples or top, **kwargs)
+        kwargs.pop("verbose", None)  # CheckList's: whether to print its mask suggestions
         labels_filled = labels is not None and bool(_leaves(labels))
         structure = (templates, labels) if labels_filled else templates
-        leaves = _leaves(structure)
+        leaves = [_INDEX.sub(r"{\1.\2}", leaf) for leaf in _leaves(structure)]  # {adj[0]} is {adj.0}
         if not leaves:
             raise InputError("Editor.template: templates hold no string to fill")
         names = tuple(f"field{i}" for i in range(len(leaves)))
@@ -435,11 +437,21 @@ def _rebuild(structure: Any, filled: Iterator[str]) -> Any:
     return structure
 
 
-def _words(name: str, value: Any) -> list[str]:
+def _words(name: str, value: Any) -> list[Any]:
+    """A keyword argument's values as lexicon entries: a word as itself; a tuple or list as an entry whose
+    items are its attributes "0", "1"... (``{adj[0]}``); a dict (a ``Munch``) as one whose keys are
+    (``{p.v1}``)."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, Iterable):
-        return list(dict.fromkeys(str(v) for v in value))
+        entries: dict[str, Any] = {}
+        for v in value:
+            if isinstance(v, tuple | list):
+                v = {"value": str(v), **{str(i): x for i, x in enumerate(v)}}
+            elif isinstance(v, Mapping):
+                v = {"value": str(v), **v}
+            entries.setdefault(v["value"] if isinstance(v, dict) else str(v), v)
+        return list(entries.values())
     raise InputError(
         f"Editor.template: {name}= must be a word or a list of words, got {type(value).__name__}"
     )
