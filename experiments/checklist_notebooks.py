@@ -148,24 +148,53 @@ def resource(err: BaseException) -> str | None:
     return None
 
 
-def needed(err: BaseException, used: set[str], missing: dict[str, str]) -> str | None:
+def cell_line(err: BaseException) -> int:
+    """The line of the cell whose statement raised ``err`` (its outermost frame in the cell)."""
+    tb = err.__traceback__
+    while tb and tb.tb_frame.f_code.co_filename != "<cell>":
+        tb = tb.tb_next
+    return tb.tb_lineno if tb else 0
+
+
+def names_until(source: str, line: int) -> set[str]:
+    """The names a cell uses up to ``line``."""
+    return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name) and n.lineno <= line}
+
+
+def changed_after(source: str, line: int) -> set[str]:
+    """The objects whose methods a cell calls from ``line`` on (``test.run(...)``): what it left undone."""
+    return {
+        n.func.value.id
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and isinstance(n.func.value, ast.Name)
+        and n.lineno >= line
+    }
+
+
+def needed(err: BaseException, source: str, missing: dict[str, str]) -> str | None:
     """The resource a failed cell lacks: the one its error names (a module, data, or a name left undone by
-    an earlier cell that lacked one); a file it did not find is put down to such a cell when it uses a name
-    one left undone (the file was more likely that cell's to write than the author's own)."""
+    an earlier cell that lacked one), else the one lacked by an earlier cell that left undone what this cell
+    used before it failed (``test.summary()`` of a test whose ``run`` lacked the model). A file it did not
+    find is put down to such a cell too (the file was more likely that cell's to write than the author's)."""
     own = resource(err)
-    if own and own.startswith("file "):
-        return next((missing[n] for n in sorted(used) if n in missing), own)
-    return own
+    if own and not own.startswith("file "):
+        return own
+    try:
+        used = names_until(source, cell_line(err))
+    except SyntaxError:
+        return own
+    return next((missing[n] for n in sorted(used) if n in missing), own)
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.comprehension)
 
 
-def names(source: str) -> tuple[set[str], set[str], set[str]]:
-    """The names a cell uses, the names it assigns (or defines) at its top level, and those it imports;
-    names bound inside a function, lambda or comprehension are theirs, not the cell's."""
+def names(source: str) -> tuple[set[str], set[str]]:
+    """The names a cell assigns (or defines) at its top level, and those it imports; names bound inside a
+    function, lambda or comprehension are theirs, not the cell's."""
     tree = ast.parse(source)
-    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     assigned: set[str] = set()
     imported: set[str] = set()
     todo: list[ast.AST] = [tree]
@@ -179,7 +208,7 @@ def names(source: str) -> tuple[set[str], set[str], set[str]]:
                 assigned.add(node.id)
             if not isinstance(node, _SCOPES):
                 todo.append(node)
-    return used, assigned, imported
+    return assigned, imported
 
 
 @dataclass
@@ -197,7 +226,7 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
     report = Report(path.stem)
     cells = [c for c in json.loads(path.read_text())["cells"] if c.get("cell_type") == "code"]
     namespace: dict[str, Any] = {"__name__": "__main__"}
-    missing: dict[str, str] = {}  # name -> the resource lacked by the cell that was to make it
+    missing: dict[str, str] = {}  # name -> the resource lacked by the cell that was to make or change it
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as work:
         os.chdir(work)
@@ -210,21 +239,23 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
                     continue
                 report.cells += 1
                 try:
-                    used, assigned, imported = names(source)
+                    assigned, imported = names(source)
                     kind, err = run_cell(source, namespace, timeout)
                 except SyntaxError as bad:  # Python 2 or IPython syntax the rewriting does not change
-                    used, assigned, imported, kind, err = set(), set(), set(), "error", bad
+                    assigned, imported, kind, err = set(), set(), "error", bad
                 expected = stored_kind(cell)
-                need = needed(err, used, missing) if err else None
+                need = needed(err, source, missing) if err else None
                 if err is None:
                     report.ran += 1
                     report.same += kind == expected or {kind, expected} == {"display", "value"}
                     status = f"ran ({kind}; notebook: {expected})"
                 elif need:
                     report.resources.append(need)
-                    # what the cell was to make (a module it imported before failing stays)
+                    # what the cell was to make (a module it imported before failing stays), and what
+                    # it was to change from the failing line on
                     for name in assigned | (imported - namespace.keys()):
                         namespace[name], missing[name] = Missing(need), need
+                    missing |= dict.fromkeys(changed_after(source, cell_line(err)) & namespace.keys(), need)
                     status = f"needs {need}"
                 else:
                     first = f"{type(err).__name__}: {(str(err).strip().splitlines() or [''])[0]}"

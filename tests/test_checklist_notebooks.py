@@ -64,6 +64,13 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
             code("def read():\n    return mltests.load()"),  # runs: the name is looked up when called
             code("read()"),  # and then needs it
             code("n = int('x')\nwrapper.predict(n)"),  # an error before it touches the missing: an error
+            code(
+                "class T:\n    def run(self, f):\n        self.done = f(1)\n"
+                "    def summary(self):\n        self.done\nt = T()"
+            ),
+            code("t.run(wrapper)"),  # needs what wrapper needs, and leaves t unrun
+            code("t.summary()"),  # so an error of t is put down to that resource
+            code("m = int('y')\nt.summary()"),  # but not an error before t is used
             code("open('/home/someone/data.csv')"),
             code("x = TestSuite.from_file('/home/someone/suite.pkl')"),  # autocheck's error names the file
             code("x.tests"),  # x, as the cell before left it: needs that file, whatever x was before
@@ -74,21 +81,22 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
     path = tmp_path / "tiny.ipynb"
     path.write_text(json.dumps(notebook))
     report = run_notebook(path, mlm=None, spacy=None, timeout=30)
-    assert (report.cells, report.ran, report.same) == (14, 6, 5)
-    assert report.resources == ["module mltests"] * 3 + [
+    assert (report.cells, report.ran, report.same) == (18, 7, 6)
+    assert report.resources == ["module mltests"] * 5 + [
         "file /home/someone/data.csv",
         "file /home/someone/suite.pkl",
         "file /home/someone/suite.pkl",
     ]
     assert report.errors == [
         "cell 10: ValueError: invalid literal for int() with base 10: 'x'",
-        "cell 14: ZeroDivisionError: division by zero",
+        "cell 14: ValueError: invalid literal for int() with base 10: 'y'",
+        "cell 18: ZeroDivisionError: division by zero",
     ]
     assert report.lines[1] == "  cell 2: ran (value; notebook: value)"
     assert report.lines[3] == "  cell 4: ran (display; notebook: display)"
     assert report.lines[4] == "  cell 5: ran (value; notebook: text)"
     row = table([report]).splitlines()[-1]
     assert row == (
-        "| tiny | 14 | 6 | 5 | 6 (file /home/someone/data.csv; file /home/someone/suite.pkl; module mltests) "
-        "| 2 (cell 10: ValueError: invalid literal for int() with base 10: 'x') |"
+        "| tiny | 18 | 7 | 6 | 8 (file /home/someone/data.csv; file /home/someone/suite.pkl; module mltests) "
+        "| 3 (cell 10: ValueError: invalid literal for int() with base 10: 'x') |"
     )
