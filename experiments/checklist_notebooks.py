@@ -29,6 +29,7 @@ import re
 import signal
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -220,10 +221,12 @@ class Report:
     resources: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    cpu_s: float = 0.0  # user + system seconds of this process while the notebook ran
 
 
 def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -> Report:
     report = Report(path.stem)
+    start = time.process_time()
     cells = [c for c in json.loads(path.read_text())["cells"] if c.get("cell_type") == "code"]
     namespace: dict[str, Any] = {"__name__": "__main__"}
     missing: dict[str, str] = {}  # name -> the resource lacked by the cell that was to make or change it
@@ -264,20 +267,22 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
                 report.lines.append(f"  cell {i}: {status}")
         finally:
             os.chdir(here)
+    report.cpu_s = time.process_time() - start
     return report
 
 
 def table(reports: list[Report]) -> str:
     rows = [
         "| notebook | code cells | ran | same kind of result | need a resource this machine cannot have "
-        "| error (first) |",
-        "|---|---|---|---|---|---|",
+        "| error (first) | CPU s |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in reports:
         needs = "; ".join(sorted(set(r.resources)))
         rows.append(
             f"| {r.notebook} | {r.cells} | {r.ran} | {r.same} | {len(r.resources)}"
-            f"{f' ({needs})' if needs else ''} | {len(r.errors)}{f' ({r.errors[0]})' if r.errors else ''} |"
+            f"{f' ({needs})' if needs else ''} | {len(r.errors)}{f' ({r.errors[0]})' if r.errors else ''} "
+            f"| {r.cpu_s:.1f} |"
         )
     return "\n".join(rows)
 

@@ -98,5 +98,6 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
     row = table([report]).splitlines()[-1]
     assert row == (
         "| tiny | 18 | 7 | 6 | 8 (file /home/someone/data.csv; file /home/someone/suite.pkl; module mltests) "
-        "| 3 (cell 10: ValueError: invalid literal for int() with base 10: 'x') |"
+        f"| 3 (cell 10: ValueError: invalid literal for int() with base 10: 'x') | {report.cpu_s:.1f} |"
     )
+    assert 0 < report.cpu_s < 60
