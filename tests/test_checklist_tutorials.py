@@ -131,6 +131,10 @@ def test_wordnet_relations_where_the_data_exists_and_a_clear_error_where_not(sha
     assert more_specific and set(more_specific) <= set(words.hyponyms("walk", "verb"))
     with pytest.raises(ResourceMissing, match=r"hypernyms of .dog. \(noun\).*no nouns.*downloader wordnet"):
         editor.hypernyms("My dog is not very smart.", "dog")
+    # the QQP notebook's loop: a function word has no relations in any WordNet (no error), and the word is
+    # found where it stands, not inside a placeholder ("{moreless}")
+    assert editor.synonyms("How can I become {moreless} than?", "than", moreless=["more", "less"]) == []
+    assert isinstance(editor.antonyms("How can I become {moreless} more?", "more", moreless=["more"]), list)
 
 
 # ------------------------------------------------------------------------- 2. Perturbing data

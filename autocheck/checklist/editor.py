@@ -354,7 +354,9 @@ class Editor:
                 f"Editor: the language profile '{self.language.name}' has no word rule '{relation}'"
             )
         word = words[0]
-        masked = [t.replace(word, MASK, 1) for t in _leaves(templates) if word in t]
+        # the word where it stands as a word, not inside a placeholder ("{moreless} more": the second)
+        where = re.compile(rf"(?<![\w{{]){re.escape(word)}(?!\w)")
+        masked = [where.sub(MASK, t, count=1) for t in _leaves(templates) if where.search(t)]
         if not masked:
             raise InputError(f"{word!r} does not occur in the templates")
         texts = self._masked_texts(masked, **_fill_options(kwargs))
@@ -362,11 +364,12 @@ class Editor:
         parts = [pos] if pos else ["adj", "verb", "noun", "adv"]
         relate = getattr(rules, relation)
         related = {x.lower() for w in words for p in parts for x in relate(w, p)} - {word.lower()}
-        if not related and hasattr(rules, "missing_parts"):  # WordNet's: English
+        # a word of no open part of speech ("than", "for") has no relations in a full WordNet either
+        if not related and pos and hasattr(rules, "missing_parts"):  # WordNet's: English
             missing = set(rules.missing_parts()) & {rules.part_name(p) for p in parts}
             if missing:  # an empty answer would hide that the data to find one is not there
                 raise ResourceMissing(
-                    f"Editor: no {relation} of {word!r} ({pos or 'any part of speech'}) in the installed "
+                    f"Editor: no {relation} of {word!r} ({pos}) in the installed "
                     f"WordNet, which has no {', '.join(sorted(missing))}; install the full WordNet: "
                     "python -m nltk.downloader wordnet"
                 )
