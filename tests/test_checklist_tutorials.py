@@ -259,3 +259,10 @@ def test_indexed_and_attribute_placeholders_read_tuple_and_munch_values(editor):
     t = editor.template({"c": "There is {a:p.v1} box.", "q": "What {p.p1} is it?"}, p=p, verbose=False)
     assert sorted(d["c"] for d in t.data) == ["There is a big box.", "There is an old box."]
     assert {d["q"] for d in t.data} == {"What size is it?"}
+
+
+def test_the_sentiment_notebooks_older_arguments_are_accepted(editor):
+    # the Sentiment suite notebook: template(..., return_maps=False), suggest_replace(..., beam_size=5)
+    t = editor.template(["{male} is {x} person."], x=["a", "one"], return_maps=False, nsamples=2, save=True)
+    assert len(t.data) == 2
+    assert editor.suggest_replace("This is a good movie.", "movie", beam_size=5, words_and_sentences=True)

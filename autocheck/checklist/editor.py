@@ -197,7 +197,9 @@ class Editor:
         Returns ``.data`` (and ``.labels``, ``.meta``: the value of each placeholder, ``.templates``)."""
         if mask_only:
             return self._mask_options(templates, nsamples or top, **kwargs)
-        kwargs.pop("verbose", None)  # CheckList's: whether to print its mask suggestions
+        # CheckList's: whether to print its mask suggestions; return_maps, of its older API, no effect
+        kwargs.pop("verbose", None)
+        kwargs.pop("return_maps", None)
         labels_filled = labels is not None and bool(_leaves(labels))
         structure = (templates, labels) if labels_filled else templates
         leaves = [_INDEX.sub(r"{\1.\2}", leaf) for leaf in _leaves(structure)]  # {adj[0]} is {adj.0}
@@ -332,8 +334,10 @@ class Editor:
         full_sentences: bool = False,
         words_and_sentences: bool = False,
         n: int = 30,
+        beam_size: int | None = None,
     ) -> list:
-        """Words that could replace ``word`` in ``text`` (or the sentences with them, or both)."""
+        """Words that could replace ``word`` in ``text`` (or the sentences with them, or both). ``beam_size``
+        (CheckList's, for its masked LM's search) is accepted; the masked LM's own search is used."""
         if word not in text:
             raise InputError(f"suggest_replace: {word!r} is not in {text!r}")
         masked = text.replace(word, MASK, 1)
