@@ -252,6 +252,8 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
                     report.ran += 1
                     report.same += kind == expected or {kind, expected} == {"display", "value"}
                     status = f"ran ({kind}; notebook: {expected})"
+                    for name in assigned:  # made anew: no longer what an earlier cell left undone
+                        missing.pop(name, None)
                 elif need:
                     report.resources.append(need)
                     # what the cell was to make (a module it imported before failing stays), and what

@@ -71,6 +71,8 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
             code("t.run(wrapper)"),  # needs what wrapper needs, and leaves t unrun
             code("t.summary()"),  # so an error of t is put down to that resource
             code("m = int('y')\nt.summary()"),  # but not an error before t is used
+            code("t = T()"),  # made anew, t lacks nothing
+            code("t.summary()"),  # so its error is an error
             code("open('/home/someone/data.csv')"),
             code("x = TestSuite.from_file('/home/someone/suite.pkl')"),  # autocheck's error names the file
             code("x.tests"),  # x, as the cell before left it: needs that file, whatever x was before
@@ -81,7 +83,7 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
     path = tmp_path / "tiny.ipynb"
     path.write_text(json.dumps(notebook))
     report = run_notebook(path, mlm=None, spacy=None, timeout=30)
-    assert (report.cells, report.ran, report.same) == (18, 7, 6)
+    assert (report.cells, report.ran, report.same) == (20, 8, 7)
     assert report.resources == ["module mltests"] * 5 + [
         "file /home/someone/data.csv",
         "file /home/someone/suite.pkl",
@@ -90,14 +92,15 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
     assert report.errors == [
         "cell 10: ValueError: invalid literal for int() with base 10: 'x'",
         "cell 14: ValueError: invalid literal for int() with base 10: 'y'",
-        "cell 18: ZeroDivisionError: division by zero",
+        "cell 16: AttributeError: 'T' object has no attribute 'done'",
+        "cell 20: ZeroDivisionError: division by zero",
     ]
     assert report.lines[1] == "  cell 2: ran (value; notebook: value)"
     assert report.lines[3] == "  cell 4: ran (display; notebook: display)"
     assert report.lines[4] == "  cell 5: ran (value; notebook: text)"
     row = table([report]).splitlines()[-1]
     assert row == (
-        "| tiny | 18 | 7 | 6 | 8 (file /home/someone/data.csv; file /home/someone/suite.pkl; module mltests) "
-        f"| 3 (cell 10: ValueError: invalid literal for int() with base 10: 'x') | {report.cpu_s:.1f} |"
+        "| tiny | 20 | 8 | 7 | 8 (file /home/someone/data.csv; file /home/someone/suite.pkl; module mltests) "
+        f"| 4 (cell 10: ValueError: invalid literal for int() with base 10: 'x') | {report.cpu_s:.1f} |"
     )
     assert 0 < report.cpu_s < 60

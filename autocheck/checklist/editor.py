@@ -268,7 +268,7 @@ class Editor:
         """Texts to ask the masked LM, as CheckList asks them: 5 sampled fillings of the templates' other
         placeholders (per article: an ``{a:mask}`` is asked as "a [MASK]" and as "an [MASK]"), the mask
         token where ``{mask}`` stands, 20 texts at most: "{first_name} is {mask} than {first_name2}." is
-        asked in 20 texts, not in every pair of names."""
+        asked in 5 texts, not in every pair of names."""
         texts = _leaves(templates)
         if not texts or not all(_MASKED.search(t) for t in texts):
             raise InputError(f"Editor.suggest: every template needs {MASK}")
