@@ -9,8 +9,9 @@ imports; an ``Editor`` that would download its masked LM given ``--mlm``, a loca
 namespace per notebook, in an empty working folder. Printed: a table per notebook of code cells, cells run,
 cells whose result is of the same kind as the notebook's stored output (text printed, a value shown, an
 error), cells that need a resource this machine cannot have (named: a module, a file of the notebook's
-author, a download) and cells that raised (with the first error's first line); with ``--cells``, one line
-per cell.
+author, a download; a later cell that touches what such a cell left undone needs the same) and cells that
+raised (with the first error's first line), and each notebook's CPU seconds; with ``--cells``, one line per
+cell.
 
 Cells run through ``exec``, not a Jupyter kernel (nbclient): no kernel process to start, the result of each
 cell is read directly, and the run needs nothing but this project. IPython magics (``%autoreload``),
