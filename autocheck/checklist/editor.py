@@ -32,6 +32,16 @@ MASK = "{mask}"
 _MASKED = re.compile(r"\{(?:\w+:)*mask\}")  # {mask}, {a:mask}
 _ARTICLE_MASK = re.compile(r"\{an?:mask\}")
 _INDEX = re.compile(r"\{([^{}\[\]]+)\[(\d+)\]\}")  # CheckList's {adj[0]}: item 0 of a tuple value
+# CheckList's names that are autocheck's under another: {bert} (its older name of {mask}; the notebook that
+# built its released sentiment suite uses it) and its lexicon religion_adj (autocheck's religion)
+_OLDER_NAMES = {"bert": "mask", "religion_adj": "religion"}
+_OLDER = re.compile(r"\{((?:\w+:)*)(" + "|".join(_OLDER_NAMES) + r")(\d*)\}")
+
+
+def _current_names(template: str) -> str:
+    return _OLDER.sub(lambda m: "{" + m[1] + _OLDER_NAMES[m[2]] + m[3] + "}", template)
+
+
 _MASK_SLOT = "mask_fill_"  # a placeholder standing for the mask token while the other placeholders are filled
 # CheckList asks its masked LM 5 sampled fillings per article, 20 texts at most
 _SUGGEST_SAMPLES, _SUGGEST_TEXTS = 5, 20
@@ -132,6 +142,7 @@ class Editor:
         out = Munch(
             {name: [e.value for e in load_lexicon(name, folder)] for name in shipped_lexicons(folder)}
         )
+        out.update({old: out[new] for old, new in _OLDER_NAMES.items() if new in out})
         out.update(self._added)
         return out
 
@@ -202,7 +213,7 @@ class Editor:
         kwargs.pop("return_maps", None)
         labels_filled = labels is not None and bool(_leaves(labels))
         structure = (templates, labels) if labels_filled else templates
-        leaves = [_INDEX.sub(r"{\1.\2}", leaf) for leaf in _leaves(structure)]  # {adj[0]} is {adj.0}
+        leaves = [_INDEX.sub(r"{\1.\2}", _current_names(leaf)) for leaf in _leaves(structure)]
         if not leaves:
             raise InputError("Editor.template: templates hold no string to fill")
         names = tuple(f"field{i}" for i in range(len(leaves)))
@@ -269,7 +280,7 @@ class Editor:
         placeholders (per article: an ``{a:mask}`` is asked as "a [MASK]" and as "an [MASK]"), the mask
         token where ``{mask}`` stands, 20 texts at most: "{first_name} is {mask} than {first_name2}." is
         asked in 5 texts, not in every pair of names."""
-        texts = _leaves(templates)
+        texts = [_current_names(t) for t in _leaves(templates)]
         if not texts or not all(_MASKED.search(t) for t in texts):
             raise InputError(f"Editor.suggest: every template needs {MASK}")
         token = self.mlm.tokenizer.mask_token
