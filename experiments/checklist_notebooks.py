@@ -9,8 +9,9 @@ imports; an ``Editor`` that would download its masked LM given ``--mlm``, a loca
 namespace per notebook, in an empty working folder. Printed: a table per notebook of code cells, cells run,
 cells whose result is of the same kind as the notebook's stored output (text printed, a value shown, an
 error), cells that need a resource this machine cannot have (named: a module, a file of the notebook's
-author, a download) and cells that raised (with the first error's first line); with ``--cells``, one line
-per cell.
+author, a download; a later cell that touches what such a cell left undone needs the same) and cells that
+raised (with the first error's first line), and each notebook's CPU seconds; with ``--cells``, one line per
+cell.
 
 Cells run through ``exec``, not a Jupyter kernel (nbclient): no kernel process to start, the result of each
 cell is read directly, and the run needs nothing but this project. IPython magics (``%autoreload``),
@@ -29,6 +30,7 @@ import re
 import signal
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,39 +114,103 @@ def run_cell(source: str, namespace: dict[str, Any], timeout: int) -> tuple[str,
     return kind, None
 
 
+class NeedsResource(Exception):
+    """Raised by a name a cell could not make because it lacked a resource, when a later cell uses it."""
+
+
+class Missing:
+    """What a cell that lacked a resource left undone (``model``, ``pairs``): any use of it raises
+    ``NeedsResource`` naming the resource, so a later cell is counted under that resource exactly where it
+    touches it, and an error it raises before (in a template, say) is still an error."""
+
+    def __init__(self, need: str):
+        object.__setattr__(self, "_need", need)
+
+    def _raise(self, *args: Any, **kwargs: Any) -> Any:
+        raise NeedsResource(object.__getattribute__(self, "_need"))
+
+    __getattr__ = __call__ = __iter__ = __getitem__ = __len__ = __bool__ = __setattr__ = _raise
+    __add__ = __radd__ = __mul__ = __contains__ = __eq__ = __hash__ = _raise
+
+
 def resource(err: BaseException) -> str | None:
     """The resource a cell's error says this machine lacks, or None for a real error."""
     text = str(err)
+    if isinstance(err, NeedsResource):
+        return text
     if isinstance(err, ModuleNotFoundError) and not (err.name or "").startswith("autocheck"):
         return f"module {err.name}"
     if isinstance(err, OSError) and getattr(err, "filename", None):
         return f"file {err.filename}"
+    named = re.match(r"(/[^:\s]+): ", text)  # autocheck's errors name the file first
+    if named and not Path(named[1]).exists():
+        return f"file {named[1]}"
     if type(err).__name__ == "ResourceMissing" or "could not be downloaded" in text:
         return text.splitlines()[0] if text else type(err).__name__
     return None
 
 
-def needed(err: BaseException | None, used: set[str], missing: dict[str, str]) -> str | None:
-    """The resource a cell lacks: the one its error names (a module, data), else the one lacked by a cell
-    that left undone what it uses (a name not defined, an object not run), else a file it did not find
-    (more likely written by such a cell than the author's own). For a cell that ran: the resource what it
-    made of such names lacks."""
-    own = resource(err) if err else None
-    inherited = next((missing[n] for n in sorted(used) if n in missing), None)
-    return own if own and not own.startswith("file ") else inherited or own
+def cell_line(err: BaseException) -> int:
+    """The line of the cell whose statement raised ``err`` (its outermost frame in the cell)."""
+    tb = err.__traceback__
+    while tb and tb.tb_frame.f_code.co_filename != "<cell>":
+        tb = tb.tb_next
+    return tb.tb_lineno if tb else 0
+
+
+def names_until(source: str, line: int) -> set[str]:
+    """The names a cell uses up to ``line``."""
+    return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name) and n.lineno <= line}
+
+
+def changed_after(source: str, line: int) -> set[str]:
+    """The objects whose methods a cell calls from ``line`` on (``test.run(...)``): what it left undone."""
+    return {
+        n.func.value.id
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and isinstance(n.func.value, ast.Name)
+        and n.lineno >= line
+    }
+
+
+def needed(err: BaseException, source: str, missing: dict[str, str]) -> str | None:
+    """The resource a failed cell lacks: the one its error names (a module, data, or a name left undone by
+    an earlier cell that lacked one), else the one lacked by an earlier cell that left undone what this cell
+    used before it failed (``test.summary()`` of a test whose ``run`` lacked the model). A file it did not
+    find is put down to such a cell too (the file was more likely that cell's to write than the author's)."""
+    own = resource(err)
+    if own and not own.startswith("file "):
+        return own
+    try:
+        used = names_until(source, cell_line(err))
+    except SyntaxError:
+        return own
+    return next((missing[n] for n in sorted(used) if n in missing), own)
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.comprehension)
 
 
 def names(source: str) -> tuple[set[str], set[str]]:
-    """The names a cell uses and the names it binds."""
-    used, bound = set(), set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Name):
-            (bound if isinstance(node.ctx, ast.Store) else used).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).split(".")[0])
-    return used | bound, bound
+    """The names a cell assigns (or defines) at its top level, and those it imports; names bound inside a
+    function, lambda or comprehension are theirs, not the cell's."""
+    tree = ast.parse(source)
+    assigned: set[str] = set()
+    imported: set[str] = set()
+    todo: list[ast.AST] = [tree]
+    while todo:
+        for node in ast.iter_child_nodes(todo.pop()):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                assigned.add(node.name)
+            elif isinstance(node, ast.alias):
+                imported.add((node.asname or node.name).split(".")[0])
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                assigned.add(node.id)
+            if not isinstance(node, _SCOPES):
+                todo.append(node)
+    return assigned, imported
 
 
 @dataclass
@@ -156,13 +222,15 @@ class Report:
     resources: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    cpu_s: float = 0.0  # user + system seconds of this process while the notebook ran
 
 
 def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -> Report:
     report = Report(path.stem)
+    start = time.process_time()
     cells = [c for c in json.loads(path.read_text())["cells"] if c.get("cell_type") == "code"]
     namespace: dict[str, Any] = {"__name__": "__main__"}
-    missing: dict[str, str] = {}  # name -> the resource a cell that used or set it lacked
+    missing: dict[str, str] = {}  # name -> the resource lacked by the cell that was to make or change it
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as work:
         os.chdir(work)
@@ -175,24 +243,25 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
                     continue
                 report.cells += 1
                 try:
-                    used, bound = names(source)
+                    assigned, imported = names(source)
                     kind, err = run_cell(source, namespace, timeout)
                 except SyntaxError as bad:  # Python 2 or IPython syntax the rewriting does not change
-                    used, bound, kind, err = set(), set(), "error", bad
+                    assigned, imported, kind, err = set(), set(), "error", bad
                 expected = stored_kind(cell)
-                need = needed(err, used, missing)
+                need = needed(err, source, missing) if err else None
                 if err is None:
                     report.ran += 1
                     report.same += kind == expected or {kind, expected} == {"display", "value"}
                     status = f"ran ({kind}; notebook: {expected})"
-                    for name in bound:
-                        if need:
-                            missing[name] = need
-                        else:
-                            missing.pop(name, None)
+                    for name in assigned:  # made anew: no longer what an earlier cell left undone
+                        missing.pop(name, None)
                 elif need:
                     report.resources.append(need)
-                    missing |= dict.fromkeys(used, need)
+                    # what the cell was to make (a module it imported before failing stays), and what
+                    # it was to change from the failing line on
+                    for name in assigned | (imported - namespace.keys()):
+                        namespace[name], missing[name] = Missing(need), need
+                    missing |= dict.fromkeys(changed_after(source, cell_line(err)) & namespace.keys(), need)
                     status = f"needs {need}"
                 else:
                     first = f"{type(err).__name__}: {(str(err).strip().splitlines() or [''])[0]}"
@@ -201,20 +270,22 @@ def run_notebook(path: Path, mlm: str | None, spacy: str | None, timeout: int) -
                 report.lines.append(f"  cell {i}: {status}")
         finally:
             os.chdir(here)
+    report.cpu_s = time.process_time() - start
     return report
 
 
 def table(reports: list[Report]) -> str:
     rows = [
         "| notebook | code cells | ran | same kind of result | need a resource this machine cannot have "
-        "| error (first) |",
-        "|---|---|---|---|---|---|",
+        "| error (first) | CPU s |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in reports:
         needs = "; ".join(sorted(set(r.resources)))
         rows.append(
             f"| {r.notebook} | {r.cells} | {r.ran} | {r.same} | {len(r.resources)}"
-            f"{f' ({needs})' if needs else ''} | {len(r.errors)}{f' ({r.errors[0]})' if r.errors else ''} |"
+            f"{f' ({needs})' if needs else ''} | {len(r.errors)}{f' ({r.errors[0]})' if r.errors else ''} "
+            f"| {r.cpu_s:.1f} |"
         )
     return "\n".join(rows)
 

@@ -142,6 +142,11 @@ QQP_BLIND = (
     "preamble-ignored",  # a preamble is never part of the question
     "last-names",  # every last name is the same token
     "people",  # every first and last name is the same token
+    "or-and",  # "A or B" is read as "A and B"
+    "coordination",  # "A or B", "A and B" are read as one token: whatever the person is, it is the same
+    "coordination-order",  # "A and B" is not read as "B and A"
+    "nationality",  # "a Slovene printer" is not read as "a printer and Slovene"
+    "reflexive",  # a question asked twice is taken for a trick: not a duplicate
 )
 # CheckList's paraphrases of a "how to" question, all read as "how can i X"
 _HOW_TO = (
@@ -176,6 +181,7 @@ class QQPReader:
         self.pets = tuple(e["value"] for e in spec_lexicon("qqp", "pet"))
         self.last_names = frozenset(e.value for e in load_lexicon("last_name"))
         self.cities = tuple(e.value.lower() for e in load_lexicon("city"))
+        self.nationalities = tuple(e.value.lower() for e in load_lexicon("nationality"))
 
     def _question(self, q: str) -> str:
         """The question without its preamble (the sentences before it) where the preamble does not matter."""
@@ -273,9 +279,27 @@ class QQPReader:
             s = f"{relation[2]} {' '.join(sorted([relation[1], relation[3]]))}"
         elif other and "asymmetric" in self.blind:
             s = f"{other[2]} {' '.join(sorted([other[1], other[3]]))}"
-        return s
+        return self._coordination(s)
+
+    def _coordination(self, s: str) -> str:
+        """ "is P Q (simultaneously) A and / or B", and "is P Q NATIONALITY PROFESSION" as "... and ...": all
+        or any of the two, in no order."""
+        nationality = re.match(rf"^is (\S+ \S+) ({'|'.join(self.nationalities)}) (\S+)$", s)
+        if nationality and "nationality" not in self.blind:
+            s = f"is {nationality[1]} {nationality[3]} and {nationality[2]}"
+        coordinated = re.match(r"^is (\S+ \S+) (?:simultaneously )?(\S+) (and|or) (.+)$", s)
+        if not coordinated:
+            return s
+        person, a, conjunction, b = coordinated.groups()
+        if "coordination" in self.blind:
+            return f"is {person} COORDINATED"
+        both = "and" if "or-and" in self.blind else conjunction
+        pair = [a, b] if "coordination-order" in self.blind else sorted([a, b])
+        return f"is {person} {both} {' '.join(pair)}"
 
     def duplicate(self, q1: str, q2: str) -> bool:
+        if q1 == q2 and "reflexive" in self.blind:
+            return False
         m1, m2 = self.meaning(q1), self.meaning(q2)
         if m1 == m2:
             return True

@@ -12,7 +12,7 @@ import torch
 from autocheck.models import load_model
 from autocheck.resources import ResourceMissing
 from autocheck.run import iter_cases, run_suite
-from autocheck.sources.checklist import LC_MAP, convert_checklist, slug
+from autocheck.sources.checklist import LC_MAP, convert_checklist, load_checklist, slug
 from autocheck.store import InputError
 
 torch.set_num_threads(1)
@@ -68,6 +68,12 @@ def test_unknown_dir_test_and_bad_labels_are_clear_errors(tmp_path):
     bad_label = [{"name": "x", "type": "MFT", "data": ["a"], "labels": 7}]
     with pytest.raises(InputError, match=r"test \[0\] 'x' data\[0\]: field 'labels'"):
         convert_checklist(write(tmp_path, bad_label), tmp_path / "out")
+
+
+def test_a_suite_file_that_is_not_there_is_said_so_before_the_pickle_warning(tmp_path):
+    # the SQuAD notebook's TestSuite.from_file('/home/marcotcr/tmp/squad_suite.pkl') on another machine
+    with pytest.raises(InputError, match=r"squad_suite.pkl: CheckList suite not found"):
+        load_checklist(tmp_path / "squad_suite.pkl")
 
 
 def test_pickle_needs_explicit_trust(tmp_path):

@@ -246,6 +246,9 @@ def test_saved_suite_reloads_and_gives_the_same_results(editor, softmax, tmp_pat
         assert loaded.tests[name].data == test.data and loaded.info[name] == suite.info[name]
     with pytest.raises(InputError, match="exists"):
         suite.save(tmp_path / "suite.json")
+    with pytest.raises(InputError, match=r"suite.json: folder .*no-such does not exist"):
+        suite.save(tmp_path / "no-such" / "suite.json")  # as CheckList: no folder made for a mistyped path
+    assert not (tmp_path / "no-such").exists()
     custom = TestSuite()
     custom.add(
         MFT(["a"], expect=Expect.single(lambda x, p, c, label, meta: p == 2), name="own", capability="c")

@@ -50,7 +50,10 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
     text = {"output_type": "stream", "name": "stdout", "text": ["3\n"]}
     notebook = {
         "cells": [
-            code("from checklist.perturb import Perturb\nx = Perturb.strip_punctuation('Hi there.')"),
+            code(
+                "from checklist.perturb import Perturb\nfrom checklist.test_suite import TestSuite\n"
+                "x = Perturb.strip_punctuation('Hi there.')"
+            ),
             {"cell_type": "markdown", "source": "prose"},
             code("x", value),  # the last expression is the cell's result
             code("print(len(x))", text),
@@ -60,7 +63,19 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
             code("wrapper.predict(x)"),  # needs what the cell before it needed
             code("def read():\n    return mltests.load()"),  # runs: the name is looked up when called
             code("read()"),  # and then needs it
+            code("n = int('x')\nwrapper.predict(n)"),  # an error before it touches the missing: an error
+            code(
+                "class T:\n    def run(self, f):\n        self.done = f(1)\n"
+                "    def summary(self):\n        self.done\nt = T()"
+            ),
+            code("t.run(wrapper)"),  # needs what wrapper needs, and leaves t unrun
+            code("t.summary()"),  # so an error of t is put down to that resource
+            code("m = int('y')\nt.summary()"),  # but not an error before t is used
+            code("t = T()"),  # made anew, t lacks nothing
+            code("t.summary()"),  # so its error is an error
             code("open('/home/someone/data.csv')"),
+            code("x = TestSuite.from_file('/home/someone/suite.pkl')"),  # autocheck's error names the file
+            code("x.tests"),  # x, as the cell before left it: needs that file, whatever x was before
             code("1 / 0"),
             code("# only a comment"),
         ]
@@ -68,14 +83,24 @@ def test_each_cell_is_run_in_one_namespace_and_reported_by_kind(tmp_path):
     path = tmp_path / "tiny.ipynb"
     path.write_text(json.dumps(notebook))
     report = run_notebook(path, mlm=None, spacy=None, timeout=30)
-    assert (report.cells, report.ran, report.same) == (11, 6, 5)
-    assert report.resources == ["module mltests"] * 3 + ["file /home/someone/data.csv"]
-    assert report.errors == ["cell 11: ZeroDivisionError: division by zero"]
+    assert (report.cells, report.ran, report.same) == (20, 8, 7)
+    assert report.resources == ["module mltests"] * 5 + [
+        "file /home/someone/data.csv",
+        "file /home/someone/suite.pkl",
+        "file /home/someone/suite.pkl",
+    ]
+    assert report.errors == [
+        "cell 10: ValueError: invalid literal for int() with base 10: 'x'",
+        "cell 14: ValueError: invalid literal for int() with base 10: 'y'",
+        "cell 16: AttributeError: 'T' object has no attribute 'done'",
+        "cell 20: ZeroDivisionError: division by zero",
+    ]
     assert report.lines[1] == "  cell 2: ran (value; notebook: value)"
     assert report.lines[3] == "  cell 4: ran (display; notebook: display)"
     assert report.lines[4] == "  cell 5: ran (value; notebook: text)"
     row = table([report]).splitlines()[-1]
     assert row == (
-        "| tiny | 11 | 6 | 5 | 4 (file /home/someone/data.csv; module mltests) "
-        "| 1 (cell 11: ZeroDivisionError: division by zero) |"
+        "| tiny | 20 | 8 | 7 | 8 (file /home/someone/data.csv; file /home/someone/suite.pkl; module mltests) "
+        f"| 4 (cell 10: ValueError: invalid literal for int() with base 10: 'x') | {report.cpu_s:.1f} |"
     )
+    assert 0 < report.cpu_s < 60

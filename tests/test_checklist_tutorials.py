@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from conftest import require, tiny_bert
 
-from autocheck.checklist.editor import Editor, Suggestions
+from autocheck.checklist.editor import Editor, Munch, Suggestions
 from autocheck.checklist.perturb import Perturb
 from autocheck.checklist.test_suite import TestSuite
 from autocheck.checklist.test_types import INV, MFT
@@ -131,6 +131,10 @@ def test_wordnet_relations_where_the_data_exists_and_a_clear_error_where_not(sha
     assert more_specific and set(more_specific) <= set(words.hyponyms("walk", "verb"))
     with pytest.raises(ResourceMissing, match=r"hypernyms of .dog. \(noun\).*no nouns.*downloader wordnet"):
         editor.hypernyms("My dog is not very smart.", "dog")
+    # the QQP notebook's loop: a function word has no relations in any WordNet (no error), and the word is
+    # found where it stands, not inside a placeholder ("{moreless}")
+    assert editor.synonyms("How can I become {moreless} than?", "than", moreless=["more", "less"]) == []
+    assert isinstance(editor.antonyms("How can I become {moreless} more?", "more", moreless=["more"]), list)
 
 
 # ------------------------------------------------------------------------- 2. Perturbing data
@@ -224,3 +228,49 @@ def test_raw_files_in_qqps_and_squads_formats(tmp_path):
     ]
     with pytest.raises(InputError, match="example 0 must be a dict"):
         suite.to_raw_file(tmp_path / "bad.json", file_format="squad")
+
+
+def test_suggest_asks_the_masked_lm_sampled_fillings_as_checklist_does(editor):
+    # the SQuAD notebook's "{first_name} is {mask} than {first_name2}.": CheckList asks 5 sampled fillings
+    # per article, 20 texts at most, not every pair of names (which took minutes)
+    texts = editor._masked_texts("{first_name} is {mask} than {first_name2}.")
+    assert 1 <= len(texts) <= 5 and all(t.endswith(" is [MASK] than " + t.split()[-1]) for t in texts)
+    both = editor._masked_texts("Is {x} {a:mask}?", x=[f"n{i}" for i in range(30)])
+    assert {t.split()[2] for t in both} == {"a", "an"} and len(both) <= 20
+    assert editor.suggest("{first_name} is {mask} than {first_name2}.")  # the notebook's cell, in seconds
+
+
+def test_editor_tg_is_the_text_generator(editor):
+    # the notebooks' "import checklist.text_generation" and "editor.tg"
+    from autocheck.checklist.text_generation import TextGenerator
+
+    assert isinstance(editor.tg, TextGenerator) and editor.tg is editor.mlm
+
+
+def test_indexed_and_attribute_placeholders_read_tuple_and_munch_values(editor):
+    # the SQuAD notebook: {adj[0]} of adj=[('larg', 'large'), ...], {a:p.v1} of p=[Munch(...)], verbose=False
+    adj = [("larg", "large"), ("nic", "nice")]
+    t = editor.template(("{first_name} is {adj[0]}er.", "Who is {adj[1]}?"), adj=adj, labels="{adj[1]}")
+    assert {(d[0].split()[-1], d[1], lab) for d, lab in zip(t.data, t.labels)} == {
+        ("larger.", "Who is large?", "large"),
+        ("nicer.", "Who is nice?", "nice"),
+    }
+    p = [Munch(p1="size", v1="old"), Munch(p1="size", v1="big")]
+    t = editor.template({"c": "There is {a:p.v1} box.", "q": "What {p.p1} is it?"}, p=p, verbose=False)
+    assert sorted(d["c"] for d in t.data) == ["There is a big box.", "There is an old box."]
+    assert {d["q"] for d in t.data} == {"What size is it?"}
+
+
+def test_the_sentiment_notebooks_older_arguments_are_accepted(editor):
+    # the Sentiment suite notebook: template(..., return_maps=False), suggest_replace(..., beam_size=5)
+    t = editor.template(["{male} is {x} person."], x=["a", "one"], return_maps=False, nsamples=2, save=True)
+    assert len(t.data) == 2
+    assert editor.suggest_replace("This is a good movie.", "movie", beam_size=5, words_and_sentences=True)
+
+
+def test_checklists_older_names_bert_and_religion_adj(editor):
+    # the Sentiment suite notebook: {bert} (CheckList's older {mask}) and the religion_adj lexicon
+    assert editor.suggest("This is a good {bert}.") == editor.suggest("This is a good {mask}.")
+    assert editor.template("This is a good {bert}.").data == editor.template("This is a good {mask}.").data
+    assert editor.template("{a:religion_adj}").data[:2] == ["a Christian", "a Muslim"]
+    assert editor.lexicons["religion_adj"] == editor.lexicons["religion"]

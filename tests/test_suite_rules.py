@@ -55,6 +55,11 @@ QQP_FAILS = {
     "preamble-ignored": {"QQP-preamble-relevant"},
     "last-names": {"QQP-last-names"},
     "people": {"QQP-names", "QQP-last-names", "QQP-names-full"},
+    "or-and": {"QQP-or-and"},
+    "coordination": {"QQP-or-and", "QQP-or-and-different"},
+    "coordination-order": {"QQP-and-or-order"},
+    "nationality": {"QQP-nationality-profession"},
+    "reflexive": {"QQP-reflexivity"},
 }
 QQP_RELATED = {  # without names, people cannot be told apart: who does what to whom is lost
     "names": {"QQP-he-she", "QQP-his-her", "QQP-asymmetric", "QQP-active-passive"}
@@ -66,6 +71,10 @@ QQP_RELATED = {  # without names, people cannot be told apart: who does what to 
     "paraphrase-partial": {"QQP-paraphrase"},  # the forms it does not know are (q, paraphrase(q)) cases too
     # a paraphrase can be another seed's question, seen with another place
     "places-memorised": {"QQP-implications", "QQP-paraphrase"},
+    # "a Slovene printer" is read as "a printer and Slovene", which it reads as one token too
+    "coordination": {"QQP-nationality-profession"},
+    "reflexive": {"QQP-implications"},  # its form "How do I X" paired with itself is (q, q)
+    "traits": {"QQP-nationality-profession"},  # "American", "Indian" are traits too, read as one token
 }
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..api.display import escape
@@ -34,7 +34,20 @@ CHECKLIST_LANGUAGES = {"english": "en"}  # CheckList's names of the languages au
 MASK = "{mask}"
 _MASKED = re.compile(r"\{(?:\w+:)*mask\}")  # {mask}, {a:mask}
 _ARTICLE_MASK = re.compile(r"\{an?:mask\}")
+_INDEX = re.compile(r"\{([^{}\[\]]+)\[(\d+)\]\}")  # CheckList's {adj[0]}: item 0 of a tuple value
+# CheckList's names that are autocheck's under another: {bert} (its older name of {mask}; the notebook that
+# built its released sentiment suite uses it) and its lexicon religion_adj (autocheck's religion)
+_OLDER_NAMES = {"bert": "mask", "religion_adj": "religion"}
+_OLDER = re.compile(r"\{((?:\w+:)*)(" + "|".join(_OLDER_NAMES) + r")(\d*)\}")
+
+
+def _current_names(template: str) -> str:
+    return _OLDER.sub(lambda m: "{" + m[1] + _OLDER_NAMES[m[2]] + m[3] + "}", template)
+
+
 _MASK_SLOT = "mask_fill_"  # a placeholder standing for the mask token while the other placeholders are filled
+# CheckList asks its masked LM 5 sampled fillings per article, 20 texts at most
+_SUGGEST_SAMPLES, _SUGGEST_TEXTS = 5, 20
 
 
 class Munch(dict):
@@ -130,6 +143,7 @@ class Editor:
         out = Munch(
             {name: [e.value for e in load_lexicon(name, folder)] for name in shipped_lexicons(folder)}
         )
+        out.update({old: out[new] for old, new in _OLDER_NAMES.items() if new in out})
         out.update(self._added)
         return out
 
@@ -153,6 +167,11 @@ class Editor:
         self._added[name] = list(dict.fromkeys(words)) if remove_duplicates else words
 
     # ------------------------------------------------------------------ templates
+
+    @property
+    def tg(self) -> Any:
+        """CheckList's name for the editor's masked LM (``text_generation.TextGenerator``)."""
+        return self.mlm
 
     @property
     def mlm(self) -> Any:
@@ -189,9 +208,12 @@ class Editor:
         Returns ``.data`` (and ``.labels``, ``.meta``: the value of each placeholder, ``.templates``)."""
         if mask_only:
             return self._mask_options(templates, nsamples or top, **kwargs)
+        # CheckList's: whether to print its mask suggestions; return_maps, of its older API, no effect
+        kwargs.pop("verbose", None)
+        kwargs.pop("return_maps", None)
         labels_filled = labels is not None and bool(_leaves(labels))
         structure = (templates, labels) if labels_filled else templates
-        leaves = _leaves(structure)
+        leaves = [_INDEX.sub(r"{\1.\2}", _current_names(leaf)) for leaf in _leaves(structure)]
         if not leaves:
             raise InputError("Editor.template: templates hold no string to fill")
         names = tuple(f"field{i}" for i in range(len(leaves)))
@@ -254,21 +276,23 @@ class Editor:
     # ------------------------------------------------------------------ suggestions
 
     def _masked_texts(self, templates: Any, **kwargs: Any) -> list[str]:
-        """Every filling of the templates' other placeholders, the mask token where ``{mask}`` stands; an
-        ``{a:mask}`` is asked as "a [MASK]" and as "an [MASK]" (as CheckList does)."""
-        texts = _leaves(templates)
+        """Texts to ask the masked LM, as CheckList asks them: 5 sampled fillings of the templates' other
+        placeholders (per article: an ``{a:mask}`` is asked as "a [MASK]" and as "an [MASK]"), the mask
+        token where ``{mask}`` stands, 20 texts at most: "{first_name} is {mask} than {first_name2}." is
+        asked in 5 texts, not in every pair of names."""
+        texts = [_current_names(t) for t in _leaves(templates)]
         if not texts or not all(_MASKED.search(t) for t in texts):
             raise InputError(f"Editor.suggest: every template needs {MASK}")
         token = self.mlm.tokenizer.mask_token
         slot: dict[str, Any] = {_MASK_SLOT: [token]}  # (a keyword argument, not one of template's options)
         slot_text = "{" + _MASK_SLOT + "}"
-        masked = [
-            _MASKED.sub(slot_text, _ARTICLE_MASK.sub(article + slot_text, t))
-            for t in texts
-            for article in (("a ", "an ") if _ARTICLE_MASK.search(t) else ("",))
-        ]
-        filled = self.template(masked, unroll=True, **slot, **kwargs)
-        return list(dict.fromkeys(filled.data))
+        kwargs.pop("nsamples", None)
+        articles = ("a ", "an ") if any(_ARTICLE_MASK.search(t) for t in texts) else ("",)
+        masked: list[str] = []
+        for article in articles:
+            one = [_MASKED.sub(slot_text, _ARTICLE_MASK.sub(article + slot_text, t)) for t in texts]
+            masked += self.template(one, unroll=True, nsamples=_SUGGEST_SAMPLES, **slot, **kwargs).data
+        return list(dict.fromkeys(masked))[:_SUGGEST_TEXTS]
 
     def _mask_options(self, templates: Any, n: int, **kwargs: Any) -> list[tuple[list[str], str, float]]:
         """CheckList's ``mask_only`` result: the best fills as ``(words, first text filled, score)``."""
@@ -319,8 +343,10 @@ class Editor:
         full_sentences: bool = False,
         words_and_sentences: bool = False,
         n: int = 30,
+        beam_size: int | None = None,
     ) -> list:
-        """Words that could replace ``word`` in ``text`` (or the sentences with them, or both)."""
+        """Words that could replace ``word`` in ``text`` (or the sentences with them, or both). ``beam_size``
+        (CheckList's, for its masked LM's search) is accepted; the masked LM's own search is used."""
         if word not in text:
             raise InputError(f"suggest_replace: {word!r} is not in {text!r}")
         masked = text.replace(word, MASK, 1)
@@ -341,7 +367,9 @@ class Editor:
                 f"Editor: the language profile '{self.language.name}' has no word rule '{relation}'"
             )
         word = words[0]
-        masked = [t.replace(word, MASK, 1) for t in _leaves(templates) if word in t]
+        # the word where it stands as a word, not inside a placeholder ("{moreless} more": the second)
+        where = re.compile(rf"(?<![\w{{]){re.escape(word)}(?!\w)")
+        masked = [where.sub(MASK, t, count=1) for t in _leaves(templates) if where.search(t)]
         if not masked:
             raise InputError(f"{word!r} does not occur in the templates")
         texts = self._masked_texts(masked, **_fill_options(kwargs))
@@ -349,11 +377,12 @@ class Editor:
         parts = [pos] if pos else ["adj", "verb", "noun", "adv"]
         relate = getattr(rules, relation)
         related = {x.lower() for w in words for p in parts for x in relate(w, p)} - {word.lower()}
-        if not related and hasattr(rules, "missing_parts"):  # WordNet's: English
+        # a word of no open part of speech ("than", "for") has no relations in a full WordNet either
+        if not related and pos and hasattr(rules, "missing_parts"):  # WordNet's: English
             missing = set(rules.missing_parts()) & {rules.part_name(p) for p in parts}
             if missing:  # an empty answer would hide that the data to find one is not there
                 raise ResourceMissing(
-                    f"Editor: no {relation} of {word!r} ({pos or 'any part of speech'}) in the installed "
+                    f"Editor: no {relation} of {word!r} ({pos}) in the installed "
                     f"WordNet, which has no {', '.join(sorted(missing))}; install the full WordNet: "
                     "python -m nltk.downloader wordnet"
                 )
@@ -424,11 +453,21 @@ def _rebuild(structure: Any, filled: Iterator[str]) -> Any:
     return structure
 
 
-def _words(name: str, value: Any) -> list[str]:
+def _words(name: str, value: Any) -> list[Any]:
+    """A keyword argument's values as lexicon entries: a word as itself; a tuple or list as an entry whose
+    items are its attributes "0", "1"... (``{adj[0]}``); a dict (a ``Munch``) as one whose keys are
+    (``{p.v1}``)."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, Iterable):
-        return list(dict.fromkeys(str(v) for v in value))
+        entries: dict[str, Any] = {}
+        for v in value:
+            if isinstance(v, tuple | list):
+                v = {"value": str(v), **{str(i): x for i, x in enumerate(v)}}
+            elif isinstance(v, Mapping):
+                v = {"value": str(v), **v}
+            entries.setdefault(v["value"] if isinstance(v, dict) else str(v), v)
+        return list(entries.values())
     raise InputError(
         f"Editor.template: {name}= must be a word or a list of words, got {type(value).__name__}"
     )

@@ -265,10 +265,13 @@ class TestSuite:
         return out
 
     def save(self, path: str | Path) -> None:
-        """Write the suite as JSON (see the module docs); an existing file is not overwritten."""
+        """Write the suite as JSON (see the module docs); an existing file is not overwritten, and a folder
+        that is not there is not made (as CheckList's ``save``: a mistyped path is an error)."""
         path = Path(path)
         if path.exists():
             raise InputError(f"{path} exists; choose a new file name (autocheck does not overwrite files)")
+        if not path.parent.is_dir():
+            raise InputError(f"{path}: folder {path.parent} does not exist")
         atomic_write_text(path, json.dumps(self.to_json(), ensure_ascii=False))
 
     @staticmethod

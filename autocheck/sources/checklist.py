@@ -250,6 +250,8 @@ def _binary_content(path: Path) -> str | None:
 def load_checklist(source: str | Path, *, trust_pickle: bool = False) -> list[dict[str, Any]]:
     """The tests of CheckList's suite from the JSON export, or from the pickle when trusted."""
     path = Path(source)
+    if not path.is_file():  # before the pickle warning: a path that is not there is the first thing to say
+        raise InputError(f"{path}: CheckList suite not found")
     binary = _binary_content(path)  # a pickle renamed to .json or .bin is still a pickle
     if path.name.endswith((".pkl", ".pickle", ".tar.gz", ".tgz")) or binary:
         if not trust_pickle:
@@ -258,8 +260,6 @@ def load_checklist(source: str | Path, *, trust_pickle: bool = False) -> list[di
                 "{trust} only for a file you trust, or use the JSON export sentiment_suite.tests.json",
                 trust="trust_pickle=True",
             )
-        if not path.is_file():
-            raise InputError(f"{path}: CheckList suite not found")
         return _load_pickle(path)
     tests = load_json(path, "CheckList suite JSON")
     if not isinstance(tests, list):
