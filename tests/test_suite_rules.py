@@ -92,6 +92,15 @@ def failure_rates(suite, models, out):
     }
 
 
+def blind_rates(suite, blinds, model_of, task, out):
+    """{blind: the failure rate of each capability} of every blind rule model, all run in one pass over
+    the suite (``model_of(blind, cases)`` builds each)."""
+    cases = list(read_jsonl(suite / "cases.jsonl"))
+    models = [CallableModel(f"rule:{blind}", model_of(blind, cases), task) for blind in blinds]
+    rates = failure_rates(suite, models, out)
+    return {blind: rates[f"rule:{blind}"] for blind in blinds}
+
+
 def check(rates, fails, related=frozenset()):
     """``fails`` failed at >= 90 %, nothing else but ``related`` failed at all (a rate is None where no case
     applies: a DIR on the predicted label's confidence when every original is predicted neutral)."""
@@ -150,10 +159,14 @@ def test_qqp_every_capability_has_a_blind_model():
     assert set().union(*QQP_FAILS.values()) == {c.id for c in load_spec("qqp").capabilities}
 
 
+@pytest.fixture(scope="module")
+def qqp_rates(qqp, tmp_path_factory):
+    return blind_rates(qqp, sorted(QQP_FAILS), qqp_model, QQP, tmp_path_factory.mktemp("qqp-run"))
+
+
 @pytest.mark.parametrize("blind", sorted(QQP_FAILS))
-def test_qqp_each_test_fails_the_model_blind_to_it_and_only_that(qqp, tmp_path, blind):
-    model = CallableModel(f"rule:{blind}", qqp_model(blind, list(read_jsonl(qqp / "cases.jsonl"))), QQP)
-    rates = failure_rates(qqp, [model], tmp_path / "run")[model.name]
+def test_qqp_each_test_fails_the_model_blind_to_it_and_only_that(qqp_rates, blind):
+    rates = qqp_rates[blind]
     assert set(rates) == {c.id for c in load_spec("qqp").capabilities}
     check(rates, QQP_FAILS[blind], QQP_RELATED.get(blind, set()))
 
@@ -275,13 +288,16 @@ def test_sentiment_every_capability_has_a_blind_model():
     assert set().union(*SENTIMENT_FAILS.values()) == ids
 
 
-@pytest.mark.parametrize("blind", sorted(SENTIMENT_FAILS))
-def test_sentiment_each_test_fails_the_model_blind_to_it_and_only_that(sentiment, tmp_path, blind):
+@pytest.fixture(scope="module")
+def sentiment_rates(sentiment, tmp_path_factory):
     task = load_spec("sentiment_checklist").task
-    model = sentiment_model(blind, list(read_jsonl(sentiment / "cases.jsonl")))
-    model = CallableModel(f"rule:{blind}", model, task)
-    rates = failure_rates(sentiment, [model], tmp_path / "run")[model.name]
-    check(rates, SENTIMENT_FAILS[blind], SENTIMENT_RELATED.get(blind, set()))
+    out = tmp_path_factory.mktemp("sentiment-run")
+    return blind_rates(sentiment, sorted(SENTIMENT_FAILS), sentiment_model, task, out)
+
+
+@pytest.mark.parametrize("blind", sorted(SENTIMENT_FAILS))
+def test_sentiment_each_test_fails_the_model_blind_to_it_and_only_that(sentiment_rates, blind):
+    check(sentiment_rates[blind], SENTIMENT_FAILS[blind], SENTIMENT_RELATED.get(blind, set()))
 
 
 # --- machine comprehension ------------------------------------------------------------------------------
@@ -325,18 +341,23 @@ def test_squad_every_capability_has_a_blind_model():
     assert set().union(*SQUAD_FAILS.values()) == {c.id for c in load_spec("squad").capabilities}
 
 
-@pytest.mark.parametrize("blind", sorted(SQUAD_FAILS))
-def test_squad_each_test_fails_the_model_blind_to_it_and_only_that(squad, tmp_path, blind):
+def squad_model(blind, cases):
     if blind == "typos":
-        cases = list(read_jsonl(squad / "cases.jsonl"))
-        reader = Brittle(SquadReader(), (), vocabulary=vocabulary_of(cases, ["context", "question"]))
-    elif blind == "contractions":
-        reader = Brittle(SquadReader(), (), contractions=True)
-    else:
-        reader = SquadReader([] if blind == "none" else [blind])
-    model = CallableModel(f"rule:{blind}", reader, load_spec("squad").task)
-    rates = failure_rates(squad, [model], tmp_path / "run")[model.name]
-    check(rates, SQUAD_FAILS[blind], SQUAD_RELATED.get(blind, set()))
+        return Brittle(SquadReader(), (), vocabulary=vocabulary_of(cases, ["context", "question"]))
+    if blind == "contractions":
+        return Brittle(SquadReader(), (), contractions=True)
+    return SquadReader([] if blind == "none" else [blind])
+
+
+@pytest.fixture(scope="module")
+def squad_rates(squad, tmp_path_factory):
+    task = load_spec("squad").task
+    return blind_rates(squad, sorted(SQUAD_FAILS), squad_model, task, tmp_path_factory.mktemp("squad-run"))
+
+
+@pytest.mark.parametrize("blind", sorted(SQUAD_FAILS))
+def test_squad_each_test_fails_the_model_blind_to_it_and_only_that(squad_rates, blind):
+    check(squad_rates[blind], SQUAD_FAILS[blind], SQUAD_RELATED.get(blind, set()))
 
 
 # --- NLI ------------------------------------------------------------------------------------------------
@@ -376,17 +397,22 @@ def test_nli_every_capability_has_a_blind_model():
     assert set().union(*NLI_FAILS.values()) == {c.id for c in load_spec("nli").capabilities}
 
 
-@pytest.mark.parametrize("blind", sorted(NLI_FAILS))
-def test_nli_each_test_fails_the_model_blind_to_it_and_only_that(nli, tmp_path, blind):
-    cases = list(read_jsonl(nli / "cases.jsonl"))
+def nli_model(blind, cases):
     fields = ("premise", "hypothesis")
     if blind == "typos":
-        reader = Brittle(NLIReader(), NLIReader.labels, vocabulary=vocabulary_of(cases, fields))
-    elif blind == "names-memorised":
+        return Brittle(NLIReader(), NLIReader.labels, vocabulary=vocabulary_of(cases, fields))
+    if blind == "names-memorised":
         seeds = [{f: c[f] for f in fields} for c in cases if c["kind"] == "seed"]
-        reader = Memorised(NLIReader(), {e.value for e in load_lexicon("first_name")}, seeds)
-    else:
-        reader = NLIReader([] if blind == "none" else [blind])
-    model = CallableModel(f"rule:{blind}", reader, load_spec("nli").task)
-    rates = failure_rates(nli, [model], tmp_path / "run")[model.name]
-    check(rates, NLI_FAILS[blind], NLI_RELATED.get(blind, set()))
+        return Memorised(NLIReader(), {e.value for e in load_lexicon("first_name")}, seeds)
+    return NLIReader([] if blind == "none" else [blind])
+
+
+@pytest.fixture(scope="module")
+def nli_rates(nli, tmp_path_factory):
+    task = load_spec("nli").task
+    return blind_rates(nli, sorted(NLI_FAILS), nli_model, task, tmp_path_factory.mktemp("nli-run"))
+
+
+@pytest.mark.parametrize("blind", sorted(NLI_FAILS))
+def test_nli_each_test_fails_the_model_blind_to_it_and_only_that(nli_rates, blind):
+    check(nli_rates[blind], NLI_FAILS[blind], NLI_RELATED.get(blind, set()))
