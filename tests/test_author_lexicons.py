@@ -20,6 +20,7 @@ NEEDED = [
     "country",
     "nationality",
     "religion",
+    "sexuality",
     "profession",
     "adj_pos",
     "adj_neg",

@@ -268,9 +268,10 @@ def test_the_sentiment_notebooks_older_arguments_are_accepted(editor):
     assert editor.suggest_replace("This is a good movie.", "movie", beam_size=5, words_and_sentences=True)
 
 
-def test_checklists_older_names_bert_and_religion_adj(editor):
-    # the Sentiment suite notebook: {bert} (CheckList's older {mask}) and the religion_adj lexicon
+def test_checklists_older_names_bert_religion_adj_and_sexual_adj(editor):
+    # the Sentiment suite notebook: {bert} (CheckList's older {mask}), religion_adj and sexual_adj
     assert editor.suggest("This is a good {bert}.") == editor.suggest("This is a good {mask}.")
     assert editor.template("This is a good {bert}.").data == editor.template("This is a good {mask}.").data
     assert editor.template("{a:religion_adj}").data[:2] == ["a Christian", "a Muslim"]
     assert editor.lexicons["religion_adj"] == editor.lexicons["religion"]
+    assert editor.template("{a:sexual_adj}").data[:2] == ["an asexual", "a bisexual"]

@@ -36,8 +36,9 @@ _MASKED = re.compile(r"\{(?:\w+:)*mask\}")  # {mask}, {a:mask}
 _ARTICLE_MASK = re.compile(r"\{an?:mask\}")
 _INDEX = re.compile(r"\{([^{}\[\]]+)\[(\d+)\]\}")  # CheckList's {adj[0]}: item 0 of a tuple value
 # CheckList's names that are autocheck's under another: {bert} (its older name of {mask}; the notebook that
-# built its released sentiment suite uses it) and its lexicon religion_adj (autocheck's religion)
-_OLDER_NAMES = {"bert": "mask", "religion_adj": "religion"}
+# built its released sentiment suite uses it) and its lexicons religion_adj and sexual_adj (autocheck's
+# religion and sexuality)
+_OLDER_NAMES = {"bert": "mask", "religion_adj": "religion", "sexual_adj": "sexuality"}
 _OLDER = re.compile(r"\{((?:\w+:)*)(" + "|".join(_OLDER_NAMES) + r")(\d*)\}")
 
 

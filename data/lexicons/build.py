@@ -20,7 +20,8 @@ Sources (see README.md beside this file for sizes and licences):
   wordfreq for ranking;
 - person_origin: full names from the person providers of 15 Faker locales (romanized where Faker has
   them), 20 per origin, spread over each locale's lists; one-word names, none a place's name;
-- religions: written by hand (ten items; no package has them), see RELIGIONS.
+- religions: written by hand (ten items; no package has them), see RELIGIONS;
+- sexuality: written by hand (CheckList's fourteen words; no package has them), see SEXUALITY.
 """
 
 from __future__ import annotations
@@ -69,6 +70,13 @@ RELIGIONS = [
     ("Mormon", "Mormonism"),
     ("atheist", "atheism"),
 ]
+
+# Hand-written: the sexual orientations and gender identities of CheckList's sexual_adj lexicon (Ribeiro et
+# al. 2020), which its released sentiment suite swaps (autocheck's Editor reads sexual_adj as this).
+SEXUALITY = [
+    "asexual", "bisexual", "heterosexual", "homosexual", "pansexual", "queer", "transsexual", "trans", "gay",
+    "straight", "transgender", "lesbian", "non-binary", "cisgender",
+]  # fmt: skip
 
 
 def version(package: str) -> str:
@@ -367,6 +375,16 @@ def build_religions(out: Path) -> None:
     )
 
 
+def build_sexuality(out: Path) -> None:
+    write(
+        out,
+        "sexuality",
+        "hand-written: CheckList's sexual_adj lexicon (Ribeiro et al. 2020)",
+        "CC0 (a list of fourteen common words)",
+        SEXUALITY,
+    )
+
+
 def adjectives_only() -> set[str]:
     """Single-word WordNet adjective lemmas in their base form with no verb or adverb use: no verb sense in
     WordNet ("love"), lemminflect knows the word as an adjective lemma ("greatest" is not one), and WordNet
@@ -457,6 +475,7 @@ def main(argv: list[str] | None = None) -> None:
     build_person_origins(out, places)
     build_professions(out)
     build_religions(out)
+    build_sexuality(out)
     build_adjectives(out)
     build_modifier_words(out)
 
