@@ -92,13 +92,14 @@ def failure_rates(suite, models, out):
     }
 
 
-def blind_rates(suite, blinds, model_of, task, out):
-    """{blind: the failure rate of each capability} of every blind rule model, all run in one pass over
-    the suite (``model_of(blind, cases)`` builds each)."""
+def blind_rates(suite, spec, fails, model_of, tmp_path_factory):
+    """{blind: the failure rate of each capability} of every blind rule model of ``fails`` on the suite of
+    the shipped ``spec``, all run in one pass over it (``model_of(blind, cases)`` builds each)."""
     cases = list(read_jsonl(suite / "cases.jsonl"))
-    models = [CallableModel(f"rule:{blind}", model_of(blind, cases), task) for blind in blinds]
-    rates = failure_rates(suite, models, out)
-    return {blind: rates[f"rule:{blind}"] for blind in blinds}
+    task = load_spec(spec).task
+    models = [CallableModel(f"rule:{blind}", model_of(blind, cases), task) for blind in sorted(fails)]
+    rates = failure_rates(suite, models, tmp_path_factory.mktemp(f"{spec}-run"))
+    return {blind: rates[f"rule:{blind}"] for blind in fails}
 
 
 def check(rates, fails, related=frozenset()):
@@ -161,7 +162,7 @@ def test_qqp_every_capability_has_a_blind_model():
 
 @pytest.fixture(scope="module")
 def qqp_rates(qqp, tmp_path_factory):
-    return blind_rates(qqp, sorted(QQP_FAILS), qqp_model, QQP, tmp_path_factory.mktemp("qqp-run"))
+    return blind_rates(qqp, "qqp", QQP_FAILS, qqp_model, tmp_path_factory)
 
 
 @pytest.mark.parametrize("blind", sorted(QQP_FAILS))
@@ -290,9 +291,7 @@ def test_sentiment_every_capability_has_a_blind_model():
 
 @pytest.fixture(scope="module")
 def sentiment_rates(sentiment, tmp_path_factory):
-    task = load_spec("sentiment_checklist").task
-    out = tmp_path_factory.mktemp("sentiment-run")
-    return blind_rates(sentiment, sorted(SENTIMENT_FAILS), sentiment_model, task, out)
+    return blind_rates(sentiment, "sentiment_checklist", SENTIMENT_FAILS, sentiment_model, tmp_path_factory)
 
 
 @pytest.mark.parametrize("blind", sorted(SENTIMENT_FAILS))
@@ -351,8 +350,7 @@ def squad_model(blind, cases):
 
 @pytest.fixture(scope="module")
 def squad_rates(squad, tmp_path_factory):
-    task = load_spec("squad").task
-    return blind_rates(squad, sorted(SQUAD_FAILS), squad_model, task, tmp_path_factory.mktemp("squad-run"))
+    return blind_rates(squad, "squad", SQUAD_FAILS, squad_model, tmp_path_factory)
 
 
 @pytest.mark.parametrize("blind", sorted(SQUAD_FAILS))
@@ -409,8 +407,7 @@ def nli_model(blind, cases):
 
 @pytest.fixture(scope="module")
 def nli_rates(nli, tmp_path_factory):
-    task = load_spec("nli").task
-    return blind_rates(nli, sorted(NLI_FAILS), nli_model, task, tmp_path_factory.mktemp("nli-run"))
+    return blind_rates(nli, "nli", NLI_FAILS, nli_model, tmp_path_factory)
 
 
 @pytest.mark.parametrize("blind", sorted(NLI_FAILS))
