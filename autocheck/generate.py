@@ -228,12 +228,12 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
             if c.templates
         }
 
-    # fillers (LC7, LC8) come from the whole dataset, by label: the pools hold the drawn ones
     def masked_lm():
         from .expand.mlm import MaskedLM  # torch: loaded only when a template has a {mask}
 
         return MaskedLM.from_pretrained(config.mlm)
 
+    # fillers (LC7, LC8) come from the whole dataset, by label: the pools hold the drawn ones
     context = SourceContext(
         spec.task, config.seed, config.compat, config.max_variants, masked_lm, selected, pools, written
     )
