@@ -176,3 +176,18 @@ def test_reading_model_labels_by_alias_order_and_band(tmp_path):
     probs, labels = topic.read(("sports", "science"), np.array([[0.3, 0.7]]))  # fewer labels: zero column
     assert labels == ["science"]
     np.testing.assert_allclose(probs, [[0.3, 0.0, 0.7]])
+
+
+@pytest.mark.parametrize("output", ["span", "entities"])
+def test_a_kind_without_directions_takes_no_dir_and_an_inv_expects_nothing(output):
+    """The span and entities kinds share what a kind without directions says of INV and DIR."""
+    from autocheck.outputs import OUTPUT_KINDS
+    from autocheck.requirements import default_task
+
+    kind, task = OUTPUT_KINDS.get(output), default_task()
+    assert kind.check_expected(task, "INV", None) is None
+    assert kind.check_expected(task, "INV", "x") == "null expected"
+    assert kind.check_expected(task, "DIR", {"direction": "up"}) == "DIR tests need a classification task"
+    assert kind.check_expected(task, "ABC", None) == "test_type must be MFT, INV or DIR"
+    with pytest.raises(InputError, match="DIR tests need a classification task"):
+        kind.dir(task, {}, np.zeros(1), None, np.zeros(1), None)

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..store import InputError
 from ..tasks import Task
-from .kind import FAIL, PASS, Answering, Outputs
+from .kind import FAIL, PASS, Answering, Outputs, WithoutDirections
 
 EXPECTED = "a list of entities, [start, end, type] each (or spaCy spans, or pipeline-style dicts)"
 
@@ -234,7 +234,7 @@ class EntityTally:
         }
 
 
-class EntitiesKind:
+class EntitiesKind(WithoutDirections):
     name = "entities"
     expects_labels = False  # an MFT case expects entities; templates mark them in the text (``unmark``)
     export_columns: tuple[str, ...] = ("entities",)
@@ -243,19 +243,13 @@ class EntitiesKind:
         if not task.labels:
             raise InputError(f"{where}: $.labels: an NER task names the entity types it tests")
 
-    def check_expected(self, task: Task, test_type: str, expected: Any) -> str | None:
-        if test_type == "MFT":
-            try:
-                entities = as_entities(expected, "expected")
-            except ValueError as error:
-                return str(error)
-            unknown = {kind for *_, kind in entities} - set(task.labels)
-            return f"entity types {sorted(unknown)} are not the task's {task.labels}" if unknown else None
-        if test_type == "INV":
-            return None if expected is None else "null expected"
-        if test_type == "DIR":
-            return "DIR tests need a classification task"
-        return "test_type must be MFT, INV or DIR"
+    def check_mft(self, task: Task, expected: Any) -> str | None:
+        try:
+            entities = as_entities(expected, "expected")
+        except ValueError as error:
+            return str(error)
+        unknown = {kind for *_, kind in entities} - set(task.labels)
+        return f"entity types {sorted(unknown)} are not the task's {task.labels}" if unknown else None
 
     def answer(self, model: Answering, raw: Any) -> Any:
         try:
@@ -292,17 +286,6 @@ class EntitiesKind:
     ) -> str:
         # orig_answer: the original's entities carried to this text (``carry``, by the runner)
         return PASS if compare(orig_answer, answer, task.labels)["ok"] else FAIL
-
-    def dir(
-        self,
-        task: Task,
-        expected: dict[str, Any],
-        orig_scores: np.ndarray,
-        orig_answer: Any,
-        scores: np.ndarray,
-        answer: Any,
-    ) -> str:
-        raise InputError("DIR tests need a classification task")  # check_expected refuses them first
 
     def result_fields(self, scores: np.ndarray, answer: Any) -> dict[str, Any]:
         return {"entities": [list(e) for e in answer]}

@@ -13,7 +13,8 @@ A model's answers live in two shapes:
   (a task label, an answer text; None without an answer), what the tests compare (``read``).
 
 A new kind implements every method below (``outputs.label`` is the worked example, ``outputs.span`` a short
-one). Three hooks are optional, for answers located in the text (``outputs.entities``): ``unmark(text)``
+one; a kind whose answers move in no direction inherits ``WithoutDirections`` and gives ``check_mft``). Three
+hooks are optional, for answers located in the text (``outputs.entities``): ``unmark(text)``
 -> (text, expected) reads an expectation marked in a template's text; ``carry(answer, edits, field)`` moves
 an INV original's answer through a perturbation's edits (None: it cannot be placed, the case does not
 apply); ``tally()`` gives an object whose ``add(expected, answer, task_labels, origin)`` counts each judged
@@ -31,6 +32,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..store import InputError
 from ..tasks import Task
 
 PASS, FAIL, NA, ERROR = "pass", "fail", "n/a", "error"
@@ -145,3 +147,31 @@ def shown(value: Any) -> str:
 def allowed(expected: Any) -> tuple[str, ...]:
     """A label or answer, or a tuple/list of allowed ones, as a tuple."""
     return tuple(expected) if isinstance(expected, tuple | list) else (expected,)
+
+
+class WithoutDirections:
+    """What the kinds whose answers move in no direction (a span, entities) share: an INV case expects
+    nothing and DIR does not apply. The kind gives ``check_mft(task, expected)``."""
+
+    def check_mft(self, task: Task, expected: Any) -> str | None:
+        raise NotImplementedError
+
+    def check_expected(self, task: Task, test_type: str, expected: Any) -> str | None:
+        if test_type == "MFT":
+            return self.check_mft(task, expected)
+        if test_type == "INV":
+            return None if expected is None else "null expected"
+        if test_type == "DIR":
+            return "DIR tests need a classification task"
+        return "test_type must be MFT, INV or DIR"
+
+    def dir(
+        self,
+        task: Task,
+        expected: dict[str, Any],
+        orig_scores: np.ndarray,
+        orig_answer: Any,
+        scores: np.ndarray,
+        answer: Any,
+    ) -> str:
+        raise InputError("DIR tests need a classification task")  # check_expected refuses them first

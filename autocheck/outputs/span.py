@@ -18,7 +18,7 @@ import numpy as np
 
 from ..store import InputError
 from ..tasks import Task
-from .kind import FAIL, PASS, Answering, Outputs, allowed, answered, shown
+from .kind import FAIL, PASS, Answering, Outputs, WithoutDirections, allowed, answered, shown
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -30,7 +30,7 @@ def squad_normalize(text: str) -> str:
     return " ".join(_ARTICLES.sub(" ", str(text).lower().translate(_PUNCTUATION)).split())
 
 
-class SpanKind:
+class SpanKind(WithoutDirections):
     name = "span"
     expects_labels = False
     export_columns: tuple[str, ...] = ("answers",)
@@ -38,15 +38,9 @@ class SpanKind:
     def check_task(self, task: Task, where: str) -> None:
         pass  # any inputs; labels, if any, are not read
 
-    def check_expected(self, task: Task, test_type: str, expected: Any) -> str | None:
-        if test_type == "MFT":
-            values = allowed(expected)
-            return None if values and all(isinstance(v, str) for v in values) else "answers (text) expected"
-        if test_type == "INV":
-            return None if expected is None else "null expected"
-        if test_type == "DIR":
-            return "DIR tests need a classification task"
-        return "test_type must be MFT, INV or DIR"
+    def check_mft(self, task: Task, expected: Any) -> str | None:
+        values = allowed(expected)
+        return None if values and all(isinstance(v, str) for v in values) else "answers (text) expected"
 
     def answer(self, model: Answering, raw: Any) -> Any:
         try:
@@ -73,17 +67,6 @@ class SpanKind:
         self, task: Task, orig_scores: np.ndarray, orig_answer: Any, scores: np.ndarray, answer: Any
     ) -> str:
         return PASS if squad_normalize(answer) == squad_normalize(orig_answer) else FAIL
-
-    def dir(
-        self,
-        task: Task,
-        expected: dict[str, Any],
-        orig_scores: np.ndarray,
-        orig_answer: Any,
-        scores: np.ndarray,
-        answer: Any,
-    ) -> str:
-        raise InputError("DIR tests need a classification task")  # check_expected refuses them first
 
     def result_fields(self, scores: np.ndarray, answer: Any) -> dict[str, Any]:
         return {"answer": answer, "score": round(float(scores[0]), 6)}
