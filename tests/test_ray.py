@@ -235,7 +235,7 @@ def test_generate_joins_a_ray_start_cluster_that_uses_a_token(stand_in_config, t
     try:
         for _ in range(120):
             status = [ray_cli, "status", "--address", address]
-            if subprocess.run(status, env=env, capture_output=True).returncode == 0:
+            if subprocess.run(status, env=probe, capture_output=True).returncode == 0:
                 break
             assert head.poll() is None, "ray start --head exited"
             time.sleep(1)
