@@ -4,6 +4,7 @@ the same bytes within a precision whatever the number of workers."""
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import replace
 
 import pytest
@@ -135,3 +136,12 @@ def test_attention_on_cuda_leaves_out_cudnn_and_restores_the_setting():
     assert torch.backends.cuda.cudnn_sdp_enabled() == before
     with _attention_without_cudnn(torch.device("cpu")):
         assert torch.backends.cuda.cudnn_sdp_enabled() == before
+
+
+def test_an_explicit_bf16_is_resolved_without_importing_torch(monkeypatch):
+    """A parent that imported torch spawns its workers (each imports everything again) instead of forking."""
+    from autocheck.expand.job import _resolved_precision
+
+    monkeypatch.setitem(sys.modules, "autocheck.expand.mlm", None)  # importing it (and torch) fails
+    assert _resolved_precision("bf16", "auto") == "bf16"
+    assert _resolved_precision("fp32", "auto") == "fp32"

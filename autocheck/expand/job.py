@@ -510,9 +510,10 @@ def _vocabulary_filter(
 
 def _resolved_precision(precision: str, device: str) -> str:
     """``precision`` with ``auto`` resolved for ``device`` (a one-line error for ``--device cuda`` without
-    a GPU, as loading the model would give). fp32 is told without importing torch: a fully cached run
-    needs no model, nor torch."""
-    if precision == "fp32":
+    a GPU, as loading the model would give). fp32 and bf16 are told without importing torch: a fully cached
+    run needs no model, nor torch, and a parent that imported torch spawns its workers instead of forking
+    them (execute/local.py), each importing everything again."""
+    if precision in ("fp32", "bf16"):
         return precision
     from .mlm import resolve_device, resolve_precision
 
