@@ -4,7 +4,7 @@ capabilities (the headline: one start-up, one set of models, one pool of workers
 capability (the second line, the form the original and earlier versions were measured in).
 
     python benchmarks/bench_alict60.py [--workers 2] [--src CHECKOUT] [--count-shim] [--original-settings]
-        [--baseline CHECKOUT [--rounds 2]]
+        [--baseline CHECKOUT [--rounds 2]] [--precisions fp32,bf16]
         [--forms one,three] [--capabilities LC2,LC4] [-- extra generate args]
 
 The one-process form reads the 60 rows as one JSON Lines dataset (the rows as autocheck reads them, each
@@ -23,10 +23,12 @@ Caches are off unless --cache DIR is given (run twice with the same DIR for the 
 ``--baseline CHECKOUT`` runs the one-process form of each line asked for (the default settings unless
 ``--forms`` leaves out ``one``; ``--original-settings``) in that checkout and in ``--src`` by turns,
 ``--rounds`` times (baseline, src, baseline, src: both see the same load), and prints each run's CPU-s, the
-ratio of the means and whether the cases are byte-identical; it is how a speed ratio between two versions
-is measured (``docs/speed.md``). ``--src`` runs another checkout (e.g. the commit before this work) and
-``--count-shim`` counts its forward
-rows by wrapping the model calls (for code that does not report them in timings.json). Printed first: the
+ratio of the means and whether the cases are byte-identical (and how many of their lines are the
+baseline's); it is how a speed ratio between two versions is measured (``docs/speed.md``).
+``--precisions fp32,bf16`` runs src once per masked-LM precision (``--precision P``), the baseline at its
+own; ``benchmarks/explain_bf16.py`` says why bf16's kept cases differ from fp32's. ``--src`` runs
+another checkout (e.g. the commit before this work) and ``--count-shim`` counts its forward rows by
+wrapping the model calls (for code that does not report them in timings.json). Printed first: the
 CPU model, its cores and the load average. Last, the import floor: one process that only imports what a
 generate process must (autocheck's CLI, torch, the masked LM's model module, benepar), the way it does
 (Python's collector off while importing, what is alive frozen at exit); bench_startup.py measures a real
@@ -221,31 +223,45 @@ def three_processes(args, out: Path, env: dict, extra: list[str]) -> dict[str, d
 
 
 def interleaved(args, out: Path, env: dict, extra: list[str], line: str) -> None:
-    """The one-process form in ``--baseline`` and in ``--src`` by turns (baseline, src, baseline, src...),
-    so that both see the same machine load: each run's CPU-s and wall, the ratio of their mean CPU-s, and
-    whether each src run's cases.jsonl is byte-identical to the baseline's."""
-    checkouts = {"baseline": args.baseline.resolve(), "src": args.src}
-    cpu: dict[str, list[float]] = {"baseline": [], "src": []}
-    print(f"{line} line, interleaved ({args.rounds} rounds; baseline {checkouts['baseline']}):")
+    """The one-process form in ``--baseline`` and in ``--src`` (once per ``--precisions``) by turns
+    (baseline, src, baseline, src...), so that all see the same machine load: each run's CPU-s and wall, the
+    ratio of the mean CPU-s, and how many of each src run's cases are the baseline's (byte-identical lines;
+    ``explain_bf16.py`` says why the others differ)."""
+    runs = {"baseline": (args.baseline.resolve(), [])}  # the baseline at its own (fp32) arithmetic
+    runs.update({f"src{p and '-'}{p}": (args.src, precision_args(p)) for p in args.precisions})
+    cpu: dict[str, list[float]] = {who: [] for who in runs}
+    print(f"{line} line, interleaved ({args.rounds} rounds; baseline {runs['baseline'][0]}):")
     for round_ in range(args.rounds):
-        for who, src in checkouts.items():
+        for who, (src, precision) in runs.items():
             name = f"{line}-{who}-{round_}"
             run_args = argparse.Namespace(**{**vars(args), "src": src})
-            total = one_process(run_args, out, {**env, "PYTHONPATH": str(src)}, extra, name=name)["total"]
+            env_src = {**env, "PYTHONPATH": str(src)}
+            total = one_process(run_args, out, env_src, [*extra, *precision], name=name)["total"]
             cpu[who].append(total["cpu"])
             same = ""
-            if who == "src":
-                ours, theirs = (out / f"{line}-{w}-{round_}" / "cases.jsonl" for w in checkouts)
+            if who != "baseline":
+                ours, theirs = (out / f"{line}-{w}-{round_}" / "cases.jsonl" for w in (who, "baseline"))
+                kept = set(theirs.read_bytes().splitlines())
+                lines = ours.read_bytes().splitlines()
                 same = (
-                    f", cases.jsonl identical to the baseline's: {ours.read_bytes() == theirs.read_bytes()}"
+                    f", cases.jsonl identical to the baseline's: {ours.read_bytes() == theirs.read_bytes()} "
+                    f"({sum(x in kept for x in lines)} of {len(lines)} lines the baseline's)"
                 )
             print(
-                f"  {who:8} {total['cpu']:7.1f} CPU-s {total['wall']:7.1f} s wall, {total['expansions']} "
+                f"  {who:9} {total['cpu']:7.1f} CPU-s {total['wall']:7.1f} s wall, {total['expansions']} "
                 f"expansions, {total.get('mlm_rows', 0)} masked-LM rows{same}; load "
-                f"{os.getloadavg()[0]:.2f}"
+                f"{os.getloadavg()[0]:.2f}",
+                flush=True,
             )
     mean = {who: sum(values) / len(values) for who, values in cpu.items()}
-    print(f"  baseline/src CPU-s (means): {mean['baseline'] / mean['src']:.2f}x")
+    for who in runs:
+        if who != "baseline":
+            print(f"  baseline/{who} CPU-s (means): {mean['baseline'] / mean[who]:.2f}x")
+
+
+def precision_args(precision: str) -> list[str]:
+    """``--precision P``, or nothing for generate's default (a checkout too old to know the option)."""
+    return ["--precision", precision] if precision else []
 
 
 def table(title: str, rows: dict[str, dict]) -> None:
@@ -294,11 +310,17 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=2, help="with --baseline: baseline, src pairs")
     parser.add_argument(
+        "--precisions",
+        default="",
+        help="--precision of the src runs, one run each: fp32, bf16 or fp32,bf16 (default: generate's own)",
+    )
+    parser.add_argument(
         "--capabilities", default=",".join(CAPABILITIES), help="a part of the workload (e.g. LC2,LC4)"
     )
     parser.add_argument("extra", nargs="*", help="more generate options (after --)")
     args = parser.parse_args()
     args.capabilities = args.capabilities.split(",")
+    args.precisions = args.precisions.split(",")
     if not set(args.capabilities) <= set(CAPABILITIES):
         parser.error(f"--capabilities: the workload's are {', '.join(CAPABILITIES)}")
     # absolute: the runs start in --src, and their --out, PYTHONPATH and cache must name the same places
@@ -326,8 +348,10 @@ def main() -> None:
             "one process per capability (the default settings):", three_processes(args, out, env, args.extra)
         )
     if args.original_settings:
-        rows = one_process(args, out, env, [*ORIGINAL_SETTINGS, *args.extra], name="original-settings")
-        table(f"one process, closest to the original's settings ({' '.join(ORIGINAL_SETTINGS)}):", rows)
+        for p in args.precisions:
+            extra = [*ORIGINAL_SETTINGS, *precision_args(p), *args.extra]
+            rows = one_process(args, out, env, extra, name=f"original-settings{p and '-'}{p}")
+            table(f"one process, closest to the original's settings ({' '.join(extra)}):", rows)
     print(
         f"original (README of alict60): {ORIGINAL['wall']} s, {ORIGINAL['expansions']} expansions of "
         f"{ORIGINAL['seeds']} seeds ({ORIGINAL['expansions'] / ORIGINAL['seeds']:.2f} per seed), "
