@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import importlib.abc
+import sys
 
 import pytest
 import torch
@@ -126,3 +128,38 @@ def test_real_parses_differentiate_at_insertable_boundaries(parser, sst):
             text, starts = t.render(["X"] * len(t.masks))
             assert len(text) == len(parse.text) + 2 * len(t.masks)
             assert all(text[s] == "X" for s in starts)
+
+
+class _NoSpacy(importlib.abc.MetaPathFinder):
+    """Refuses spaCy (benepar's spaCy plugin goes without it) and notes each attempt."""
+
+    def __init__(self):
+        self.asked: list[str] = []
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "spacy":
+            self.asked.append(name)
+            raise ImportError(f"spacy refused ({name})")
+        return None
+
+
+def test_benepar_is_imported_without_spacy_and_whole_for_a_user(shared_data, monkeypatch):
+    """benepar's __init__ imports spaCy for its spaCy plugin (about a CPU-second); the parser needs its
+    NLTK plugin only. A user's ``benepar.X`` still gets the whole package."""
+    for name in [m for m in sys.modules if m.split(".")[0] in ("benepar", "spacy")]:
+        monkeypatch.delitem(sys.modules, name)
+    no_spacy = _NoSpacy()
+    monkeypatch.setattr(sys, "meta_path", [no_spacy, *sys.meta_path])
+    parsing.benepar_nltk.cache_clear()
+    parsing._load_benepar.cache_clear()
+    try:
+        parser = Parser(str(require(shared_data / "models" / "benepar_ptbsample_charlstm")))
+        assert parser.parse(["A fine film."])[0] is not None  # loaded and parsed
+        assert no_spacy.asked == []
+        import benepar
+
+        assert benepar.BeneparComponent.__name__ == "BeneparComponent"  # the rest of __init__, on demand
+        assert no_spacy.asked
+    finally:
+        parsing.benepar_nltk.cache_clear()
+        parsing._load_benepar.cache_clear()

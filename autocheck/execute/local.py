@@ -107,11 +107,17 @@ def _preload() -> None:
     With the collector off (``_forked_pool``), importing transformers' ``modeling_utils`` here rather than
     in each worker costs no wall time and saves each worker the import; importing more here (WordNet) cost
     wall time, the parent doing serially what the workers do side by side."""
-    for name in ("torch", "transformers", "benepar", "transformers.modeling_utils"):
+    from ..expand.parsing import benepar_nltk
+
+    for name in ("torch", "transformers", "transformers.modeling_utils"):
         try:
             importlib.import_module(name)
         except ImportError:  # a missing one is reported where it is needed
             pass
+    try:
+        benepar_nltk()  # without the spaCy plugin (expand/parsing.py)
+    except ImportError:
+        pass
     try:
         from transformers import AutoModelForMaskedLM, AutoTokenizer  # noqa: F401
     except ImportError:

@@ -18,8 +18,10 @@ bracket escapes.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import logging
 import re
+import sys
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -98,13 +100,40 @@ def model_checksum(path: Path) -> str:
     return h.hexdigest()
 
 
+@lru_cache(maxsize=1)
+def benepar_nltk() -> Any:
+    """benepar's NLTK plugin (``Parser``, ``InputSentence``, ``ptb_unescape``), imported without running
+    ``benepar/__init__``, which also imports its spaCy plugin and so spaCy: 0.6-1.2 CPU-s per process here
+    (docs/speed.md) for a part autocheck never uses. Done by hand since benepar (0.2, unchanged since
+    2021) has no import of its parts alone: the package is registered unexecuted (its modules import each
+    other through it), and its ``__init__`` runs on the first attribute asked of it that is not one of
+    its modules nor a dunder (``benepar.BeneparComponent`` in a user's code): ``import benepar`` stays
+    whole."""
+    if "benepar" not in sys.modules:
+        spec = importlib.util.find_spec("benepar")
+        if spec is None or spec.loader is None:
+            raise ModuleNotFoundError("No module named 'benepar'", name="benepar")
+        package = importlib.util.module_from_spec(spec)  # __path__ set, __init__ not run
+
+        def rest_of_init(name: str) -> Any:
+            if name.startswith("__") or importlib.util.find_spec(f"benepar.{name}") is not None:
+                raise AttributeError(name)  # a probe, or a module (``from . import x`` imports it next)
+            del vars(package)["__getattr__"]
+            spec.loader.exec_module(package)  # type: ignore[union-attr]
+            return getattr(package, name)
+
+        vars(package)["__getattr__"] = rest_of_init  # a module's own __getattr__ (PEP 562)
+        sys.modules["benepar"] = package
+    from benepar.integrations import nltk_plugin
+
+    return nltk_plugin
+
+
 @lru_cache(maxsize=2)
 def _load_benepar(path: Path, batch_size: int) -> Any:
-    import benepar
-
     log.info("Loading benepar model %s", path)
     with _quiet_torch_struct():
-        return benepar.Parser(str(path), batch_size=batch_size)
+        return benepar_nltk().Parser(str(path), batch_size=batch_size)
 
 
 def _failure_reason(error: Exception) -> str:
@@ -146,9 +175,7 @@ class Parser:
         return [done[t] for t in texts]
 
     def _parse_uncached(self, texts: list[str]) -> dict[str, Parse | None]:
-        import benepar
-        from benepar.ptb_unescape import ptb_unescape
-
+        benepar = benepar_nltk()
         tokenised = {text: tokenize(text) for text in texts}
         inputs: list[Any] = []
         owner: list[str] = []  # the text of each input sentence
@@ -160,7 +187,7 @@ class Parser:
                 ]
                 inputs.append(
                     benepar.InputSentence(
-                        words=ptb_unescape(words),
+                        words=benepar.ptb_unescape(words),
                         space_after=[*spaces, True],
                         escaped_words=[_escape(w) for w in words],
                     )
