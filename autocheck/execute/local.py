@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..expand.parsing import benepar_nltk
 from ..store import InputError
 from .work import Work
 
@@ -107,8 +108,6 @@ def _preload() -> None:
     With the collector off (``_forked_pool``), importing transformers' ``modeling_utils`` here rather than
     in each worker costs no wall time and saves each worker the import; importing more here (WordNet) cost
     wall time, the parent doing serially what the workers do side by side."""
-    from ..expand.parsing import benepar_nltk
-
     for name in ("torch", "transformers", "transformers.modeling_utils"):
         try:
             importlib.import_module(name)
