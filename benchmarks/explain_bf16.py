@@ -81,11 +81,6 @@ def exact_score(mlm: MaskedLM, text: str, fill: Fill) -> float:
     return total / len(fill)
 
 
-def args_beam(runs: dict[str, list[tuple[int, list[Fill]]]]) -> int:
-    """The full beam of a text's searches (its last)."""
-    return runs["fp32"][-1][0]
-
-
 def first_mask_log_probs(mlm: MaskedLM, text: str) -> torch.Tensor:
     """The search's first step: every word's log-probability at the first mask."""
     encoded = mlm.tokenizer(text, return_tensors="pt")
@@ -131,8 +126,8 @@ def explain(
         return "other", 0.0, 0.0
     search = next(s for s, (_, fills) in enumerate(runs[kept_by]) if missing in fills)
     beam, fills = runs[other][search]
-    if len(missing) > 1 and beam < args_beam(runs):
-        # a first beam: the other run may have kept another first word, and so searched other fills
+    if search == 0 and len(runs[other]) > 1:
+        # the first beam (several masks): the other run may have kept another first word, and so other fills
         first = {p: first_mask_log_probs(m, text) for p, m in models.items()}
         beams = {p: set(first[p].topk(beam).indices.tolist()) for p in models}
         if beams["fp32"] != beams["bf16"]:
