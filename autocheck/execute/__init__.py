@@ -86,10 +86,7 @@ def expand_chunks(
 
     options = expander.options()
     setup = (expander.config, expander.lexicon, expander.capabilities, options)
-    work = Work(
-        start_expander, setup, expand_unit, here=expander, device=options.get("device", "auto"),
-        share=expander.load_masked_lm,
-    )  # fmt: skip
+    work = Work(start_expander, setup, expand_unit, here=expander, device=options.get("device", "auto"))
     computed = executor.map(work, uncached())
     try:
         while drawn or draw():

@@ -123,20 +123,15 @@ def _preload() -> None:
         pass
 
 
-def _forked_pool(workers: int, args: tuple[Any, ...], share: Callable[[], Any] | None = None) -> Pool:
-    """The worker pool, forked after ``_preload`` and ``share`` (the work's models, loaded once here instead
-    of once per worker). Python's collector is off meanwhile: the imports make hundreds of thousands of
-    long-lived objects, and collections among them cost 0.5 s and find nothing; what the workers inherit
-    is frozen first, so their own collections never walk it (nor touch, and so copy, its pages). Loading
-    runs torch operations here, with one intra-op thread as in the workers: torch then runs them inline
-    and never starts OpenMP's thread pool, which a forked process could not use."""
+def _forked_pool(workers: int, args: tuple[Any, ...]) -> Pool:
+    """The worker pool, forked after ``_preload``. Python's collector is off meanwhile: the imports make
+    hundreds of thousands of long-lived objects, and collections among them cost 0.5 s and find nothing;
+    what the workers inherit is frozen first, so their own collections never walk it (nor touch, and so
+    copy, its pages)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         _preload()
-        if share is not None:
-            limit_threads(THREADS)
-            share()
         gc.freeze()
         return multiprocessing.get_context("fork").Pool(workers, _start, args)
     finally:
@@ -156,7 +151,7 @@ def map_in_processes(work: Work, units: Iterable[Any], workers: int) -> Iterator
                 name = context_name()
                 args = (work.start, work.setup, work.step, THREADS)
                 if name == "fork":
-                    pool = _forked_pool(workers, args, work.share)
+                    pool = _forked_pool(workers, args)
                 else:
                     pool = multiprocessing.get_context(name).Pool(workers, _start, args)
                 log.info("expanding with %d worker processes (%s)", workers, name)

@@ -13,12 +13,10 @@ class Work:
     ``step(state, unit)`` computes one unit's result. ``here`` is this process's state when it has one
     (units computed in this process use it instead of building another); ``device`` where the work's
     models run ("auto", "cpu", "cuda"), for executors that place processes on GPUs. ``start`` and ``step``
-    are module-level functions, so that they reach other processes. ``share`` loads in this process what
-    processes forked from it then share instead of each loading it (a model kept loaded per process)."""
+    are module-level functions, so that they reach other processes."""
 
     start: Callable[..., Any]
     setup: tuple[Any, ...]
     step: Callable[[Any, Any], Any]
     here: Any = None
     device: str = "auto"
-    share: Callable[[], Any] | None = None

@@ -185,15 +185,6 @@ class Expander:
         """The masked LM if a unit has loaded it, else None (loading nothing)."""
         return self._mlm
 
-    def load_masked_lm(self) -> None:
-        """Load the masked LM into this process's shared models (``mlm.shared_masked_lm``) without taking
-        it: processes forked afterwards find it loaded (``execute.Work.share``). On the CPU only: a process
-        forked after CUDA started cannot use CUDA."""
-        from .mlm import resolve_device, shared_masked_lm
-
-        if resolve_device(self.device).type == "cpu":
-            shared_masked_lm(self.config.mlm, device=self.device, precision=self.precision)
-
     @property
     def mlm(self) -> MaskedLM:
         """The masked LM, loaded on first use (with the vocabulary filter and the fluency scorer)."""
