@@ -177,6 +177,7 @@ def test_phrases_keep_up_to_three_adjuncts_where_their_phrase_takes_them(lhs, rh
         ("NP", ("DT",), ((1, "NN"), (1, "NN"))),  # this [film] [character]
         ("NP", ("DT", "NN"), ((1, "CC"), (1, "JJ"))),  # a [and] [new] film: no adjective to join
         ("ADJP", ("JJ",), ((0, "CC"), (0, "JJ"))),  # [and] [long] watchable
+        ("NP", ("DT", "NN"), ((1, "JJ"), (1, "CC"))),  # a [long] [and] film: no adjective after it
         ("PP", ("IN", "JJ"), ((2, "CC"), (2, "JJ"))),  # a coordination outside an NP or ADJP
         ("VP", ("VBD", "NP"), ((0, "RB"), (1, "RB"), (2, "RB"), (2, "RB"))),  # four words
         ("NP", ("DT", "NN"), ((1, "NN"),)),  # a noun
@@ -349,6 +350,7 @@ def test_the_phrase_check_gives_a_demonstrative_a_noun_that_agrees(tokens, tags,
         (("long", "but"), ("JJ", "CC"), False),  # a contrast the seed does not make
         (("new", "political"), ("JJ", "JJ"), True),  # a relational adjective last
         (("political", "new"), ("JJ", "JJ"), False),  # out of order
+        (("comic", "political"), ("JJ", "JJ"), False),  # two relational adjectives
         (("little", "political"), ("JJ", "JJ"), False),  # "little" before an adjective reads as a degree
         (("new", "special"), ("JJ", "JJ"), False),  # "special" is qualitative, not relational
         (("very", "often"), ("RB", "RB"), True),  # [very] [often]

@@ -479,12 +479,7 @@ class Phrases:
         index = template.masks[0][0] - 1
         a, _, tags = sentence_at(candidate.seed_tags, index)
         wanted = DEMONSTRATIVES.get(template.parse.tokens[index].lower())
-        return (
-            wanted is not None
-            and tags[index - a] == "DT"
-            and template.tags[-1] == wanted
-            and words[-1] in common_nouns()[wanted]
-        )
+        return wanted is not None and tags[index - a] == "DT" and words[-1] in common_nouns()[wanted]
 
 
 def _graded_adverb(word: str) -> bool:
