@@ -58,6 +58,8 @@ MODIFIER_PARENTS = {"JJ": frozenset({"NP"}), "RB": frozenset({"S", "VP", "ADJP"}
 # the other words (benchmarks/yield_*sample.jsonl, the tuning rows)
 PRENOMINAL_TAGS = frozenset({"JJ"})
 MAX_PHRASE = 3
+# ``phrases``: the most share of a fill call's expansions one repeated word may take (issue #35: 3 %)
+SPREAD_CAP = 0.03
 # quantifiers and words of identity (the Cambridge Grammar's determinatives that the PTB tags JJ) and
 # ordinals: they set a noun's number or pick it out of a set or a series the sentence does not give
 DETERMINATIVES = frozenset(
