@@ -155,6 +155,8 @@ def test_the_adverb_check(seed, tags, before, word, keeps):
         ("NP", ("DT",), ((1, "RB"), (1, "JJ"), (1, "NN"))),  # this [very] [old] [film]
         ("ADJP", ("JJ",), ((0, "JJ"), (0, "CC"))),  # [long] [and] watchable
         ("ADJP", ("JJ",), ((1, "CC"), (1, "JJ"))),  # watchable [and] [quiet]
+        ("ADJP", ("JJ",), ((1, "CC"), (1, "RB"), (1, "JJ"))),  # watchable [and] [very] [quiet]
+        ("NP", ("DT",), ((1, "JJ"), (1, "JJ"), (1, "NN"))),  # this [new] [political] [film]
         ("NP", ("DT", "JJ", "NN"), ((1, "RB"), (1, "JJ"), (1, "CC"))),  # a [very] [long] [and] charming film
         ("ADJP", ("JJ",), ((0, "RB"), (1, "CC"), (1, "JJ"))),  # [very] watchable [and] [quiet]
         ("NP", ("DT", "NN"), ((1, "JJ"), (1, "JJ"))),  # a [new] [political] film (the phrase check's words)
@@ -177,6 +179,7 @@ def test_phrases_keep_up_to_three_adjuncts_where_their_phrase_takes_them(lhs, rh
         ("NP", ("DT",), ((1, "NN"), (1, "NN"))),  # this [film] [character]
         ("NP", ("DT", "NN"), ((1, "CC"), (1, "JJ"))),  # a [and] [new] film: no adjective to join
         ("ADJP", ("JJ",), ((0, "CC"), (0, "JJ"))),  # [and] [long] watchable
+        ("ADJP", ("JJ",), ((1, "CC"), (1, "JJ"), (1, "RB"))),  # watchable [and] [quiet] [very]
         ("NP", ("DT", "NN"), ((1, "JJ"), (1, "CC"))),  # a [long] [and] film: no adjective after it
         ("PP", ("IN", "JJ"), ((2, "CC"), (2, "JJ"))),  # a coordination outside an NP or ADJP
         ("VP", ("VBD", "NP"), ((0, "RB"), (1, "RB"), (2, "RB"), (2, "RB"))),  # four words
@@ -370,5 +373,9 @@ def test_the_word_order_check_lets_a_coordinated_adjective_end_a_clause():
     """watchable [and] [quiet] .: the inserted adjective takes the place of the seed's, no noun after it."""
     candidate = phrase_candidate("It is watchable .", "PRP VBZ JJ .", 3, ("and", "quiet"), ("CC", "JJ"))
     assert WordOrder().passes([candidate]) == [True]  # type: ignore[list-item]
+    graded = phrase_candidate(
+        "It is watchable .", "PRP VBZ JJ .", 3, ("and", "very", "quiet"), ("CC", "RB", "JJ")
+    )
+    assert WordOrder().passes([graded]) == [True]  # type: ignore[list-item]
     alone = phrase_candidate("It is watchable .", "PRP VBZ JJ .", 3, ("quiet",), ("JJ",))
     assert WordOrder().passes([alone]) == [False]  # type: ignore[list-item]

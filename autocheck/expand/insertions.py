@@ -145,19 +145,19 @@ def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
     return True
 
 
-HEADED_DEMONSTRATIVE = [["NN"], ["NNS"], ["JJ", "NN"], ["JJ", "NNS"], ["RB", "JJ", "NN"]]
+HEADED_DEMONSTRATIVE = [["NN"], ["NNS"], ["JJ", "NN"], ["JJ", "NNS"], ["RB", "JJ", "NN"], ["JJ", "JJ", "NN"]]
 
 
 def _coordinated(rhs: Sequence[str], placement: Placement, n: int) -> bool:
     """Whether word ``n`` of the placement is part of an adjective coordinated with a seed adjective:
     "[funny] [and] charming" (JJ CC right before a seed JJ) or "charming [and] [funny]" (CC JJ right
-    after one)."""
+    after one, a degree adverb perhaps grading it: "charming [and] [very] [funny]")."""
     gap, tag = placement[n]
     tags = [t for g, t in placement if g == gap]
     if tags[-2:] == ["JJ", "CC"] and gap < len(rhs) and rhs[gap] == "JJ":
         return tag in ("JJ", "CC") and (tag == "CC" or placement[n + 1] == (gap, "CC"))
-    if tags[:2] == ["CC", "JJ"] and gap > 0 and rhs[gap - 1] == "JJ" and len(tags) == 2:
-        return True
+    if tags in (["CC", "JJ"], ["CC", "RB", "JJ"]) and gap > 0 and rhs[gap - 1] == "JJ":
+        return tag in ("JJ", "CC")
     return False
 
 
@@ -345,8 +345,8 @@ def _neighbours(candidate: Candidate) -> list[tuple[str, str, Neighbour | None, 
             else _token(tokens, tags, a, index - 1 if index > a else None)
         )
         # an adjective joined by an inserted "and" to the seed's adjective before it stands where that one
-        # stands ("watchable [and] [quiet]."): the seed's next word is that adjective's, not its own
-        coordinated = n > 0 and masks[n - 1] == (index, "CC")
+        # stands ("watchable [and] [very] [quiet]."): the seed's next word is that adjective's, not its own
+        coordinated = tag == "JJ" and (index, "CC") in masks[:n]
         following = (
             None
             if n + 1 < len(masks) and masks[n + 1][0] == index or coordinated
