@@ -339,6 +339,7 @@ def widened(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_ta
         ("All is good", "DT VBZ JJ", ("film",), ("NN",), False),  # no demonstrative
         ("That is good", "IN VBZ JJ", ("film",), ("NN",), False),  # tagged a complementiser in context
         ("This is good", "DT VBZ JJ", ("xyzzy",), ("NN",), False),  # no common noun of the treebank
+        ("This is good", "DT VBZ JJ", ("whole", "one"), ("JJ", "NN"), False),  # a pronoun
     ],
 )
 def test_the_phrase_check_gives_a_demonstrative_a_noun_that_agrees(tokens, tags, words, mask_tags, keeps):
@@ -351,6 +352,7 @@ def test_the_phrase_check_gives_a_demonstrative_a_noun_that_agrees(tokens, tags,
     [
         (("long", "and"), ("JJ", "CC"), True),  # [long] [and] watchable
         (("long", "but"), ("JJ", "CC"), False),  # a contrast the seed does not make
+        (("own", "and"), ("JJ", "CC"), False),  # its [own and] screwed-up: "own" determines
         (("new", "political"), ("JJ", "JJ"), True),  # a relational adjective last
         (("political", "new"), ("JJ", "JJ"), False),  # out of order
         (("comic", "political"), ("JJ", "JJ"), False),  # two relational adjectives

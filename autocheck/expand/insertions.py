@@ -434,6 +434,8 @@ def _grading(token: str) -> bool:
 
 DEMONSTRATIVES = {"this": "NN", "that": "NN", "these": "NNS", "those": "NNS"}  # and the noun tag each takes
 COORDINATORS = frozenset({"and"})
+UNCOORDINATED = DETERMINATIVES | WHOLE | {"own"}  # adjectives that determine rather than describe
+PRONOUN_NOUNS = frozenset({"one", "ones"})  # "this [whole] [one]": a pronoun, not a noun to give
 GRADED_FREQUENCY = frozenset({"often", "seldom"})
 QUALITATIVE_AL_IC = frozenset(
     """real ideal special total general usual unusual normal equal final actual original personal natural
@@ -455,7 +457,8 @@ class Phrases:
       noun agrees with it in number and is a common noun of the reference treebank's lexicon (WordNet's
       nouns are not shipped here);
     - a coordinated adjective ("a [long] [and] charming film", "watchable [and] [quiet]"): the
-      conjunction is "and".
+      conjunction is "and", the adjective one that describes (not "its [own] [and] screwed-up", "the
+      [whole] [and] ...": ``UNCOORDINATED``).
     """
 
     name = "phrase"
@@ -467,7 +470,10 @@ class Phrases:
     def _fits(candidate: Candidate) -> bool:
         template = candidate.template
         words = [w.lower() for w in candidate.words]
-        if any(w not in COORDINATORS for w, tag in zip(words, template.tags) if tag == "CC"):
+        if "CC" in template.tags and (
+            any(w not in COORDINATORS for w, tag in zip(words, template.tags) if tag == "CC")
+            or any(w in UNCOORDINATED for w, tag in zip(words, template.tags) if tag == "JJ")
+        ):
             return False
         for n in range(len(words) - 1):
             if template.masks[n][0] != template.masks[n + 1][0] or template.tags[n] != template.tags[n + 1]:
@@ -481,7 +487,11 @@ class Phrases:
         index = template.masks[0][0] - 1
         a, _, tags = sentence_at(candidate.seed_tags, index)
         wanted = DEMONSTRATIVES.get(template.parse.tokens[index].lower())
-        return wanted is not None and tags[index - a] == "DT" and words[-1] in common_nouns()[wanted]
+        return (
+            wanted is not None
+            and tags[index - a] == "DT"
+            and words[-1] in common_nouns()[wanted] - PRONOUN_NOUNS
+        )
 
 
 def _graded_adverb(word: str) -> bool:
