@@ -22,7 +22,9 @@ from autocheck.expand.insertions import (
     WordOrder,
     modifier_phrase,
     one_modifier,
+    vocabulary_limits,
 )
+from autocheck.expand.vocabulary import TagDictionary, VocabularyFilter
 
 
 @pytest.mark.parametrize(
@@ -381,3 +383,24 @@ def test_the_word_order_check_lets_a_coordinated_adjective_end_a_clause():
     assert WordOrder().passes([graded]) == [True]  # type: ignore[list-item]
     alone = phrase_candidate("It is watchable .", "PRP VBZ JJ .", 3, ("quiet",), ("JJ",))
     assert WordOrder().passes([alone]) == [False]  # type: ignore[list-item]
+
+
+def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere():
+    words = {0: "and", 1: "but", 2: "old", 3: "other", 4: "often", 5: "there"}
+    lexical = {"CC": {"and": 2, "but": 2}, "JJ": {"old": 2, "other": 2}, "RB": {"often": 2, "there": 2}}
+
+    def allowed(mode: str) -> list[str]:
+        closed, excluded = vocabulary_limits(mode)
+        vocabulary = VocabularyFilter(
+            words, TagDictionary(lexical, {}), _Neutral(), proper_noun=lambda w: False,
+            single_token=lambda w: True, closed=closed, excluded=excluded,
+        )  # fmt: skip
+        return [words[i] for tag in ("CC", "JJ", "RB") for i in vocabulary.allowed(tag)]
+
+    assert allowed("phrases") == ["and", "old", "often"]
+    assert allowed("modifiers") == allowed("any") == list(words.values())  # their output unchanged
+
+
+class _Neutral:
+    def is_neutral(self, word, pos):
+        return True

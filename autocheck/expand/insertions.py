@@ -521,6 +521,19 @@ def _relational(word: str) -> bool:
     return word.endswith(("al", "ic")) and word not in QUALITATIVE_AL_IC
 
 
+Limits = dict[str, frozenset[str]]  # tag -> words
+
+
+def vocabulary_limits(mode: str) -> tuple[Limits, Limits]:
+    """The fill vocabulary's limits of an ``--insertions`` mode (``VocabularyFilter``'s ``closed`` and
+    ``excluded``): under ``phrases`` the words its checks reject whatever the context, so that the masked
+    LM's beam is not spent on them (coordinators other than "and", determinatives as adjectives,
+    circumstances as adverbs). The other modes keep their vocabulary, and so their output."""
+    if mode != "phrases":
+        return {}, {}
+    return {"CC": COORDINATORS}, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES}
+
+
 def checks_for(mode: str) -> list[Check]:
     """The word checks of an ``--insertions`` mode (none under ``--compat``, which the caller decides):
     ``words.py``'s in every mode, the determinative, adverb and word order checks where modifiers are
