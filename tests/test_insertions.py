@@ -321,6 +321,8 @@ def test_the_word_order_check(seed, tags, before, word, tag, keeps):
 def test_the_word_order_check_lets_an_adverb_grade_an_inserted_adjective():
     candidate = phrase_candidate("It is a film", "PRP VBZ DT NN", 3, ("very", "old"), ("RB", "JJ"))
     assert WordOrder().passes([candidate]) == [True]  # type: ignore[list-item]
+    after = phrase_candidate("a pretty amazing act", "DT RB JJ NN", 3, ("very", "simple"), ("RB", "JJ"))
+    assert WordOrder().passes([after]) == [False]  # type: ignore[list-item]  # after the seed's adjective
 
 
 def widened(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_tags, lhs="NP", rhs=("DT",)):
@@ -341,6 +343,7 @@ def widened(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_ta
         ("That is good", "IN VBZ JJ", ("film",), ("NN",), False),  # tagged a complementiser in context
         ("This is good", "DT VBZ JJ", ("xyzzy",), ("NN",), False),  # no common noun of the treebank
         ("This is good", "DT VBZ JJ", ("whole", "one"), ("JJ", "NN"), False),  # a pronoun
+        ("those who like", "DT WP VBP", ("young", "americans"), ("JJ", "NNS"), False),  # an identity term
     ],
 )
 def test_the_phrase_check_gives_a_demonstrative_a_noun_that_agrees(tokens, tags, words, mask_tags, keeps):

@@ -41,7 +41,15 @@ from typing import TYPE_CHECKING
 
 from .expansion import ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
-from .words import Articles, Dictionary, IdentityTerms, PolarityItems, common_nouns, modifier_words
+from .words import (
+    Articles,
+    Dictionary,
+    IdentityTerms,
+    PolarityItems,
+    common_nouns,
+    identity_terms,
+    modifier_words,
+)
 
 if TYPE_CHECKING:
     from .expansion import Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
@@ -399,6 +407,8 @@ def _misplaced(
     if tag == "RB":
         if previous is not None and _grading(previous[0]):
             return "after a degree adverb"
+        if following is None and previous is not None and previous[1] in ATTRIBUTIVE_TAGS:
+            return "after a modifier"  # grading an inserted adjective: "a pretty amazing [very simple]"
         if following is not None:
             nxt, nxt_tag = following
             if nxt_tag in NOUN_TAGS or (nxt_tag in ADVERB_TAGS and nxt.lower() not in NEGATION_ADVERBS):
@@ -444,8 +454,8 @@ class Phrases:
 
     - a noun given to a demonstrative ("This [film] is", "these [old] [scenes]"): the seed's word is
       "this", "that", "these" or "those", tagged ``DT`` in context (not the complementiser "that"), the
-      noun agrees with it in number and is a common noun of the reference treebank's lexicon (WordNet's
-      nouns are not shipped here);
+      noun agrees with it in number, is a common noun of the reference treebank's lexicon (WordNet's
+      nouns are not shipped here) and names no group of people, in the plural either;
     - a coordinated adjective ("a [long] [and] charming film", "watchable [and] [quiet]"): the
       conjunction is "and", the adjective one that describes (not "its [own] [and] screwed-up", "the
       [whole] [and] ...": ``UNCOORDINATED``).
@@ -475,10 +485,12 @@ class Phrases:
         index = template.masks[0][0] - 1
         a, _, tags = sentence_at(candidate.seed_tags, index)
         wanted = DEMONSTRATIVES.get(template.parse.tokens[index].lower())
+        noun = words[-1]
         return (
             wanted is not None
             and tags[index - a] == "DT"
-            and words[-1] in common_nouns()[wanted] - PRONOUN_NOUNS
+            and noun in common_nouns()[wanted] - PRONOUN_NOUNS
+            and noun.removesuffix("s") not in identity_terms()  # "those [young] [americans]"
         )
 
 
