@@ -8,15 +8,15 @@ movie"), a comparative or superlative needs a comparison the sentence does not m
 largest cheat"), and an adverb inside a prepositional or adverb phrase rarely fits ("lives directly of
 quiet desperation", "too far savvy").
 
-* ``modifiers`` (the default): exactly one adjunct, the kind of word a phrase takes without changing its
-  head or its arguments: an adjective (``JJ``) right before a noun phrase's first noun ("a [new] cheat",
-  "a good [little] idea"), or an adverb (``RB``) in a clause, a verb phrase or an adjective phrase ("It
-  [also] is a bad sign", "is [really] amusing"), including one that grades a seed's ungraded
-  attributive adjective ("An [utterly] enjoyable experience": the adjective as the ``ADJP -> JJ`` the
-  treebank writes, ``expansion._attributive_adjectives``; fuzz's short fragments had no other site).
-  Before another adjective, an adjective reads as that one's degree ("a [real] healthy sense", "the
-  [whole] worst"), so it goes next to the noun. Two checks judge the word the masked LM chose, which the
-  tag alone does not tell:
+* ``modifiers`` (``autocheck fuzz``'s default, ``generate``'s before ``phrases``): exactly one adjunct,
+  the kind of word a phrase takes without changing its head or its arguments: an adjective (``JJ``) right
+  before a noun phrase's first noun ("a [new] cheat", "a good [little] idea"), or an adverb (``RB``) in a
+  clause, a verb phrase or an adjective phrase ("It [also] is a bad sign", "is [really] amusing"),
+  including one that grades a seed's ungraded attributive adjective ("An [utterly] enjoyable experience":
+  the adjective as the ``ADJP -> JJ`` the treebank writes, ``expansion._attributive_adjectives``; fuzz's
+  short fragments had no other site). Before another adjective, an adjective reads as that one's degree
+  ("a [real] healthy sense", "the [whole] worst"), so it goes next to the noun. Two checks judge the word
+  the masked LM chose, which the tag alone does not tell:
 
   - ``determinative``: the words the Penn Treebank tags ``JJ`` but that determine rather than describe,
     quantifiers, ordinals and words of identity ("a few Hollywood studio", "such one of the most
@@ -28,6 +28,11 @@ quiet desperation", "too far savvy").
     "signals [so] director" or "[very] pretty cheesy"). A focus adverb picks out the phrase after it,
     which an auxiliary or another adverb is not ("[just] leaves", not "It [just] is amusing", "can
     [only] think").
+* ``phrases`` (``generate``'s default; docs/yield.md): up to three such adjuncts (``modifier_phrase``),
+  an adverb grading an inserted adjective ("a [very] [old] film"), and since the fifth round a few
+  phrases the grammar proposes beyond one modifier: a demonstrative's noun ("This [film] is"), an
+  adjective joined by "and" to the seed's ("[long] [and] watchable"), a degree adverb grading an
+  inserted adverb ("[very] [often]"), their words judged by the ``phrase`` check (``Phrases``).
 * ``content``: any number of common nouns, adjectives, adverbs and verbs, never a function word or a
   proper noun.
 * ``any``: every tag the grammar proposes (the paper; ``--compat`` always).
