@@ -18,10 +18,13 @@ from autocheck.expand.insertions import (
     INSERTABLE,
     Adverbs,
     Determinatives,
+    Phrases,
     WordOrder,
     modifier_phrase,
     one_modifier,
+    vocabulary_limits,
 )
+from autocheck.expand.vocabulary import TagDictionary, VocabularyFilter
 
 
 @pytest.mark.parametrize(
@@ -148,6 +151,16 @@ def test_the_adverb_check(seed, tags, before, word, keeps):
         ("ADJP", ("JJ",), ((0, "RB"),)),  # [very] light
         ("VP", ("VBD", "NP"), ((0, "RB"), (2, "RB"))),  # [still] liked it [enormously]
         ("S", ("NP", "VP"), ((1, "RB"),)),  # It [also] is
+        # round 5: the widening (docs/yield.md)
+        ("NP", ("DT",), ((1, "NN"),)),  # This [film] is
+        ("NP", ("DT",), ((1, "JJ"), (1, "NNS"))),  # these [old] [scenes]
+        ("NP", ("DT",), ((1, "RB"), (1, "JJ"), (1, "NN"))),  # this [very] [old] [film]
+        ("ADJP", ("JJ",), ((0, "JJ"), (0, "CC"))),  # [long] [and] watchable
+        ("ADJP", ("JJ",), ((1, "CC"), (1, "JJ"))),  # watchable [and] [quiet]
+        ("ADJP", ("JJ",), ((1, "CC"), (1, "RB"), (1, "JJ"))),  # watchable [and] [very] [quiet]
+        ("NP", ("DT", "JJ", "NN"), ((1, "RB"), (1, "JJ"), (1, "CC"))),  # a [very] [long] [and] charming film
+        ("ADJP", ("JJ",), ((0, "RB"), (1, "CC"), (1, "JJ"))),  # [very] watchable [and] [quiet]
+        ("VP", ("VBZ", "ADJP"), ((1, "RB"), (1, "RB"))),  # is [very] [often] amusing
     ],
 )
 def test_phrases_keep_up_to_three_adjuncts_where_their_phrase_takes_them(lhs, rhs, placement):
@@ -158,9 +171,18 @@ def test_phrases_keep_up_to_three_adjuncts_where_their_phrase_takes_them(lhs, rh
     ("lhs", "rhs", "placement"),
     [
         ("NP", ("DT", "NN"), ((1, "JJ"), (1, "JJ"))),  # a [little] [old] loop: stacked adjectives
+        ("NP", ("DT",), ((1, "JJ"), (1, "JJ"), (1, "NN"))),  # this [new] [political] [film]
         ("NP", ("DT", "NN"), ((1, "RB"),)),  # a [very] film: an adverb grading nothing inserted
         ("NP", ("DT", "NN"), ((1, "JJ"), (1, "RB"))),  # a [old] [very] film
-        ("ADJP", ("JJ",), ((0, "RB"), (0, "RB"))),  # [very] [really] good: two adverbs in one place
+        ("ADJP", ("JJ",), ((0, "RB"), (0, "RB"), (0, "RB"))),  # three adverbs in one place
+        ("VP", ("VBD", "NP"), ((0, "RB"), (0, "RB"), (2, "RB"))),  # two in one place and one more
+        ("NP", ("DT",), ((1, "JJ"),)),  # those [other]: a demonstrative gets a noun or nothing
+        ("NP", ("DT",), ((1, "NN"), (1, "NN"))),  # this [film] [character]
+        ("NP", ("DT", "NN"), ((1, "CC"), (1, "JJ"))),  # a [and] [new] film: no adjective to join
+        ("ADJP", ("JJ",), ((0, "CC"), (0, "JJ"))),  # [and] [long] watchable
+        ("ADJP", ("JJ",), ((1, "CC"), (1, "JJ"), (1, "RB"))),  # watchable [and] [quiet] [very]
+        ("NP", ("DT", "NN"), ((1, "JJ"), (1, "CC"))),  # a [long] [and] film: no adjective after it
+        ("PP", ("IN", "JJ"), ((2, "CC"), (2, "JJ"))),  # a coordination outside an NP or ADJP
         ("VP", ("VBD", "NP"), ((0, "RB"), (1, "RB"), (2, "RB"), (2, "RB"))),  # four words
         ("NP", ("DT", "NN"), ((1, "NN"),)),  # a noun
         ("NP", ("DT", "NN"), ((1, "VBG"),)),  # an [going] affectionate take: participles were mostly odd
@@ -239,7 +261,7 @@ def test_generation_inserts_one_modifier_or_any_tag_on_request(stand_in_config, 
     generation.generate(stand_in_config, tmp_path / "phrases")  # the default
     phrases = inserted(tmp_path / "phrases")
     assert phrases and all(1 <= len(words) <= 3 for words in phrases)
-    assert {w["tag"] for words in phrases for w in words} <= {"JJ", "RB", "VBN", "VBG"}
+    assert {w["tag"] for words in phrases for w in words} <= {"JJ", "RB", "CC", "NN", "NNS"}
     assert (
         json.loads((tmp_path / "phrases" / "manifest.json").read_text())["settings"]["insertions"]
         == "phrases"
@@ -299,3 +321,83 @@ def test_the_word_order_check(seed, tags, before, word, tag, keeps):
 def test_the_word_order_check_lets_an_adverb_grade_an_inserted_adjective():
     candidate = phrase_candidate("It is a film", "PRP VBZ DT NN", 3, ("very", "old"), ("RB", "JJ"))
     assert WordOrder().passes([candidate]) == [True]  # type: ignore[list-item]
+    after = phrase_candidate("a pretty amazing act", "DT RB JJ NN", 3, ("very", "simple"), ("RB", "JJ"))
+    assert WordOrder().passes([after]) == [False]  # type: ignore[list-item]  # after the seed's adjective
+
+
+def widened(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_tags, lhs="NP", rhs=("DT",)):
+    """A fill of a round-5 phrase (``phrase_candidate`` with the production the phrase check reads)."""
+    candidate = phrase_candidate(tokens, tags, before, words, mask_tags)
+    candidate.template.lhs, candidate.template.rhs_from, candidate.template.tags = lhs, rhs, mask_tags
+    return candidate
+
+
+@pytest.mark.parametrize(
+    ("tokens", "tags", "words", "mask_tags", "keeps"),
+    [
+        ("This is good", "DT VBZ JJ", ("film",), ("NN",), True),  # This [film] is good
+        ("This is good", "DT VBZ JJ", ("films",), ("NNS",), False),  # This [films]: number
+        ("These are good", "DT VBP JJ", ("old", "scenes"), ("JJ", "NNS"), True),
+        ("These are good", "DT VBP JJ", ("scene",), ("NN",), False),
+        ("All is good", "DT VBZ JJ", ("film",), ("NN",), False),  # no demonstrative
+        ("That is good", "IN VBZ JJ", ("film",), ("NN",), False),  # tagged a complementiser in context
+        ("This is good", "DT VBZ JJ", ("xyzzy",), ("NN",), False),  # no common noun of the treebank
+        ("This is good", "DT VBZ JJ", ("whole", "one"), ("JJ", "NN"), False),  # a pronoun
+        ("those who like", "DT WP VBP", ("young", "americans"), ("JJ", "NNS"), False),  # an identity term
+    ],
+)
+def test_the_phrase_check_gives_a_demonstrative_a_noun_that_agrees(tokens, tags, words, mask_tags, keeps):
+    candidate = widened(tokens, tags, 1, words, mask_tags)
+    assert Phrases().passes([candidate]) == [keeps]  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("words", "mask_tags", "keeps"),
+    [
+        (("long", "and"), ("JJ", "CC"), True),  # [long] [and] watchable
+        (("long", "but"), ("JJ", "CC"), False),  # a contrast the seed does not make
+        (("own", "and"), ("JJ", "CC"), False),  # its [own and] screwed-up: "own" determines
+        (("very", "often"), ("RB", "RB"), True),  # [very] [often]
+        (("very", "quietly"), ("RB", "RB"), True),
+        (("very", "really"), ("RB", "RB"), False),  # a sentence adverb is not graded
+        (("really", "very"), ("RB", "RB"), False),  # nor a degree adverb
+    ],
+)
+def test_the_phrase_check_reads_coordinations_and_stacks(words, mask_tags, keeps):
+    candidate = widened(
+        "It is a watchable film", "PRP VBZ DT JJ NN", 3, words, mask_tags, "NP", ("DT", "JJ", "NN")
+    )
+    assert Phrases().passes([candidate]) == [keeps]  # type: ignore[list-item]
+
+
+def test_the_word_order_check_lets_a_coordinated_adjective_end_a_clause():
+    """watchable [and] [quiet] .: the inserted adjective takes the place of the seed's, no noun after it."""
+    candidate = phrase_candidate("It is watchable .", "PRP VBZ JJ .", 3, ("and", "quiet"), ("CC", "JJ"))
+    assert WordOrder().passes([candidate]) == [True]  # type: ignore[list-item]
+    graded = phrase_candidate(
+        "It is watchable .", "PRP VBZ JJ .", 3, ("and", "very", "quiet"), ("CC", "RB", "JJ")
+    )
+    assert WordOrder().passes([graded]) == [True]  # type: ignore[list-item]
+    alone = phrase_candidate("It is watchable .", "PRP VBZ JJ .", 3, ("quiet",), ("JJ",))
+    assert WordOrder().passes([alone]) == [False]  # type: ignore[list-item]
+
+
+def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere():
+    words = {0: "and", 1: "but", 2: "old", 3: "other", 4: "often", 5: "there"}
+    lexical = {"CC": {"and": 2, "but": 2}, "JJ": {"old": 2, "other": 2}, "RB": {"often": 2, "there": 2}}
+
+    def allowed(mode: str) -> list[str]:
+        closed, excluded = vocabulary_limits(mode)
+        vocabulary = VocabularyFilter(
+            words, TagDictionary(lexical, {}), _Neutral(), proper_noun=lambda w: False,
+            single_token=lambda w: True, closed=closed, excluded=excluded,
+        )  # fmt: skip
+        return [words[i] for tag in ("CC", "JJ", "RB") for i in vocabulary.allowed(tag)]
+
+    assert allowed("phrases") == ["and", "old", "often"]
+    assert allowed("modifiers") == allowed("any") == list(words.values())  # their output unchanged
+
+
+class _Neutral:
+    def is_neutral(self, word, pos):
+        return True

@@ -8,15 +8,15 @@ movie"), a comparative or superlative needs a comparison the sentence does not m
 largest cheat"), and an adverb inside a prepositional or adverb phrase rarely fits ("lives directly of
 quiet desperation", "too far savvy").
 
-* ``modifiers`` (the default): exactly one adjunct, the kind of word a phrase takes without changing its
-  head or its arguments: an adjective (``JJ``) right before a noun phrase's first noun ("a [new] cheat",
-  "a good [little] idea"), or an adverb (``RB``) in a clause, a verb phrase or an adjective phrase ("It
-  [also] is a bad sign", "is [really] amusing"), including one that grades a seed's ungraded
-  attributive adjective ("An [utterly] enjoyable experience": the adjective as the ``ADJP -> JJ`` the
-  treebank writes, ``expansion._attributive_adjectives``; fuzz's short fragments had no other site).
-  Before another adjective, an adjective reads as that one's degree ("a [real] healthy sense", "the
-  [whole] worst"), so it goes next to the noun. Two checks judge the word the masked LM chose, which the
-  tag alone does not tell:
+* ``modifiers`` (``autocheck fuzz``'s default, ``generate``'s before ``phrases``): exactly one adjunct,
+  the kind of word a phrase takes without changing its head or its arguments: an adjective (``JJ``) right
+  before a noun phrase's first noun ("a [new] cheat", "a good [little] idea"), or an adverb (``RB``) in a
+  clause, a verb phrase or an adjective phrase ("It [also] is a bad sign", "is [really] amusing"),
+  including one that grades a seed's ungraded attributive adjective ("An [utterly] enjoyable experience":
+  the adjective as the ``ADJP -> JJ`` the treebank writes, ``expansion._attributive_adjectives``; fuzz's
+  short fragments had no other site). Before another adjective, an adjective reads as that one's degree
+  ("a [real] healthy sense", "the [whole] worst"), so it goes next to the noun. Two checks judge the word
+  the masked LM chose, which the tag alone does not tell:
 
   - ``determinative``: the words the Penn Treebank tags ``JJ`` but that determine rather than describe,
     quantifiers, ordinals and words of identity ("a few Hollywood studio", "such one of the most
@@ -28,6 +28,11 @@ quiet desperation", "too far savvy").
     "signals [so] director" or "[very] pretty cheesy"). A focus adverb picks out the phrase after it,
     which an auxiliary or another adverb is not ("[just] leaves", not "It [just] is amusing", "can
     [only] think").
+* ``phrases`` (``generate``'s default; docs/yield.md): up to three such adjuncts (``modifier_phrase``),
+  an adverb grading an inserted adjective ("a [very] [old] film"), and since the fifth round a few
+  phrases the grammar proposes beyond one modifier: a demonstrative's noun ("This [film] is"), an
+  adjective joined by "and" to the seed's ("[long] [and] watchable"), a degree adverb grading an
+  inserted adverb ("[very] [often]"), their words judged by the ``phrase`` check (``Phrases``).
 * ``content``: any number of common nouns, adjectives, adverbs and verbs, never a function word or a
   proper noun.
 * ``any``: every tag the grammar proposes (the paper; ``--compat`` always).
@@ -35,12 +40,21 @@ quiet desperation", "too far savvy").
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .expansion import ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
-from .words import Articles, Dictionary, IdentityTerms, PolarityItems, modifier_words
+from .words import (
+    Articles,
+    Dictionary,
+    IdentityTerms,
+    PolarityItems,
+    common_nouns,
+    identity_terms,
+    modifier_words,
+)
 
 if TYPE_CHECKING:
     from .expansion import Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
@@ -57,6 +71,8 @@ MODIFIER_PARENTS = {"JJ": frozenset({"NP"}), "RB": frozenset({"S", "VP", "ADJP"}
 # the other words (benchmarks/yield_*sample.jsonl, the tuning rows)
 PRENOMINAL_TAGS = frozenset({"JJ"})
 MAX_PHRASE = 3
+# ``phrases``: the most share of a fill call's expansions one repeated word may take (issue #35: 3 %)
+SPREAD_CAP = 0.03
 # quantifiers and words of identity (the Cambridge Grammar's determinatives that the PTB tags JJ) and
 # ordinals: they set a noun's number or pick it out of a set or a series the sentence does not give
 DETERMINATIVES = frozenset(
@@ -109,15 +125,27 @@ def _prenominal(rhs: Sequence[str], gap: int) -> bool:
 def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
     if not 1 <= len(placement) <= MAX_PHRASE:
         return False
-    adverb_gaps = [gap for gap, tag in placement if tag == "RB"]
-    if len(adverb_gaps) != len(set(adverb_gaps)):  # "[very] [really] good": one adverb a place
+    if lhs == "NP" and rhs == ("DT",):  # a demonstrative given its noun: "This [film] is", "this [old film]"
+        return [tag for _, tag in placement] in HEADED_DEMONSTRATIVE
+    # two adverbs go in at one place only as a degree adverb grading an adverb ("is [very] [often]
+    # amusing"; the words are the ``phrase`` check's), and one attributive adjective: the masked LM's other
+    # stacks were out of order or read as a degree ("[very] [really] good", "a [little] [old] loop"), and
+    # ordered adjective pairs ("a [new] [political] film") took a quarter of alict60's templates and
+    # twice its masked-LM rows for a handful of fills (docs/yield.md, round 5)
+    adverb_gaps = Counter(gap for gap, tag in placement if tag == "RB")
+    attributive = sum(
+        tag in PRENOMINAL_TAGS and not _coordinated(rhs, placement, n) for n, (_, tag) in enumerate(placement)
+    )
+    stacked = max(adverb_gaps.values(), default=0)
+    if stacked > 2 or (stacked == 2 and len(adverb_gaps) > 1):
         return False
-    # one attributive word: the masked LM's stacked adjectives were mostly out of order or read as a
-    # degree ("a [little] [old] loop", "the [whole] [real] film")
-    if sum(tag in PRENOMINAL_TAGS for _, tag in placement) > 1:
+    if attributive > 1:
         return False
     for n, (gap, tag) in enumerate(placement):
-        if tag in PRENOMINAL_TAGS:
+        if tag == "CC" or (tag in PRENOMINAL_TAGS and _coordinated(rhs, placement, n)):
+            if lhs not in ("NP", "ADJP") or not _coordinated(rhs, placement, n):
+                return False
+        elif tag in PRENOMINAL_TAGS:
             if lhs != "NP" or not _prenominal(rhs, gap):
                 return False
         elif tag == "RB":
@@ -127,6 +155,22 @@ def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
         else:
             return False
     return True
+
+
+HEADED_DEMONSTRATIVE = [["NN"], ["NNS"], ["JJ", "NN"], ["JJ", "NNS"], ["RB", "JJ", "NN"]]
+
+
+def _coordinated(rhs: Sequence[str], placement: Placement, n: int) -> bool:
+    """Whether word ``n`` of the placement is part of an adjective coordinated with a seed adjective:
+    "[funny] [and] charming" (JJ CC right before a seed JJ) or "charming [and] [funny]" (CC JJ right
+    after one, a degree adverb perhaps grading it: "charming [and] [very] [funny]")."""
+    gap, tag = placement[n]
+    tags = [t for g, t in placement if g == gap]
+    if tags[-2:] == ["JJ", "CC"] and gap < len(rhs) and rhs[gap] == "JJ":
+        return tag in ("JJ", "CC") and (tag == "CC" or placement[n + 1] == (gap, "CC"))
+    if tags in (["CC", "JJ"], ["CC", "RB", "JJ"]) and gap > 0 and rhs[gap - 1] == "JJ":
+        return tag in ("JJ", "CC")
+    return False
 
 
 INSERTABLE: dict[str, Callable[[str, Sequence[str], Placement], bool] | None] = {
@@ -312,9 +356,12 @@ def _neighbours(candidate: Candidate) -> list[tuple[str, str, Neighbour | None, 
             if n and masks[n - 1][0] == index
             else _token(tokens, tags, a, index - 1 if index > a else None)
         )
+        # an adjective joined by an inserted "and" to the seed's adjective before it stands where that one
+        # stands ("watchable [and] [very] [quiet]."): the seed's next word is that adjective's, not its own
+        coordinated = tag == "JJ" and (index, "CC") in masks[:n]
         following = (
             None
-            if n + 1 < len(masks) and masks[n + 1][0] == index
+            if n + 1 < len(masks) and masks[n + 1][0] == index or coordinated
             else _token(tokens, tags, a, index if index < b else None)
         )
         out.append((word.lower(), tag, previous, following, in_name))
@@ -365,6 +412,8 @@ def _misplaced(
     if tag == "RB":
         if previous is not None and _grading(previous[0]):
             return "after a degree adverb"
+        if following is None and previous is not None and previous[1] in ATTRIBUTIVE_TAGS:
+            return "after a modifier"  # grading an inserted adjective: "a pretty amazing [very simple]"
         if following is not None:
             nxt, nxt_tag = following
             if nxt_tag in NOUN_TAGS or (nxt_tag in ADVERB_TAGS and nxt.lower() not in NEGATION_ADVERBS):
@@ -397,6 +446,82 @@ def _grading(token: str) -> bool:
     return word.endswith("ly") and word in modifier_words()["RB"] and word not in SENTENCE_ADVERBS
 
 
+DEMONSTRATIVES = {"this": "NN", "that": "NN", "these": "NNS", "those": "NNS"}  # and the noun tag each takes
+COORDINATORS = frozenset({"and"})  # "but", "or" add a contrast or a choice the seed does not make
+UNCOORDINATED = DETERMINATIVES | WHOLE | {"own"}  # adjectives that determine rather than describe
+PRONOUN_NOUNS = frozenset({"one", "ones"})  # "this [whole] [one]": a pronoun, not a noun to give
+GRADED_FREQUENCY = frozenset({"often", "seldom"})
+
+
+class Phrases:
+    """The ``phrase`` check of ``--insertions phrases`` (round 5, docs/yield.md), on the multi-word
+    insertions beyond one modifier:
+
+    - a noun given to a demonstrative ("This [film] is", "these [old] [scenes]"): the seed's word is
+      "this", "that", "these" or "those", tagged ``DT`` in context (not the complementiser "that"), the
+      noun agrees with it in number, is a common noun of the reference treebank's lexicon (WordNet's
+      nouns are not shipped here) and names no group of people, in the plural either;
+    - a coordinated adjective ("a [long] [and] charming film", "watchable [and] [quiet]"): the
+      conjunction is "and", the adjective one that describes (not "its [own] [and] screwed-up", "the
+      [whole] [and] ...": ``UNCOORDINATED``).
+    """
+
+    name = "phrase"
+
+    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+        return [self._fits(c) for c in candidates]
+
+    @staticmethod
+    def _fits(candidate: Candidate) -> bool:
+        template = candidate.template
+        words = [w.lower() for w in candidate.words]
+        if "CC" in template.tags and (
+            any(w not in COORDINATORS for w, tag in zip(words, template.tags) if tag == "CC")
+            or any(w in UNCOORDINATED for w, tag in zip(words, template.tags) if tag == "JJ")
+        ):
+            return False
+        for n in range(len(words) - 1):
+            if template.masks[n][0] != template.masks[n + 1][0] or template.tags[n] != template.tags[n + 1]:
+                continue
+            if template.tags[n] == "RB" and not _graded_adverb(words[n + 1]):
+                return False  # "is [very] [often] amusing", not "[very] [really] good"
+        if template.lhs != "NP" or template.rhs_from != ("DT",):
+            return True
+        index = template.masks[0][0] - 1
+        a, _, tags = sentence_at(candidate.seed_tags, index)
+        wanted = DEMONSTRATIVES.get(template.parse.tokens[index].lower())
+        noun = words[-1]
+        return (
+            wanted is not None
+            and tags[index - a] == "DT"
+            and noun in common_nouns()[wanted] - PRONOUN_NOUNS
+            and noun.removesuffix("s") not in identity_terms()  # "those [young] [americans]"
+        )
+
+
+def _graded_adverb(word: str) -> bool:
+    """An adverb a degree adverb grades: one of frequency or an -ly manner adverb ("[very] [often]",
+    "[rather] [quietly]"), not a sentence, focus or degree adverb ("[very] [really]")."""
+    return word in GRADED_FREQUENCY or (
+        word.endswith("ly")
+        and word not in DEGREE | FOCUS | SENTENCE_ADVERBS
+        and word in modifier_words()["RB"]
+    )
+
+
+Limits = dict[str, frozenset[str]]  # tag -> words
+
+
+def vocabulary_limits(mode: str) -> tuple[Limits, Limits]:
+    """The fill vocabulary's limits of an ``--insertions`` mode (``VocabularyFilter``'s ``closed`` and
+    ``excluded``): under ``phrases`` the words its checks reject whatever the context, so that the masked
+    LM's beam is not spent on them (coordinators other than "and", determinatives as adjectives,
+    circumstances as adverbs). The other modes keep their vocabulary, and so their output."""
+    if mode != "phrases":
+        return {}, {}
+    return {"CC": COORDINATORS}, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES}
+
+
 def checks_for(mode: str) -> list[Check]:
     """The word checks of an ``--insertions`` mode (none under ``--compat``, which the caller decides):
     ``words.py``'s in every mode, the determinative, adverb and word order checks where modifiers are
@@ -404,6 +529,8 @@ def checks_for(mode: str) -> list[Check]:
     modifiers: list[Check] = (
         [Determinatives(), Adverbs(), WordOrder()] if mode in ("modifiers", "phrases") else []
     )
+    if mode == "phrases":
+        modifiers.append(Phrases())
     return [
         *modifiers,
         Dictionary(),
