@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import logging
 import math
+import re
+import string
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -57,7 +59,7 @@ from .outputs import FAIL, allowed
 from .records import SEED, TestCase
 from .requirements import load_spec
 from .run import input_of
-from .sources.lexicon import load_lexicon
+from .sources.lexicon import NEGATIONS, NEUTRAL, Lexicon, load_lexicon
 from .store import InputError, content_hash, dumps, environment, prepare_output_dir
 from .suite import CASES, MANIFEST, STATE, SUITE_FILES, SuiteWriter, iter_cases, load_state, read_manifest
 
@@ -209,6 +211,7 @@ def fuzz(
         return found
 
     answers = mft_answers(target, spec.task)
+    prior = label_word_distance(lexicon)
     fuzzable = (c for c in cases if c.kind == SEED and c.test_type == "MFT" and c.editable)
     chunks: Iterable[list[TestCase]] = islice(_chunks(fuzzable, config.chunk_size), state["chunks"], None)
     if progress is not None:
@@ -219,7 +222,7 @@ def fuzz(
             if search.max_queries is not None and spent >= search.max_queries:
                 log.info("fuzz: %d queries spent (--max-queries %d); stopping", spent, search.max_queries)
                 break
-            for found in search_chunk(chunk, search, expand, answers, target.identity, counts):
+            for found in search_chunk(chunk, search, expand, answers, target.identity, counts, prior):
                 writer.write_all(case.to_json() for case in found)
             writer.checkpoint(
                 {
@@ -282,8 +285,10 @@ def search_chunk(
     answers: Answers,
     target: str,
     counts: dict[str, FuzzCounts],
+    prior: Callable[[TestCase], float] = lambda case: 0.0,
 ) -> Iterator[list[TestCase]]:
-    """Search one chunk's seeds together, depth by depth; per seed, the cases to write (in seed order)."""
+    """Search one chunk's seeds together, depth by depth; per seed, the cases to write (in seed order).
+    ``prior`` orders a depth's first round (lowest first), before any answer says where the model moves."""
     first = answers(chunk)
     searches = []
     for seed, (_, outcome) in zip(chunk, first):
@@ -316,7 +321,7 @@ def search_chunk(
         for first_round in (True, False):
             live = [s for s in active if not s.failures]
             pool.release([s for s in active if s.failures])
-            wanted = {id(s): _round(s.pending, site_scores, first_round) for s in live}
+            wanted = {id(s): _round(s.pending, site_scores, first_round, prior) for s in live}
             pool.grant([(s, len(wanted[id(s)])) for s in live])
             asked: list[tuple[_Search, Site, TestCase, int]] = []  # with the seed's queries
             for s in live:
@@ -353,6 +358,14 @@ def search_chunk(
         if done is None:
             yield [seed]
             continue
+        log.debug(
+            "fuzz: seed %s: %d of %d queries spent, %d candidates left unasked, lowest score %s",
+            seed.id,
+            done.spent,
+            done.budget,
+            len(done.pending),
+            None if done.nearest is None else round(done.nearest[0], 6),
+        )
         tally = counts[seed.capability]
         tally.broken += bool(done.failures)
         tally.failures += len(done.failures)
@@ -394,23 +407,49 @@ def mft_answers(model: Model, task: Any) -> Answers:
     return ask
 
 
+def label_word_distance(lexicon: Lexicon) -> Callable[[TestCase], float]:
+    """How many words a candidate's insertion lies from the nearest word that carries the seed's label (a
+    polar word of the lexicon, or a negation): BAE ranks positions by how much deleting each word moves
+    the model, a query per word (half the budget of a long seed), and on sentiment the words that move it
+    are these; a lexicon model's negation and booster windows are a few words wide (VADER: 3)."""
+
+    def carries_label(word: str) -> bool:
+        word = word.strip(string.punctuation).lower()
+        return word in NEGATIONS or lexicon.polarity(word, None) not in (None, NEUTRAL)
+
+    def distance(case: TestCase) -> float:
+        inserted = {item["offset"] for item in case.provenance.get("inserted", ())}
+        words = [(m.start(), m.group()) for m in re.finditer(r"\S+", case.text)]
+        at = [i for i, (offset, _) in enumerate(words) if offset in inserted]
+        anchors = [
+            i for i, (start, word) in enumerate(words) if start not in inserted and carries_label(word)
+        ]
+        return min((abs(a - b) for a in anchors for b in at), default=math.inf)
+
+    return distance
+
+
 def _site(child: dict[str, Any], parent: TestCase) -> Site:
     provenance = child["provenance"]
     return (parent.id, dumps(provenance.get("production")), provenance["inserted"][0]["offset"])
 
 
 def _round(
-    pending: list[tuple[Site, TestCase]], best: dict[Site, float], first: bool
+    pending: list[tuple[Site, TestCase]],
+    best: dict[Site, float],
+    first: bool,
+    prior: Callable[[TestCase], float],
 ) -> list[tuple[Site, TestCase]]:
     """A depth's candidates in two rounds: first each insertion site's first (the masked LM's best fill
-    there); then the others, the sites whose first moved the model furthest toward failing first (BAE's
-    insight that where a word goes matters more than which word, measured here by the inserted words
-    themselves rather than by deleting words, whose queries validation could never keep)."""
+    there), ``prior``'s lowest first (a seed with more sites than queries asks only some); then the
+    others, the sites whose first moved the model furthest toward failing first (BAE's insight that where
+    a word goes matters more than which word, measured here by the inserted words themselves rather than
+    by deleting words, whose queries validation could never keep)."""
     if first:
         firsts: dict[Site, tuple[Site, TestCase]] = {}
         for item in pending:
             firsts.setdefault(item[0], item)
-        return list(firsts.values())
+        return sorted(firsts.values(), key=lambda item: prior(item[1]))  # stable: the expander's order within
     return sorted(pending, key=lambda item: best.get(item[0], math.inf))  # stable: the LM's order within
 
 

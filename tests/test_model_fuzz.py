@@ -139,6 +139,46 @@ def test_the_sites_whose_best_fill_moved_the_model_most_are_searched_first():
     assert failure.text == "a good film s" and failure.provenance["fuzz"]["queries"] == 4
 
 
+def test_a_seed_with_more_sites_than_queries_asks_the_prior_s_first_sites_first():
+    def expand(nodes: list[TestCase]) -> dict[str, list[dict]]:  # two sites: before and after the text
+        return {
+            node.id: [
+                _expansion(node, "p " + node.text, "p", 0),
+                _expansion(node, node.text + " s", "s", len(node.text) + 1),
+            ]
+            for node in nodes
+        }
+
+    def answers(cases: list[TestCase]) -> list[tuple[float, str | None]]:  # a word at the end breaks it
+        return [(0.0, FAIL) if case.text.endswith(" s") else (1.0, PASS) for case in cases]
+
+    def search(prior) -> list[TestCase]:  # the seed's answer and one query: one site of the two
+        search = SearchConfig(queries=2, beam=1, depth=1)
+        [found] = search_chunk([_seed("s", "a film so good")], search, expand, answers, "toy", counts, prior)
+        return found[1:]
+
+    counts = {"LC": FuzzCounts()}
+    assert [case.text for case in search(lambda case: 0.0)] == ["p a film so good"]  # the expander's order
+    prior = fuzzing.label_word_distance(_Lexicon())  # "s" lies next to "good", "p" four words away
+    assert [case.text for case in search(prior)] == ["a film so good s"]
+
+
+class _Lexicon:
+    def polarity(self, word: str, pos: str | None) -> str | None:
+        return {"good": "positive", "bad": "negative"}.get(word, "neutral" if word.isalpha() else None)
+
+
+def test_the_prior_counts_words_from_the_insertion_to_the_nearest_polar_word_or_negation():
+    distance = fuzzing.label_word_distance(_Lexicon())
+    node = _seed("s", "it is not a film")
+    assert distance(TestCase.from_json(_expansion(node, "it is not a short film", "short", 12))) == 2
+    assert distance(TestCase.from_json(_expansion(node, "really it is not a film", "really", 0))) == 3
+    node = _seed("s", "A good, fine film.")
+    assert distance(TestCase.from_json(_expansion(node, "A good, fine new film.", "new", 13))) == 2
+    node = _seed("s", "a film")
+    assert distance(TestCase.from_json(_expansion(node, "a new film", "new", 2))) == float("inf")
+
+
 def test_bad_search_settings_are_clear_errors():
     with pytest.raises(InputError, match="--queries must be at least 1"):
         SearchConfig(queries=0)
