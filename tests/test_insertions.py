@@ -18,6 +18,7 @@ from autocheck.expand.insertions import (
     INSERTABLE,
     Adverbs,
     Determinatives,
+    Phrases,
     WordOrder,
     modifier_phrase,
     one_modifier,
@@ -148,6 +149,16 @@ def test_the_adverb_check(seed, tags, before, word, keeps):
         ("ADJP", ("JJ",), ((0, "RB"),)),  # [very] light
         ("VP", ("VBD", "NP"), ((0, "RB"), (2, "RB"))),  # [still] liked it [enormously]
         ("S", ("NP", "VP"), ((1, "RB"),)),  # It [also] is
+        # round 5: the widening (docs/yield.md)
+        ("NP", ("DT",), ((1, "NN"),)),  # This [film] is
+        ("NP", ("DT",), ((1, "JJ"), (1, "NNS"))),  # these [old] [scenes]
+        ("NP", ("DT",), ((1, "RB"), (1, "JJ"), (1, "NN"))),  # this [very] [old] [film]
+        ("ADJP", ("JJ",), ((0, "JJ"), (0, "CC"))),  # [long] [and] watchable
+        ("ADJP", ("JJ",), ((1, "CC"), (1, "JJ"))),  # watchable [and] [quiet]
+        ("NP", ("DT", "JJ", "NN"), ((1, "RB"), (1, "JJ"), (1, "CC"))),  # a [very] [long] [and] charming film
+        ("ADJP", ("JJ",), ((0, "RB"), (1, "CC"), (1, "JJ"))),  # [very] watchable [and] [quiet]
+        ("NP", ("DT", "NN"), ((1, "JJ"), (1, "JJ"))),  # a [new] [political] film (the phrase check's words)
+        ("VP", ("VBZ", "ADJP"), ((1, "RB"), (1, "RB"))),  # is [very] [often] amusing
     ],
 )
 def test_phrases_keep_up_to_three_adjuncts_where_their_phrase_takes_them(lhs, rhs, placement):
@@ -157,10 +168,17 @@ def test_phrases_keep_up_to_three_adjuncts_where_their_phrase_takes_them(lhs, rh
 @pytest.mark.parametrize(
     ("lhs", "rhs", "placement"),
     [
-        ("NP", ("DT", "NN"), ((1, "JJ"), (1, "JJ"))),  # a [little] [old] loop: stacked adjectives
+        ("NP", ("DT", "NN"), ((1, "JJ"), (1, "JJ"), (1, "JJ"))),  # three stacked adjectives
         ("NP", ("DT", "NN"), ((1, "RB"),)),  # a [very] film: an adverb grading nothing inserted
         ("NP", ("DT", "NN"), ((1, "JJ"), (1, "RB"))),  # a [old] [very] film
-        ("ADJP", ("JJ",), ((0, "RB"), (0, "RB"))),  # [very] [really] good: two adverbs in one place
+        ("ADJP", ("JJ",), ((0, "RB"), (0, "RB"), (0, "RB"))),  # three adverbs in one place
+        ("VP", ("VBD", "NP"), ((0, "RB"), (0, "RB"), (2, "RB"))),  # two in one place and one more
+        ("NP", ("DT",), ((1, "JJ"),)),  # those [other]: a demonstrative gets a noun or nothing
+        ("NP", ("DT",), ((1, "NN"), (1, "NN"))),  # this [film] [character]
+        ("NP", ("DT", "NN"), ((1, "CC"), (1, "JJ"))),  # a [and] [new] film: no adjective to join
+        ("ADJP", ("JJ",), ((0, "CC"), (0, "JJ"))),  # [and] [long] watchable
+        ("NP", ("DT", "NN"), ((1, "JJ"), (1, "CC"))),  # a [long] [and] film: no adjective after it
+        ("PP", ("IN", "JJ"), ((2, "CC"), (2, "JJ"))),  # a coordination outside an NP or ADJP
         ("VP", ("VBD", "NP"), ((0, "RB"), (1, "RB"), (2, "RB"), (2, "RB"))),  # four words
         ("NP", ("DT", "NN"), ((1, "NN"),)),  # a noun
         ("NP", ("DT", "NN"), ((1, "VBG"),)),  # an [going] affectionate take: participles were mostly odd
@@ -239,7 +257,7 @@ def test_generation_inserts_one_modifier_or_any_tag_on_request(stand_in_config, 
     generation.generate(stand_in_config, tmp_path / "phrases")  # the default
     phrases = inserted(tmp_path / "phrases")
     assert phrases and all(1 <= len(words) <= 3 for words in phrases)
-    assert {w["tag"] for words in phrases for w in words} <= {"JJ", "RB", "VBN", "VBG"}
+    assert {w["tag"] for words in phrases for w in words} <= {"JJ", "RB", "CC", "NN", "NNS"}
     assert (
         json.loads((tmp_path / "phrases" / "manifest.json").read_text())["settings"]["insertions"]
         == "phrases"
@@ -299,3 +317,58 @@ def test_the_word_order_check(seed, tags, before, word, tag, keeps):
 def test_the_word_order_check_lets_an_adverb_grade_an_inserted_adjective():
     candidate = phrase_candidate("It is a film", "PRP VBZ DT NN", 3, ("very", "old"), ("RB", "JJ"))
     assert WordOrder().passes([candidate]) == [True]  # type: ignore[list-item]
+
+
+def widened(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_tags, lhs="NP", rhs=("DT",)):
+    """A fill of a round-5 phrase (``phrase_candidate`` with the production the phrase check reads)."""
+    candidate = phrase_candidate(tokens, tags, before, words, mask_tags)
+    candidate.template.lhs, candidate.template.rhs_from, candidate.template.tags = lhs, rhs, mask_tags
+    return candidate
+
+
+@pytest.mark.parametrize(
+    ("tokens", "tags", "words", "mask_tags", "keeps"),
+    [
+        ("This is good", "DT VBZ JJ", ("film",), ("NN",), True),  # This [film] is good
+        ("This is good", "DT VBZ JJ", ("films",), ("NNS",), False),  # This [films]: number
+        ("These are good", "DT VBP JJ", ("old", "scenes"), ("JJ", "NNS"), True),
+        ("These are good", "DT VBP JJ", ("scene",), ("NN",), False),
+        ("All is good", "DT VBZ JJ", ("film",), ("NN",), False),  # no demonstrative
+        ("That is good", "IN VBZ JJ", ("film",), ("NN",), False),  # tagged a complementiser in context
+        ("This is good", "DT VBZ JJ", ("xyzzy",), ("NN",), False),  # no common noun of the treebank
+    ],
+)
+def test_the_phrase_check_gives_a_demonstrative_a_noun_that_agrees(tokens, tags, words, mask_tags, keeps):
+    candidate = widened(tokens, tags, 1, words, mask_tags)
+    assert Phrases().passes([candidate]) == [keeps]  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("words", "mask_tags", "keeps"),
+    [
+        (("long", "and"), ("JJ", "CC"), True),  # [long] [and] watchable
+        (("long", "but"), ("JJ", "CC"), False),  # a contrast the seed does not make
+        (("new", "political"), ("JJ", "JJ"), True),  # a relational adjective last
+        (("political", "new"), ("JJ", "JJ"), False),  # out of order
+        (("comic", "political"), ("JJ", "JJ"), False),  # two relational adjectives
+        (("little", "political"), ("JJ", "JJ"), False),  # "little" before an adjective reads as a degree
+        (("new", "special"), ("JJ", "JJ"), False),  # "special" is qualitative, not relational
+        (("very", "often"), ("RB", "RB"), True),  # [very] [often]
+        (("very", "quietly"), ("RB", "RB"), True),
+        (("very", "really"), ("RB", "RB"), False),  # a sentence adverb is not graded
+        (("really", "very"), ("RB", "RB"), False),  # nor a degree adverb
+    ],
+)
+def test_the_phrase_check_reads_coordinations_and_stacks(words, mask_tags, keeps):
+    candidate = widened(
+        "It is a watchable film", "PRP VBZ DT JJ NN", 3, words, mask_tags, "NP", ("DT", "JJ", "NN")
+    )
+    assert Phrases().passes([candidate]) == [keeps]  # type: ignore[list-item]
+
+
+def test_the_word_order_check_lets_a_coordinated_adjective_end_a_clause():
+    """watchable [and] [quiet] .: the inserted adjective takes the place of the seed's, no noun after it."""
+    candidate = phrase_candidate("It is watchable .", "PRP VBZ JJ .", 3, ("and", "quiet"), ("CC", "JJ"))
+    assert WordOrder().passes([candidate]) == [True]  # type: ignore[list-item]
+    alone = phrase_candidate("It is watchable .", "PRP VBZ JJ .", 3, ("quiet",), ("JJ",))
+    assert WordOrder().passes([alone]) == [False]  # type: ignore[list-item]

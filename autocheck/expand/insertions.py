@@ -35,12 +35,13 @@ quiet desperation", "too far savvy").
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .expansion import ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
-from .words import Articles, Dictionary, IdentityTerms, PolarityItems, modifier_words
+from .words import Articles, Dictionary, IdentityTerms, PolarityItems, common_nouns, modifier_words
 
 if TYPE_CHECKING:
     from .expansion import Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
@@ -109,15 +110,28 @@ def _prenominal(rhs: Sequence[str], gap: int) -> bool:
 def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
     if not 1 <= len(placement) <= MAX_PHRASE:
         return False
-    adverb_gaps = [gap for gap, tag in placement if tag == "RB"]
-    if len(adverb_gaps) != len(set(adverb_gaps)):  # "[very] [really] good": one adverb a place
+    if lhs == "NP" and rhs == ("DT",):  # a demonstrative given its noun: "This [film] is", "this [old film]"
+        return [tag for _, tag in placement] in HEADED_DEMONSTRATIVE
+    # two adverbs or two attributive adjectives go in at one place, a degree adverb grading an adverb
+    # ("is [very] [often] amusing") or adjectives in the order English gives them ("a [new] [political]
+    # film"; the words are the ``phrase`` check's); the masked LM's other stacks were out of order or read
+    # as a degree ("[very] [really] good", "a [little] [old] loop")
+    adverb_gaps = Counter(gap for gap, tag in placement if tag == "RB")
+    attributive = Counter(
+        gap
+        for n, (gap, tag) in enumerate(placement)
+        if tag in PRENOMINAL_TAGS and not _coordinated(rhs, placement, n)
+    )
+    stacked = max(adverb_gaps.values(), default=0)
+    if stacked > 2 or (stacked == 2 and len(adverb_gaps) > 1):
         return False
-    # one attributive word: the masked LM's stacked adjectives were mostly out of order or read as a
-    # degree ("a [little] [old] loop", "the [whole] [real] film")
-    if sum(tag in PRENOMINAL_TAGS for _, tag in placement) > 1:
+    if len(attributive) > 1 or max(attributive.values(), default=0) > 2:
         return False
     for n, (gap, tag) in enumerate(placement):
-        if tag in PRENOMINAL_TAGS:
+        if tag == "CC" or (tag in PRENOMINAL_TAGS and _coordinated(rhs, placement, n)):
+            if lhs not in ("NP", "ADJP") or not _coordinated(rhs, placement, n):
+                return False
+        elif tag in PRENOMINAL_TAGS:
             if lhs != "NP" or not _prenominal(rhs, gap):
                 return False
         elif tag == "RB":
@@ -127,6 +141,22 @@ def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
         else:
             return False
     return True
+
+
+HEADED_DEMONSTRATIVE = [["NN"], ["NNS"], ["JJ", "NN"], ["JJ", "NNS"], ["RB", "JJ", "NN"]]
+
+
+def _coordinated(rhs: Sequence[str], placement: Placement, n: int) -> bool:
+    """Whether word ``n`` of the placement is part of an adjective coordinated with a seed adjective:
+    "[funny] [and] charming" (JJ CC right before a seed JJ) or "charming [and] [funny]" (CC JJ right
+    after one)."""
+    gap, tag = placement[n]
+    tags = [t for g, t in placement if g == gap]
+    if tags[-2:] == ["JJ", "CC"] and gap < len(rhs) and rhs[gap] == "JJ":
+        return tag in ("JJ", "CC") and (tag == "CC" or placement[n + 1] == (gap, "CC"))
+    if tags[:2] == ["CC", "JJ"] and gap > 0 and rhs[gap - 1] == "JJ" and len(tags) == 2:
+        return True
+    return False
 
 
 INSERTABLE: dict[str, Callable[[str, Sequence[str], Placement], bool] | None] = {
@@ -312,9 +342,12 @@ def _neighbours(candidate: Candidate) -> list[tuple[str, str, Neighbour | None, 
             if n and masks[n - 1][0] == index
             else _token(tokens, tags, a, index - 1 if index > a else None)
         )
+        # an adjective joined by an inserted "and" to the seed's adjective before it stands where that one
+        # stands ("watchable [and] [quiet]."): the seed's next word is that adjective's, not its own
+        coordinated = n > 0 and masks[n - 1] == (index, "CC")
         following = (
             None
-            if n + 1 < len(masks) and masks[n + 1][0] == index
+            if n + 1 < len(masks) and masks[n + 1][0] == index or coordinated
             else _token(tokens, tags, a, index if index < b else None)
         )
         out.append((word.lower(), tag, previous, following, in_name))
@@ -397,6 +430,85 @@ def _grading(token: str) -> bool:
     return word.endswith("ly") and word in modifier_words()["RB"] and word not in SENTENCE_ADVERBS
 
 
+DEMONSTRATIVES = {"this": "NN", "that": "NN", "these": "NNS", "those": "NNS"}  # and the noun tag each takes
+COORDINATORS = frozenset({"and"})
+GRADED_FREQUENCY = frozenset({"often", "seldom"})
+QUALITATIVE_AL_IC = frozenset(
+    """real ideal special total general usual unusual normal equal final actual original personal natural
+    formal casual brutal vital crucial fatal typical classic basic epic dramatic romantic magic ironic
+    iconic tragic logical critical practical radical physical several""".split()
+)
+# adjectives that before another read as its degree ("a little old", "real good", "pretty dull")
+DEGREE_ADJECTIVES = frozenset(
+    "little real pretty big great good bad".split()
+)  # "but", "or" add a contrast or a choice the seed does not make
+
+
+class Phrases:
+    """The ``phrase`` check of ``--insertions phrases`` (round 5, docs/yield.md), on the multi-word
+    insertions beyond one modifier:
+
+    - a noun given to a demonstrative ("This [film] is", "these [old] [scenes]"): the seed's word is
+      "this", "that", "these" or "those", tagged ``DT`` in context (not the complementiser "that"), the
+      noun agrees with it in number and is a common noun of the reference treebank's lexicon (WordNet's
+      nouns are not shipped here);
+    - a coordinated adjective ("a [long] [and] charming film", "watchable [and] [quiet]"): the
+      conjunction is "and".
+    """
+
+    name = "phrase"
+
+    def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
+        return [self._fits(c) for c in candidates]
+
+    @staticmethod
+    def _fits(candidate: Candidate) -> bool:
+        template = candidate.template
+        words = [w.lower() for w in candidate.words]
+        if any(w not in COORDINATORS for w, tag in zip(words, template.tags) if tag == "CC"):
+            return False
+        for n in range(len(words) - 1):
+            if template.masks[n][0] != template.masks[n + 1][0] or template.tags[n] != template.tags[n + 1]:
+                continue
+            if template.tags[n] == "RB" and not _graded_adverb(words[n + 1]):
+                return False  # "is [very] [often] amusing", not "[very] [really] good"
+            if template.tags[n] == "JJ" and not _ordered(words[n], words[n + 1]):
+                return False  # "a [new] [political] film", not "a [little] [old] loop"
+        if template.lhs != "NP" or template.rhs_from != ("DT",):
+            return True
+        index = template.masks[0][0] - 1
+        a, _, tags = sentence_at(candidate.seed_tags, index)
+        wanted = DEMONSTRATIVES.get(template.parse.tokens[index].lower())
+        return wanted is not None and tags[index - a] == "DT" and words[-1] in common_nouns()[wanted]
+
+
+def _graded_adverb(word: str) -> bool:
+    """An adverb a degree adverb grades: one of frequency or an -ly manner adverb ("[very] [often]",
+    "[rather] [quietly]"), not a sentence, focus or degree adverb ("[very] [really]")."""
+    return word in GRADED_FREQUENCY or (
+        word.endswith("ly")
+        and word not in DEGREE | FOCUS | SENTENCE_ADVERBS
+        and word in modifier_words()["RB"]
+    )
+
+
+def _ordered(first: str, second: str) -> bool:
+    """Two adjectives before a noun in English's order: the second one of relation ("a [new] [political]
+    film", "[full] [emotional]"), the first not, nor one read as a degree or a determiner ("a [little]
+    [old]", "the [whole] [real]", "his [own] [real]")."""
+    return (
+        _relational(second)
+        and not _relational(first)
+        and first not in DEGREE_ADJECTIVES | WHOLE | DETERMINATIVES | {"own"}
+    )
+
+
+def _relational(word: str) -> bool:
+    """An adjective of relation (of a field or a kind: "political", "emotional", "comic"), by its suffix,
+    less the common qualitative adjectives with the same ending ("real", "special", "typical")."""
+    return word.endswith(("al", "ic")) and word not in QUALITATIVE_AL_IC
+
+
 def checks_for(mode: str) -> list[Check]:
     """The word checks of an ``--insertions`` mode (none under ``--compat``, which the caller decides):
     ``words.py``'s in every mode, the determinative, adverb and word order checks where modifiers are
@@ -404,6 +516,8 @@ def checks_for(mode: str) -> list[Check]:
     modifiers: list[Check] = (
         [Determinatives(), Adverbs(), WordOrder()] if mode in ("modifiers", "phrases") else []
     )
+    if mode == "phrases":
+        modifiers.append(Phrases())
     return [
         *modifiers,
         Dictionary(),

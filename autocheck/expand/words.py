@@ -68,6 +68,19 @@ def modifier_words() -> dict[str, frozenset[str]]:
 
 
 @cache
+def common_nouns() -> dict[str, frozenset[str]]:
+    """Tag (``NN``, ``NNS``) -> the lower-case words the shipped PTB-sample grammar's lexicon has seen with
+    that tag at least twice (a dictionary of common nouns: WordNet's nouns are not shipped here)."""
+    from .grammar import load_grammar
+
+    lexicon = load_grammar().lexical_counts
+    return {
+        tag: frozenset(w.lower() for w, n in lexicon.get(tag, {}).items() if n >= 2 and w.isalpha())
+        for tag in ("NN", "NNS")
+    }
+
+
+@cache
 def identity_terms() -> frozenset[str]:
     shipped = {e.value.lower() for name in ("nationality", "religion") for e in load_lexicon(name)}
     return frozenset(shipped | GROUP_WORDS)
