@@ -149,7 +149,7 @@ class _Pool:
             short = still
 
 
-Site = tuple[str, str, int]  # where a candidate inserts: its partial edit, production and first offset
+Site = tuple[str, str, int]  # where a candidate inserts: its seed, production and first offset in the seed
 Answers = Callable[[list[TestCase]], list[tuple[float, str | None]]]  # per case: (score, outcome or None)
 Expand = Callable[[list[TestCase]], dict[str, list[dict[str, Any]]]]
 
@@ -301,6 +301,7 @@ def search_chunk(
         else:
             searches.append(_Search(seed, search.queries, seen={seed.text}, frontier=[seed]))
     pool = _Pool()
+    site_scores: dict[Site, float] = {}  # the lowest score a site's fills got, at any depth
     for depth in range(1, search.depth + 1):
         active = [s for s in searches if s.frontier and not s.failures]
         if not active:
@@ -314,10 +315,9 @@ def search_chunk(
                     case = _rooted(TestCase.from_json(child), node, s.seed)
                     if case.text not in s.seen:
                         s.seen.add(case.text)
-                        s.pending.append((_site(child, node), case))
+                        s.pending.append((_site(child, node, s.seed), case))
             s.frontier = []
         scored: dict[int, list[tuple[float, TestCase]]] = {}
-        site_scores: dict[Site, float] = {}
         for first_round in (True, False):
             live = [s for s in active if not s.failures]
             pool.release([s for s in active if s.failures])
@@ -429,9 +429,15 @@ def label_word_distance(lexicon: Lexicon) -> Callable[[TestCase], float]:
     return distance
 
 
-def _site(child: dict[str, Any], parent: TestCase) -> Site:
+def _site(child: dict[str, Any], parent: TestCase, seed: TestCase) -> Site:
+    """Where ``child`` inserts, in the seed's text: the same site whatever partial edit it grew from, so
+    what a site did at one depth orders it at the next (the edits of two sites add up: BAE-I's greedy
+    path), and a depth measures each site once rather than once per partial edit of its beam."""
     provenance = child["provenance"]
-    return (parent.id, dumps(provenance.get("production")), provenance["inserted"][0]["offset"])
+    at = provenance["inserted"][0]["offset"]
+    earlier = parent.provenance.get("inserted", ()) if parent is not seed else ()
+    at -= sum(len(item["word"]) + 1 for item in earlier if item["offset"] < at)
+    return (seed.id, dumps(provenance.get("production")), at)
 
 
 def _round(
@@ -441,15 +447,17 @@ def _round(
     prior: Callable[[TestCase], float],
 ) -> list[tuple[Site, TestCase]]:
     """A depth's candidates in two rounds: first each insertion site's first (the masked LM's best fill
-    there), ``prior``'s lowest first (a seed with more sites than queries asks only some); then the
-    others, the sites whose first moved the model furthest toward failing first (BAE's insight that where
-    a word goes matters more than which word, measured here by the inserted words themselves rather than
-    by deleting words, whose queries validation could never keep)."""
+    there), those of the sites that moved the model furthest at an earlier depth first, then the new
+    sites by ``prior`` (a seed with more sites than queries asks only some); then the others, the sites
+    whose fills moved the model furthest toward failing first (BAE's insight that where a word goes
+    matters more than which word, measured here by the inserted words themselves rather than by deleting
+    words, whose queries validation could never keep)."""
     if first:
         firsts: dict[Site, tuple[Site, TestCase]] = {}
         for item in pending:
             firsts.setdefault(item[0], item)
-        return sorted(firsts.values(), key=lambda item: prior(item[1]))  # stable: the expander's order within
+        # stable: the expander's order within
+        return sorted(firsts.values(), key=lambda item: (best.get(item[0], math.inf), prior(item[1])))
     return sorted(pending, key=lambda item: best.get(item[0], math.inf))  # stable: the LM's order within
 
 
