@@ -29,6 +29,10 @@ asked: the total, the seeds' own answers included. Transfer: of
 the failures found on the target, the share that also fail on each other panel model, among those whose
 seed that model passes.
 
+Why fuzz lost a seed: for each seed BAE-I breaks at equal queries and fuzz does not, what fuzz had there
+(``why_unbroken``: no insertion site, sites whose every fill validation rejected, every valid candidate
+asked without a flip, or its budget spent with candidates left).
+
 Validity: ``--sample N`` draws N found failures of fuzz and of BAE-I (``default_rng(2026)``), shuffles
 them together and writes them without their method to ``fuzz_reading.jsonl`` for a blind reader, who
 fills ``grammatical``, ``natural`` and ``label_kept`` (true/false) into ``benchmarks/fuzz_labels.jsonl``
