@@ -156,13 +156,14 @@ class GenerateConfig:
     first_beam: int | None = 4  # multi-mask templates: this beam first, the full beam only if short of fills
     # expand/insertions.py: what the defaults keep, read directly, was 57 % grammatical and 20 % natural
     # with every tag; one adjective or adverb in the phrases that take it raised both (README, Validity),
-    # and up to three of them with attributive participles (phrases) spread the suite over more words and
-    # tag patterns (docs/yield.md)
+    # and up to three words, adjuncts and the phrases of docs/yield.md's fifth round (phrases), spread the
+    # suite over more words and tag patterns
     insertions: str = option(
         "phrases",
         "--insertions",
-        "the words an expansion may insert: up to three adjectives, attributive participles and adverbs "
-        "where a noun phrase, clause, verb or adjective phrase takes them (phrases), exactly one adjective "
+        "the words an expansion may insert: up to three adjectives and adverbs where a noun phrase, clause, "
+        "verb or adjective phrase takes them, a demonstrative's noun or an adjective joined by 'and' "
+        "(phrases), exactly one adjective "
         "before a noun or one adverb (modifiers), content words (common nouns, adjectives, adverbs, verbs), "
         "or any tag the grammar proposes (the paper; always so with --compat)",
         group=EXPAND,

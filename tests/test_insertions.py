@@ -22,7 +22,9 @@ from autocheck.expand.insertions import (
     WordOrder,
     modifier_phrase,
     one_modifier,
+    vocabulary_limits,
 )
+from autocheck.expand.vocabulary import TagDictionary, VocabularyFilter
 
 
 @pytest.mark.parametrize(
@@ -155,6 +157,8 @@ def test_the_adverb_check(seed, tags, before, word, keeps):
         ("NP", ("DT",), ((1, "RB"), (1, "JJ"), (1, "NN"))),  # this [very] [old] [film]
         ("ADJP", ("JJ",), ((0, "JJ"), (0, "CC"))),  # [long] [and] watchable
         ("ADJP", ("JJ",), ((1, "CC"), (1, "JJ"))),  # watchable [and] [quiet]
+        ("ADJP", ("JJ",), ((1, "CC"), (1, "RB"), (1, "JJ"))),  # watchable [and] [very] [quiet]
+        ("NP", ("DT",), ((1, "JJ"), (1, "JJ"), (1, "NN"))),  # this [new] [political] [film]
         ("NP", ("DT", "JJ", "NN"), ((1, "RB"), (1, "JJ"), (1, "CC"))),  # a [very] [long] [and] charming film
         ("ADJP", ("JJ",), ((0, "RB"), (1, "CC"), (1, "JJ"))),  # [very] watchable [and] [quiet]
         ("NP", ("DT", "NN"), ((1, "JJ"), (1, "JJ"))),  # a [new] [political] film (the phrase check's words)
@@ -177,6 +181,7 @@ def test_phrases_keep_up_to_three_adjuncts_where_their_phrase_takes_them(lhs, rh
         ("NP", ("DT",), ((1, "NN"), (1, "NN"))),  # this [film] [character]
         ("NP", ("DT", "NN"), ((1, "CC"), (1, "JJ"))),  # a [and] [new] film: no adjective to join
         ("ADJP", ("JJ",), ((0, "CC"), (0, "JJ"))),  # [and] [long] watchable
+        ("ADJP", ("JJ",), ((1, "CC"), (1, "JJ"), (1, "RB"))),  # watchable [and] [quiet] [very]
         ("NP", ("DT", "NN"), ((1, "JJ"), (1, "CC"))),  # a [long] [and] film: no adjective after it
         ("PP", ("IN", "JJ"), ((2, "CC"), (2, "JJ"))),  # a coordination outside an NP or ADJP
         ("VP", ("VBD", "NP"), ((0, "RB"), (1, "RB"), (2, "RB"), (2, "RB"))),  # four words
@@ -336,6 +341,7 @@ def widened(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_ta
         ("All is good", "DT VBZ JJ", ("film",), ("NN",), False),  # no demonstrative
         ("That is good", "IN VBZ JJ", ("film",), ("NN",), False),  # tagged a complementiser in context
         ("This is good", "DT VBZ JJ", ("xyzzy",), ("NN",), False),  # no common noun of the treebank
+        ("This is good", "DT VBZ JJ", ("whole", "one"), ("JJ", "NN"), False),  # a pronoun
     ],
 )
 def test_the_phrase_check_gives_a_demonstrative_a_noun_that_agrees(tokens, tags, words, mask_tags, keeps):
@@ -348,6 +354,7 @@ def test_the_phrase_check_gives_a_demonstrative_a_noun_that_agrees(tokens, tags,
     [
         (("long", "and"), ("JJ", "CC"), True),  # [long] [and] watchable
         (("long", "but"), ("JJ", "CC"), False),  # a contrast the seed does not make
+        (("own", "and"), ("JJ", "CC"), False),  # its [own and] screwed-up: "own" determines
         (("new", "political"), ("JJ", "JJ"), True),  # a relational adjective last
         (("political", "new"), ("JJ", "JJ"), False),  # out of order
         (("comic", "political"), ("JJ", "JJ"), False),  # two relational adjectives
@@ -370,5 +377,30 @@ def test_the_word_order_check_lets_a_coordinated_adjective_end_a_clause():
     """watchable [and] [quiet] .: the inserted adjective takes the place of the seed's, no noun after it."""
     candidate = phrase_candidate("It is watchable .", "PRP VBZ JJ .", 3, ("and", "quiet"), ("CC", "JJ"))
     assert WordOrder().passes([candidate]) == [True]  # type: ignore[list-item]
+    graded = phrase_candidate(
+        "It is watchable .", "PRP VBZ JJ .", 3, ("and", "very", "quiet"), ("CC", "RB", "JJ")
+    )
+    assert WordOrder().passes([graded]) == [True]  # type: ignore[list-item]
     alone = phrase_candidate("It is watchable .", "PRP VBZ JJ .", 3, ("quiet",), ("JJ",))
     assert WordOrder().passes([alone]) == [False]  # type: ignore[list-item]
+
+
+def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere():
+    words = {0: "and", 1: "but", 2: "old", 3: "other", 4: "often", 5: "there"}
+    lexical = {"CC": {"and": 2, "but": 2}, "JJ": {"old": 2, "other": 2}, "RB": {"often": 2, "there": 2}}
+
+    def allowed(mode: str) -> list[str]:
+        closed, excluded = vocabulary_limits(mode)
+        vocabulary = VocabularyFilter(
+            words, TagDictionary(lexical, {}), _Neutral(), proper_noun=lambda w: False,
+            single_token=lambda w: True, closed=closed, excluded=excluded,
+        )  # fmt: skip
+        return [words[i] for tag in ("CC", "JJ", "RB") for i in vocabulary.allowed(tag)]
+
+    assert allowed("phrases") == ["and", "old", "often"]
+    assert allowed("modifiers") == allowed("any") == list(words.values())  # their output unchanged
+
+
+class _Neutral:
+    def is_neutral(self, word, pos):
+        return True

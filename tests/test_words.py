@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 from test_fill import Lexicon, always, seed, template
 
-from autocheck.expand.validate import select, standard_checks
+from autocheck.expand.validate import Spread, select, standard_checks
 from autocheck.expand.words import Articles, Dictionary, IdentityTerms, PolarityItems, article_for
 
 
@@ -104,6 +104,30 @@ def test_spread_prefers_words_not_kept_yet_and_falls_back_to_a_repeat():
     used: Counter[str] = Counter()
     assert run(used) == [[("old",)], [("new",)], [("old",)]]
     assert used == Counter({"old": 2, "new": 1})
+
+
+def test_a_capped_spread_takes_the_least_repeated_fill_and_none_at_the_cap():
+    texts = [f"this is a movie {n} ." for n in range(4)]
+    templates = [template(t, [(3, "JJ")], case_id=f"c{n}", tid=str(n)) for n, t in enumerate(texts)]
+    seeds = [seed(t, case_id=f"c{n}") for n, t in enumerate(texts)]
+    fills = [
+        [(("old",), -1.0)],
+        [(("new",), -1.0)],
+        [(("old",), -1.0)],  # nothing but a repeat
+        [(("old",), -1.0), (("new",), -2.0)],  # two repeats, "old" the best but the more repeated
+    ]
+
+    def run(cap):
+        kept_texts: dict[str, set[str]] = {}
+        checks = standard_checks(Lexicon(), always, kept_texts)
+        kept = select(templates, fills, seeds, checks, [1] * 4, kept_texts, spread=Spread(cap))
+        return [[c.words for c, _ in fills_kept] for fills_kept in kept]
+
+    assert run(None) == [[("old",)], [("new",)], [("old",)], [("old",)]]  # uncapped: the best repeat
+    # a word may fill as many as the cap's share of the kept expansions: "old" 2 of 2, then the less
+    # repeated "new" (2 of 3)
+    assert run(1.0) == [[("old",)], [("new",)], [("old",)], [("new",)]]
+    assert run(0.1) == [[("old",)], [("new",)], [], []]
 
 
 @pytest.mark.parametrize(

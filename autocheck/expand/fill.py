@@ -30,7 +30,16 @@ from .context import FunctionPairs
 from .fluency import Fluency
 from .mlm import MaskedLM, Suggestion
 from .slot import SlotRule
-from .validate import Candidate, Check, FillStats, NeutralLexicon, Requirement, select, standard_checks
+from .validate import (
+    Candidate,
+    Check,
+    FillStats,
+    NeutralLexicon,
+    Requirement,
+    Spread,
+    select,
+    standard_checks,
+)
 from .vocabulary import VocabularyFilter
 
 log = logging.getLogger(__name__)
@@ -62,6 +71,7 @@ def fill(
     checks: Sequence[Check] = (),
     slot: SlotRule | None = None,
     spread: bool = False,
+    spread_cap: float | None = None,
 ) -> Iterator[TestCase]:
     """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
 
@@ -76,13 +86,13 @@ def fill(
     with ``beam_size`` at once. ``checks``: a user's own validation checks (``validate.Check``). ``slot``
     (with ``vocabulary``): the slot rule; a template it leaves without any fill in its last search is
     counted in ``stats.slot``. ``spread``: prefer fills whose words no earlier fill of this call inserted
-    (``validate.select``).
+    (``validate.select``), no repeated word above ``spread_cap`` of the call's expansions when given.
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
     stats = stats if stats is not None else FillStats()
     kept_texts: dict[str, set[str]] = {}  # across chunks, so duplicates are seen run-wide
-    used_words: Counter[str] | None = Counter() if spread else None  # likewise, words kept
+    used_words = Spread(spread_cap) if spread else None  # likewise, words kept
     widths = [beam_size]
     if fills_per_mask is not None and first_beam is not None and first_beam < beam_size:
         widths = [first_beam, beam_size]

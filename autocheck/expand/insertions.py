@@ -58,6 +58,8 @@ MODIFIER_PARENTS = {"JJ": frozenset({"NP"}), "RB": frozenset({"S", "VP", "ADJP"}
 # the other words (benchmarks/yield_*sample.jsonl, the tuning rows)
 PRENOMINAL_TAGS = frozenset({"JJ"})
 MAX_PHRASE = 3
+# ``phrases``: the most share of a fill call's expansions one repeated word may take (issue #35: 3 %)
+SPREAD_CAP = 0.03
 # quantifiers and words of identity (the Cambridge Grammar's determinatives that the PTB tags JJ) and
 # ordinals: they set a noun's number or pick it out of a set or a series the sentence does not give
 DETERMINATIVES = frozenset(
@@ -143,19 +145,19 @@ def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
     return True
 
 
-HEADED_DEMONSTRATIVE = [["NN"], ["NNS"], ["JJ", "NN"], ["JJ", "NNS"], ["RB", "JJ", "NN"]]
+HEADED_DEMONSTRATIVE = [["NN"], ["NNS"], ["JJ", "NN"], ["JJ", "NNS"], ["RB", "JJ", "NN"], ["JJ", "JJ", "NN"]]
 
 
 def _coordinated(rhs: Sequence[str], placement: Placement, n: int) -> bool:
     """Whether word ``n`` of the placement is part of an adjective coordinated with a seed adjective:
     "[funny] [and] charming" (JJ CC right before a seed JJ) or "charming [and] [funny]" (CC JJ right
-    after one)."""
+    after one, a degree adverb perhaps grading it: "charming [and] [very] [funny]")."""
     gap, tag = placement[n]
     tags = [t for g, t in placement if g == gap]
     if tags[-2:] == ["JJ", "CC"] and gap < len(rhs) and rhs[gap] == "JJ":
         return tag in ("JJ", "CC") and (tag == "CC" or placement[n + 1] == (gap, "CC"))
-    if tags[:2] == ["CC", "JJ"] and gap > 0 and rhs[gap - 1] == "JJ" and len(tags) == 2:
-        return True
+    if tags in (["CC", "JJ"], ["CC", "RB", "JJ"]) and gap > 0 and rhs[gap - 1] == "JJ":
+        return tag in ("JJ", "CC")
     return False
 
 
@@ -343,8 +345,8 @@ def _neighbours(candidate: Candidate) -> list[tuple[str, str, Neighbour | None, 
             else _token(tokens, tags, a, index - 1 if index > a else None)
         )
         # an adjective joined by an inserted "and" to the seed's adjective before it stands where that one
-        # stands ("watchable [and] [quiet]."): the seed's next word is that adjective's, not its own
-        coordinated = n > 0 and masks[n - 1] == (index, "CC")
+        # stands ("watchable [and] [very] [quiet]."): the seed's next word is that adjective's, not its own
+        coordinated = tag == "JJ" and (index, "CC") in masks[:n]
         following = (
             None
             if n + 1 < len(masks) and masks[n + 1][0] == index or coordinated
@@ -432,6 +434,8 @@ def _grading(token: str) -> bool:
 
 DEMONSTRATIVES = {"this": "NN", "that": "NN", "these": "NNS", "those": "NNS"}  # and the noun tag each takes
 COORDINATORS = frozenset({"and"})
+UNCOORDINATED = DETERMINATIVES | WHOLE | {"own"}  # adjectives that determine rather than describe
+PRONOUN_NOUNS = frozenset({"one", "ones"})  # "this [whole] [one]": a pronoun, not a noun to give
 GRADED_FREQUENCY = frozenset({"often", "seldom"})
 QUALITATIVE_AL_IC = frozenset(
     """real ideal special total general usual unusual normal equal final actual original personal natural
@@ -453,7 +457,8 @@ class Phrases:
       noun agrees with it in number and is a common noun of the reference treebank's lexicon (WordNet's
       nouns are not shipped here);
     - a coordinated adjective ("a [long] [and] charming film", "watchable [and] [quiet]"): the
-      conjunction is "and".
+      conjunction is "and", the adjective one that describes (not "its [own] [and] screwed-up", "the
+      [whole] [and] ...": ``UNCOORDINATED``).
     """
 
     name = "phrase"
@@ -465,7 +470,10 @@ class Phrases:
     def _fits(candidate: Candidate) -> bool:
         template = candidate.template
         words = [w.lower() for w in candidate.words]
-        if any(w not in COORDINATORS for w, tag in zip(words, template.tags) if tag == "CC"):
+        if "CC" in template.tags and (
+            any(w not in COORDINATORS for w, tag in zip(words, template.tags) if tag == "CC")
+            or any(w in UNCOORDINATED for w, tag in zip(words, template.tags) if tag == "JJ")
+        ):
             return False
         for n in range(len(words) - 1):
             if template.masks[n][0] != template.masks[n + 1][0] or template.tags[n] != template.tags[n + 1]:
@@ -479,7 +487,11 @@ class Phrases:
         index = template.masks[0][0] - 1
         a, _, tags = sentence_at(candidate.seed_tags, index)
         wanted = DEMONSTRATIVES.get(template.parse.tokens[index].lower())
-        return wanted is not None and tags[index - a] == "DT" and words[-1] in common_nouns()[wanted]
+        return (
+            wanted is not None
+            and tags[index - a] == "DT"
+            and words[-1] in common_nouns()[wanted] - PRONOUN_NOUNS
+        )
 
 
 def _graded_adverb(word: str) -> bool:
@@ -507,6 +519,19 @@ def _relational(word: str) -> bool:
     """An adjective of relation (of a field or a kind: "political", "emotional", "comic"), by its suffix,
     less the common qualitative adjectives with the same ending ("real", "special", "typical")."""
     return word.endswith(("al", "ic")) and word not in QUALITATIVE_AL_IC
+
+
+Limits = dict[str, frozenset[str]]  # tag -> words
+
+
+def vocabulary_limits(mode: str) -> tuple[Limits, Limits]:
+    """The fill vocabulary's limits of an ``--insertions`` mode (``VocabularyFilter``'s ``closed`` and
+    ``excluded``): under ``phrases`` the words its checks reject whatever the context, so that the masked
+    LM's beam is not spent on them (coordinators other than "and", determinatives as adjectives,
+    circumstances as adverbs). The other modes keep their vocabulary, and so their output."""
+    if mode != "phrases":
+        return {}, {}
+    return {"CC": COORDINATORS}, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES}
 
 
 def checks_for(mode: str) -> list[Check]:

@@ -28,7 +28,7 @@ from .context import build_function_pairs, load_function_pairs
 from .expansion import Differentiator
 from .grammar import build_grammar, load_grammar
 from .identity import code_fingerprint, model_identity
-from .insertions import INSERTABLE, checks_for
+from .insertions import INSERTABLE, SPREAD_CAP, checks_for, vocabulary_limits
 from .parsing import Parser
 from .reparse import Reparse
 from .validate import FillStats, users_check
@@ -365,6 +365,7 @@ class Expander:
                     slot=self.slot,
                     first_beam=self.config.first_beam,
                     spread=self.config.spread == "words" and not self.config.compat,
+                    spread_cap=SPREAD_CAP if self.config.insertions == "phrases" else None,
                     checks=[
                         *self.word_checks,
                         *self.checks,
@@ -498,6 +499,7 @@ def _vocabulary_filter(
         return None
     if config.vocabulary != "tags":
         raise InputError(f"vocabulary must be 'tags' or 'all', not {config.vocabulary!r}")
+    closed, excluded = vocabulary_limits("any" if config.compat else config.insertions)
     return VocabularyFilter(
         mlm.words,
         TagDictionary(grammar.lexical_counts, tagger_dictionary()),
@@ -505,6 +507,8 @@ def _vocabulary_filter(
         proper_noun=proper_noun,
         single_token=is_single_token,
         identity=mlm.identity,
+        closed=closed,
+        excluded=excluded,
     )
 
 

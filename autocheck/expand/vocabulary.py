@@ -12,6 +12,9 @@ mask's. So for each mask tag the vocabulary is restricted to whole words
 - whose possible tags include the mask's tag: the tagger dictionary's one tag when it has the word,
   otherwise the tags the treebank lexicon has seen it with; a word neither knows is kept (its tag in
   context is for validation to decide), unless ``known_only``;
+- that a word check of the ``--insertions`` mode would not reject whatever the context (``closed``:
+  the only words of a tag, such as "and" for a coordinator; ``excluded``: a tag's words never kept, such
+  as determinatives for an adjective; ``insertions.vocabulary_limits``);
 - that are a lower-case proper noun ("york") exactly when the mask's tag is a proper-noun tag (validation
   rejects the others away from the start of a sentence).
 
@@ -66,6 +69,8 @@ class VocabularyFilter:
         single_token: Callable[[str], bool],
         known_only: bool = False,
         identity: str = "",
+        closed: Mapping[str, frozenset[str]] | None = None,
+        excluded: Mapping[str, frozenset[str]] | None = None,
     ):
         self.words = dict(words)
         self.tag_dictionary = tag_dictionary
@@ -73,6 +78,8 @@ class VocabularyFilter:
         self._proper_noun = proper_noun
         self._single_token = single_token
         self.known_only = known_only
+        self.closed = dict(closed or {})  # tag -> the only words a mask of that tag may take
+        self.excluded = dict(excluded or {})  # tag -> words a mask of that tag never takes
         describe = getattr(lexicon, "describe", None)
         self.fingerprint = content_hash(
             "vocabulary-filter-1",
@@ -81,7 +88,12 @@ class VocabularyFilter:
             tag_dictionary.fingerprint,
             dumps(describe() if describe else type(lexicon).__name__),
             str(known_only),
-        )
+            *(
+                [dumps({t: sorted(w) for t, w in sorted(self.closed.items())}),
+                 dumps({t: sorted(w) for t, w in sorted(self.excluded.items())})]
+                if closed or excluded else []
+            ),
+        )  # fmt: skip
         self._cacheable = describe is not None  # a lexicon that cannot say what it holds is not cached
         self._allowed: dict[str, list[int]] = {}
         self._neutral: dict[tuple[str, str | None], bool] = {}
@@ -90,6 +102,8 @@ class VocabularyFilter:
     def admits(self, word: str, tag: str) -> bool:
         """Whether a fill of a ``tag`` mask may be ``word`` (lower case). The cheap dictionary checks come
         first; a word's lexicon and tokenizer verdicts are computed once."""
+        if tag in self.closed and word not in self.closed[tag] or word in self.excluded.get(tag, ()):
+            return False
         tags = self.tag_dictionary.tags(word)
         if tags is None and self.known_only or tags is not None and tag not in tags:
             return False

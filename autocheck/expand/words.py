@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from ..languages.en.words import NEGATIONS, POLARITY_ITEMS
 from ..languages.lexicons import load_lexicon
 from ..resources import project_file
+from .grammar import load_grammar
 from .validate import sentence_at
 
 if TYPE_CHECKING:
@@ -71,8 +72,6 @@ def modifier_words() -> dict[str, frozenset[str]]:
 def common_nouns() -> dict[str, frozenset[str]]:
     """Tag (``NN``, ``NNS``) -> the lower-case words the shipped PTB-sample grammar's lexicon has seen with
     that tag at least twice (a dictionary of common nouns: WordNet's nouns are not shipped here)."""
-    from .grammar import load_grammar
-
     lexicon = load_grammar().lexical_counts
     return {
         tag: frozenset(w.lower() for w, n in lexicon.get(tag, {}).items() if n >= 2 and w.isalpha())
