@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import logging
 import math
+import re
+import string
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -57,7 +59,7 @@ from .outputs import FAIL, allowed
 from .records import SEED, TestCase
 from .requirements import load_spec
 from .run import input_of
-from .sources.lexicon import load_lexicon
+from .sources.lexicon import NEGATIONS, NEUTRAL, Lexicon, load_lexicon
 from .store import InputError, content_hash, dumps, environment, prepare_output_dir
 from .suite import CASES, MANIFEST, STATE, SUITE_FILES, SuiteWriter, iter_cases, load_state, read_manifest
 
@@ -147,7 +149,7 @@ class _Pool:
             short = still
 
 
-Site = tuple[str, str, int]  # where a candidate inserts: its partial edit, production and first offset
+Site = tuple[str, str, int]  # where a candidate inserts: its seed, production and first offset in the seed
 Answers = Callable[[list[TestCase]], list[tuple[float, str | None]]]  # per case: (score, outcome or None)
 Expand = Callable[[list[TestCase]], dict[str, list[dict[str, Any]]]]
 
@@ -209,6 +211,7 @@ def fuzz(
         return found
 
     answers = mft_answers(target, spec.task)
+    prior = label_word_distance(lexicon)
     fuzzable = (c for c in cases if c.kind == SEED and c.test_type == "MFT" and c.editable)
     chunks: Iterable[list[TestCase]] = islice(_chunks(fuzzable, config.chunk_size), state["chunks"], None)
     if progress is not None:
@@ -219,7 +222,7 @@ def fuzz(
             if search.max_queries is not None and spent >= search.max_queries:
                 log.info("fuzz: %d queries spent (--max-queries %d); stopping", spent, search.max_queries)
                 break
-            for found in search_chunk(chunk, search, expand, answers, target.identity, counts):
+            for found in search_chunk(chunk, search, expand, answers, target.identity, counts, prior):
                 writer.write_all(case.to_json() for case in found)
             writer.checkpoint(
                 {
@@ -282,8 +285,10 @@ def search_chunk(
     answers: Answers,
     target: str,
     counts: dict[str, FuzzCounts],
+    prior: Callable[[TestCase], float] = lambda case: 0.0,
 ) -> Iterator[list[TestCase]]:
-    """Search one chunk's seeds together, depth by depth; per seed, the cases to write (in seed order)."""
+    """Search one chunk's seeds together, depth by depth; per seed, the cases to write (in seed order).
+    ``prior`` orders a depth's first round (lowest first), before any answer says where the model moves."""
     first = answers(chunk)
     searches = []
     for seed, (_, outcome) in zip(chunk, first):
@@ -296,6 +301,7 @@ def search_chunk(
         else:
             searches.append(_Search(seed, search.queries, seen={seed.text}, frontier=[seed]))
     pool = _Pool()
+    site_scores: dict[Site, float] = {}  # the lowest score a site's fills got, at any depth
     for depth in range(1, search.depth + 1):
         active = [s for s in searches if s.frontier and not s.failures]
         if not active:
@@ -309,14 +315,13 @@ def search_chunk(
                     case = _rooted(TestCase.from_json(child), node, s.seed)
                     if case.text not in s.seen:
                         s.seen.add(case.text)
-                        s.pending.append((_site(child, node), case))
+                        s.pending.append((_site(child, node, s.seed), case))
             s.frontier = []
         scored: dict[int, list[tuple[float, TestCase]]] = {}
-        site_scores: dict[Site, float] = {}
         for first_round in (True, False):
             live = [s for s in active if not s.failures]
             pool.release([s for s in active if s.failures])
-            wanted = {id(s): _round(s.pending, site_scores, first_round) for s in live}
+            wanted = {id(s): _round(s.pending, site_scores, first_round, prior) for s in live}
             pool.grant([(s, len(wanted[id(s)])) for s in live])
             asked: list[tuple[_Search, Site, TestCase, int]] = []  # with the seed's queries
             for s in live:
@@ -353,6 +358,14 @@ def search_chunk(
         if done is None:
             yield [seed]
             continue
+        log.debug(
+            "fuzz: seed %s: %d of %d queries spent, %d candidates left unasked, lowest score %s",
+            seed.id,
+            done.spent,
+            done.budget,
+            len(done.pending),
+            None if done.nearest is None else round(done.nearest[0], 6),
+        )
         tally = counts[seed.capability]
         tally.broken += bool(done.failures)
         tally.failures += len(done.failures)
@@ -394,23 +407,57 @@ def mft_answers(model: Model, task: Any) -> Answers:
     return ask
 
 
-def _site(child: dict[str, Any], parent: TestCase) -> Site:
+def label_word_distance(lexicon: Lexicon) -> Callable[[TestCase], float]:
+    """How many words a candidate's insertion lies from the nearest word that carries the seed's label (a
+    polar word of the lexicon, or a negation): BAE ranks positions by how much deleting each word moves
+    the model, a query per word (half the budget of a long seed), and on sentiment the words that move it
+    are these; a lexicon model's negation and booster windows are a few words wide (VADER: 3)."""
+
+    def carries_label(word: str) -> bool:
+        word = word.strip(string.punctuation).lower()
+        return word in NEGATIONS or lexicon.polarity(word, None) not in (None, NEUTRAL)
+
+    def distance(case: TestCase) -> float:
+        inserted = {item["offset"] for item in case.provenance.get("inserted", ())}
+        words = [(m.start(), m.group()) for m in re.finditer(r"\S+", case.text)]
+        at = [i for i, (offset, _) in enumerate(words) if offset in inserted]
+        anchors = [
+            i for i, (start, word) in enumerate(words) if start not in inserted and carries_label(word)
+        ]
+        return min((abs(a - b) for a in anchors for b in at), default=math.inf)
+
+    return distance
+
+
+def _site(child: dict[str, Any], parent: TestCase, seed: TestCase) -> Site:
+    """Where ``child`` inserts, in the seed's text: the same site whatever partial edit it grew from, so
+    what a site did at one depth orders it at the next (the edits of two sites add up: BAE-I's greedy
+    path), and a depth measures each site once rather than once per partial edit of its beam."""
     provenance = child["provenance"]
-    return (parent.id, dumps(provenance.get("production")), provenance["inserted"][0]["offset"])
+    at = provenance["inserted"][0]["offset"]
+    earlier = parent.provenance.get("inserted", ()) if parent is not seed else ()
+    at -= sum(len(item["word"]) + 1 for item in earlier if item["offset"] < at)
+    return (seed.id, dumps(provenance.get("production")), at)
 
 
 def _round(
-    pending: list[tuple[Site, TestCase]], best: dict[Site, float], first: bool
+    pending: list[tuple[Site, TestCase]],
+    best: dict[Site, float],
+    first: bool,
+    prior: Callable[[TestCase], float],
 ) -> list[tuple[Site, TestCase]]:
     """A depth's candidates in two rounds: first each insertion site's first (the masked LM's best fill
-    there); then the others, the sites whose first moved the model furthest toward failing first (BAE's
-    insight that where a word goes matters more than which word, measured here by the inserted words
-    themselves rather than by deleting words, whose queries validation could never keep)."""
+    there), those of the sites that moved the model furthest at an earlier depth first, then the new
+    sites by ``prior`` (a seed with more sites than queries asks only some); then the others, the sites
+    whose fills moved the model furthest toward failing first (BAE's insight that where a word goes
+    matters more than which word, measured here by the inserted words themselves rather than by deleting
+    words, whose queries validation could never keep)."""
     if first:
         firsts: dict[Site, tuple[Site, TestCase]] = {}
         for item in pending:
             firsts.setdefault(item[0], item)
-        return list(firsts.values())
+        # stable: the expander's order within
+        return sorted(firsts.values(), key=lambda item: (best.get(item[0], math.inf), prior(item[1])))
     return sorted(pending, key=lambda item: best.get(item[0], math.inf))  # stable: the LM's order within
 
 

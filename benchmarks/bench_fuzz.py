@@ -29,6 +29,10 @@ asked: the total, the seeds' own answers included. Transfer: of
 the failures found on the target, the share that also fail on each other panel model, among those whose
 seed that model passes.
 
+Why fuzz lost a seed: for each seed BAE-I breaks at equal queries and fuzz does not, what fuzz had there
+(``why_unbroken``: no insertion site, sites whose every fill validation rejected, every valid candidate
+asked without a flip, or its budget spent with candidates left).
+
 Validity: ``--sample N`` draws N found failures of fuzz and of BAE-I (``default_rng(2026)``), shuffles
 them together and writes them without their method to ``fuzz_reading.jsonl`` for a blind reader, who
 fills ``grammatical``, ``natural`` and ``label_kept`` (true/false) into ``benchmarks/fuzz_labels.jsonl``
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import resource
 import sys
@@ -53,9 +58,10 @@ from bench_alict60 import machine
 from panel import NAMES, SHARED, load_panel, new_failures
 
 from autocheck.config import FUZZ_EXPANSION, GenerateConfig
+from autocheck.expand.job import Expander, Timer
 from autocheck.expect import FAIL
 from autocheck.fuzz import SearchConfig, fuzz, mft_answers
-from autocheck.generate import generate
+from autocheck.generate import generate, seed_cases
 from autocheck.records import EXPANSION, SEED, TestCase
 from autocheck.report.summary import wilson
 from autocheck.requirements import default_task
@@ -120,6 +126,42 @@ def bae_i(seed: TestCase, ask: Any, mlm: Any, budget: int) -> tuple[TestCase | N
                 score = answers[best][0]
                 position = [p + (p >= s) for p in position]
     return None, spent
+
+
+class SeedTrace(logging.Handler):
+    """fuzz's per-seed account (its debug line): seed id -> (queries spent, budget, candidates left
+    unasked, lowest score asked)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.seeds: dict[str, tuple[Any, ...]] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg.startswith("fuzz: seed %s:"):
+            seed_id, *account = record.args  # type: ignore[misc]
+            self.seeds[seed_id] = tuple(account)
+
+
+def why_unbroken(seed: TestCase, config: GenerateConfig, trace: tuple[Any, ...]) -> str:
+    """Why fuzz left a seed unbroken: no insertion site, sites whose every fill validation rejected (the
+    checks that rejected most), its budget spent with candidates left, or every valid candidate asked
+    without a flip. Sites and rejections are those of the seed expanded alone (in the chunk, --spread
+    words also sets aside the words other seeds got, so the counts there differ a little)."""
+    spent, budget, unasked, lowest = trace
+    if lowest is None:  # no valid candidate was ever asked
+        _, capabilities, lexicon, *_ = seed_cases(replace(config, max_seeds=1))
+        timer = Timer()
+        expander = Expander(config, lexicon, {c.id: c for c in capabilities}, timer, device="cpu")
+        result = expander.expand_chunk([seed])
+        counted = result.counts.get(seed.capability, {})
+        if not counted.get("masked_templates"):
+            return "no site"
+        top = sorted(result.rejected.items(), key=lambda item: -item[1])[:3]
+        reasons = ", ".join(f"{reason.removeprefix('fill: ')} {n}" for reason, n in top)
+        return f"{counted['masked_templates']} sites, every fill rejected ({reasons})"
+    if spent >= budget and unasked:
+        return f"budget spent ({spent} queries, {unasked} candidates left; lowest score {lowest:.2f})"
+    return f"every valid candidate asked ({spent} queries), none moved it enough (lowest score {lowest:.2f})"
 
 
 def rate(found: int, n: int) -> str:
@@ -223,10 +265,17 @@ def main() -> int:
     # 2. fuzz on the target
     fresh_cache(work, "fuzz")
     changed = dict(item.split("=", 1) for item in args.set)
+    trace = SeedTrace()
+    logging.getLogger("autocheck.fuzz").addHandler(trace)
+    logging.getLogger("autocheck.fuzz").setLevel(logging.DEBUG)
     started = cpu()
+    fuzz_configs = {
+        cap: replace(config if args.generate_defaults else replace(config, **FUZZ_EXPANSION), **changed)
+        for cap, config in configs.items()
+    }
     fuzzed = [
         fuzz(
-            replace(config if args.generate_defaults else replace(config, **FUZZ_EXPANSION), **changed),
+            fuzz_configs[cap],
             model,
             work / f"fuzz-{cap}",
             search=SearchConfig(queries=args.queries, beam=args.beam, depth=args.depth),
@@ -296,6 +345,11 @@ def main() -> int:
         cells = [name, n, broken or "–", shown, asked or "–", f"{seconds:.1f}", f"{n / seconds:.3f}"]
         print("| " + " | ".join(map(str, cells)) + " |")
     bae_failures = bae[True][0]
+    lost = sorted({str(f.seed_id) for f in bae[False][0]} - set(first))
+    print(f"\nseeds BAE-I breaks (at equal queries) and fuzz does not: {len(lost)}")
+    for seed_id in lost:
+        seed = seeds[seed_id]
+        print(f"  {seed.text!r}: {why_unbroken(seed, fuzz_configs[seed.capability], trace.seeds[seed_id])}")
     print("\ntransfer (fail on another panel model, among failures whose seed it passes):")
     print(f"  fuzz:  {transfer(fuzz_failures, seeds, panel, target)}")
     print(f"  BAE-I (carried): {transfer(bae_failures, seeds, panel, target)}")

@@ -117,26 +117,80 @@ def test_a_seed_without_candidates_leaves_its_queries_to_the_others_of_its_chunk
 
 
 def test_the_sites_whose_best_fill_moved_the_model_most_are_searched_first():
-    def expand(nodes: list[TestCase]) -> dict[str, list[dict]]:  # two sites: before and after the text
-        return {
-            node.id: [
-                _expansion(node, "p " + node.text, "p", 0),
-                _expansion(node, "q " + node.text, "q", 0),
-                _expansion(node, node.text + " r", "r", len(node.text) + 1),
-                _expansion(node, node.text + " s", "s", len(node.text) + 1),
-            ]
-            for node in nodes
-        }
-
     def answers(cases: list[TestCase]) -> list[tuple[float, str | None]]:  # words at the end move it
         scores = [1 - 0.3 * case.text.endswith(" r") - 0.6 * case.text.endswith(" s") for case in cases]
         return [(score, FAIL if score < 0.5 else PASS) for score in scores]
 
     counts = {"LC": FuzzCounts()}
     search = SearchConfig(queries=4, beam=1, depth=1)
-    [[_, failure]] = search_chunk([_seed("s", "a good film")], search, expand, answers, "toy", counts)
+    [[_, failure]] = search_chunk([_seed("s", "a good film")], search, _two_sites, answers, "toy", counts)
     # each site's first fill (p, r), then the end's other fill before the front's
     assert failure.text == "a good film s" and failure.provenance["fuzz"]["queries"] == 4
+
+
+def _two_sites(nodes: list[TestCase]) -> dict[str, list[dict]]:
+    """Two sites, each with two fills: before the text (p, q) and after it (r, s)."""
+    return {
+        node.id: [
+            _expansion(node, "p " + node.text, "p", 0),
+            _expansion(node, "q " + node.text, "q", 0),
+            _expansion(node, node.text + " r", "r", len(node.text) + 1),
+            _expansion(node, node.text + " s", "s", len(node.text) + 1),
+        ]
+        for node in nodes
+    }
+
+
+def test_a_site_that_moved_the_model_at_one_depth_is_asked_first_at_the_next():
+    def answers(cases: list[TestCase]) -> list[tuple[float, str | None]]:  # each word at the end: 0.3
+        scores = [1 - 0.3 * sum(word in "rs" for word in case.text.split()) for case in cases]
+        return [(score, FAIL if score < 0.5 else PASS) for score in scores]
+
+    counts = {"LC": FuzzCounts()}
+    search = SearchConfig(queries=6, beam=1, depth=2)  # the seed, 4 at depth 1, then one
+    [[_, failure]] = search_chunk([_seed("s", "a good film")], search, _two_sites, answers, "toy", counts)
+    # depth 2 goes on from "a good film r" and asks the end first, the site that moved it at depth 1
+    assert failure.text == "a good film r r" and failure.provenance["fuzz"]["queries"] == 6
+
+
+def test_a_seed_with_more_sites_than_queries_asks_the_prior_s_first_sites_first():
+    def expand(nodes: list[TestCase]) -> dict[str, list[dict]]:  # two sites: before and after the text
+        return {
+            node.id: [
+                _expansion(node, "p " + node.text, "p", 0),
+                _expansion(node, node.text + " s", "s", len(node.text) + 1),
+            ]
+            for node in nodes
+        }
+
+    def answers(cases: list[TestCase]) -> list[tuple[float, str | None]]:  # a word at the end breaks it
+        return [(0.0, FAIL) if case.text.endswith(" s") else (1.0, PASS) for case in cases]
+
+    def search(prior) -> list[TestCase]:  # the seed's answer and one query: one site of the two
+        search = SearchConfig(queries=2, beam=1, depth=1)
+        [found] = search_chunk([_seed("s", "a film so good")], search, expand, answers, "toy", counts, prior)
+        return found[1:]
+
+    counts = {"LC": FuzzCounts()}
+    assert [case.text for case in search(lambda case: 0.0)] == ["p a film so good"]  # the expander's order
+    prior = fuzzing.label_word_distance(_Lexicon())  # "s" lies next to "good", "p" four words away
+    assert [case.text for case in search(prior)] == ["a film so good s"]
+
+
+class _Lexicon:
+    def polarity(self, word: str, pos: str | None) -> str | None:
+        return {"good": "positive", "bad": "negative"}.get(word, "neutral" if word.isalpha() else None)
+
+
+def test_the_prior_counts_words_from_the_insertion_to_the_nearest_polar_word_or_negation():
+    distance = fuzzing.label_word_distance(_Lexicon())
+    node = _seed("s", "it is not a film")
+    assert distance(TestCase.from_json(_expansion(node, "it is not a short film", "short", 12))) == 2
+    assert distance(TestCase.from_json(_expansion(node, "really it is not a film", "really", 0))) == 3
+    node = _seed("s", "A good, fine film.")
+    assert distance(TestCase.from_json(_expansion(node, "A good, fine new film.", "new", 13))) == 2
+    node = _seed("s", "a film")
+    assert distance(TestCase.from_json(_expansion(node, "a new film", "new", 2))) == float("inf")
 
 
 def test_bad_search_settings_are_clear_errors():
