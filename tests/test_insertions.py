@@ -137,6 +137,9 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
         ("An enjoyable experience", "DT JJ NN", 1, "simply", False),  # a focus adverb
         ("It is enjoyable", "PRP VBZ JJ", 2, "also", True),  # predicative: not attributive
         ("there are many tense scenes", "EX VBP JJ JJ NNS", 2, "even", True),  # a quantifier: not graded
+        ("A worthwhile way", "DT JJ NN", 1, "nearly", False),  # a hedge: "nearly worthwhile" is not
+        ("A worthwhile way", "DT JJ NN", 1, "slightly", False),  # a reducer weakens the label
+        ("It works", "PRP VBZ", 1, "probably", False),  # an epistemic hedge, wherever it goes
     ],
 )
 def test_the_adverb_check(seed, tags, before, word, keeps):

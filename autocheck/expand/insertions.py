@@ -90,6 +90,17 @@ CIRCUMSTANCES = frozenset(
     therefore thus hence otherwise meanwhile nevertheless nonetheless besides either anymore before after
     long close far longer""".split()
 )
+# adverbs that weaken or hedge what follows them: CheckList's "reducers" (its DIR test: "somewhat",
+# "kinda", "mostly", "probably", "generally", "reasonably", "slightly"), approximators that deny what they
+# modify ("nearly worthwhile" is not worthwhile) and epistemic hedges. They move a text's sentiment
+# toward neutral, so they are never inserted: read blind in fuzz's fifth round (docs/fuzz.md), "a
+# [nearly] worthwhile way", "a [slightly] worthwhile way", "a [potentially] loquacious and dreary piece"
+# had lost their label
+HEDGES = frozenset(
+    """somewhat kinda mostly probably generally reasonably slightly almost nearly barely hardly scarcely
+    partly partially mildly moderately marginally relatively potentially possibly arguably seemingly
+    supposedly allegedly ostensibly perhaps maybe""".split()
+)
 DEGREE = frozenset("very so too extremely highly quite pretty rather fairly somewhat almost nearly".split())
 FOCUS = frozenset("just only even merely simply exactly".split())
 # the degree adverbs that grade an attributive adjective in place ("a [very] [old] film"; not "a so old
@@ -193,13 +204,13 @@ class Determinatives:
 
 class Adverbs:
     """The ``adverb`` check of ``--insertions modifiers`` and ``phrases``: no inserted adverb is a
-    circumstance, connective or word that needs a negation (``CIRCUMSTANCES``), a degree adverb comes
-    before an adjective or adverb that is no degree adverb itself, a focus adverb not before a form of
-    "be", a modal or an adverb. The next word is the next inserted one (with its mask's tag) or the seed's
-    token (with its tag in the seed, tagged in context). Before an attributive adjective of the seed (one
-    a noun or another adjective follows: "An [utterly] enjoyable experience") an adverb grades it in
-    place, which only a degree adverb English puts there or a manner adverb in -ly does (not "a [so]
-    enjoyable", "an [also] enjoyable", "a [just] enjoyable": ``_grades_in_place``)."""
+    circumstance, connective or word that needs a negation (``CIRCUMSTANCES``) or a hedge (``HEDGES``), a
+    degree adverb comes before an adjective or adverb that is no degree adverb itself, a focus adverb not
+    before a form of "be", a modal or an adverb. The next word is the next inserted one (with its mask's
+    tag) or the seed's token (with its tag in the seed, tagged in context). Before an attributive adjective
+    of the seed (one a noun or another adjective follows: "An [utterly] enjoyable experience") an adverb
+    grades it in place, which only a degree adverb English puts there or a manner adverb in -ly does (not
+    "a [so] enjoyable", "an [also] enjoyable", "a [just] enjoyable": ``_grades_in_place``)."""
 
     name = "adverb"
 
@@ -255,7 +266,7 @@ def _grades_in_place(word: str) -> bool:
 
 
 def _adverb_fits(word: str, following: str, following_tag: str | None) -> bool:
-    if word in CIRCUMSTANCES:
+    if word in CIRCUMSTANCES or word in HEDGES:
         return False
     if word in DEGREE:
         adjectival = following_tag in DEGREE_HEADS or (
@@ -516,10 +527,10 @@ def vocabulary_limits(mode: str) -> tuple[Limits, Limits]:
     """The fill vocabulary's limits of an ``--insertions`` mode (``VocabularyFilter``'s ``closed`` and
     ``excluded``): under ``phrases`` the words its checks reject whatever the context, so that the masked
     LM's beam is not spent on them (coordinators other than "and", determinatives as adjectives,
-    circumstances as adverbs). The other modes keep their vocabulary, and so their output."""
+    circumstances and hedges as adverbs). The other modes keep their vocabulary, and so their output."""
     if mode != "phrases":
         return {}, {}
-    return {"CC": COORDINATORS}, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES}
+    return {"CC": COORDINATORS}, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES | HEDGES}
 
 
 def checks_for(mode: str) -> list[Check]:
