@@ -206,6 +206,13 @@ def main() -> int:
         metavar="FIELD=VALUE",
         help="fuzz with this generation setting changed (e.g. insertions=modifiers, spread=off)",
     )
+    p.add_argument(
+        "--sst-seeds",
+        type=int,
+        metavar="SEED",
+        help="seeds drawn from all of SST with this --seed (--max-seeds 20 per capability), not alict60's: "
+        "a draw no earlier reading used, for a held-out sample",
+    )
     p.add_argument("--work", type=Path, help="working directory (default: a temporary one)")
     args = p.parse_args()
     capabilities = args.capability or ["LC2", "LC4", "LC9"]
@@ -217,13 +224,16 @@ def main() -> int:
     mlm_dir = str(SHARED / "models" / "mini-bert-mlm")
     configs = {
         cap: GenerateConfig(
-            dataset=str(ALICT60 / cap / "SSTB_train.csv"),
+            dataset=str(ALICT60 / cap / "SSTB_train.csv")
+            if args.sst_seeds is None
+            else str(SHARED / "datasets" / "sst" / "derived_sentence_labels"),
             capabilities=[cap],
             lexicon="opinion",
             max_variants=1,
             parser=str(SHARED / "models" / "benepar_ptbsample_charlstm"),
             mlm=mlm_dir,
-            seed=1,
+            seed=1 if args.sst_seeds is None else args.sst_seeds,
+            **({} if args.sst_seeds is None else {"max_seeds": 20}),
         )
         for cap in capabilities
     }

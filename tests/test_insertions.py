@@ -140,6 +140,7 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
         ("A worthwhile way", "DT JJ NN", 1, "nearly", False),  # a hedge: "nearly worthwhile" is not
         ("A worthwhile way", "DT JJ NN", 1, "slightly", False),  # a reducer weakens the label
         ("It works", "PRP VBZ", 1, "probably", False),  # an epistemic hedge, wherever it goes
+        ("It is sweet", "PRP VBZ JJ", 2, "too", False),  # [too] sweet: an excess, a complaint
     ],
 )
 def test_the_adverb_check(seed, tags, before, word, keeps):

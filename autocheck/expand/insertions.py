@@ -90,16 +90,16 @@ CIRCUMSTANCES = frozenset(
     therefore thus hence otherwise meanwhile nevertheless nonetheless besides either anymore before after
     long close far longer""".split()
 )
-# adverbs that weaken or hedge what follows them: CheckList's "reducers" (its DIR test: "somewhat",
+# adverbs that weaken, deny or turn what follows them: CheckList's "reducers" (its DIR test: "somewhat",
 # "kinda", "mostly", "probably", "generally", "reasonably", "slightly"), approximators that deny what they
-# modify ("nearly worthwhile" is not worthwhile) and epistemic hedges. They move a text's sentiment
-# toward neutral, so they are never inserted: read blind in fuzz's fifth round (docs/fuzz.md), "a
-# [nearly] worthwhile way", "a [slightly] worthwhile way", "a [potentially] loquacious and dreary piece"
-# had lost their label
+# modify ("nearly worthwhile" is not worthwhile), epistemic hedges, and "too", which makes a quality an
+# excess ("too sweet", "too exciting" are complaints). They move a text's sentiment, so they are never
+# inserted: read blind (docs/fuzz.md, round 5), "a [nearly] worthwhile way", "a [slightly] worthwhile
+# way", "a [potentially] loquacious and dreary piece", "a manically [too] generous" had lost their label
 HEDGES = frozenset(
     """somewhat kinda mostly probably generally reasonably slightly almost nearly barely hardly scarcely
     partly partially mildly moderately marginally relatively potentially possibly arguably seemingly
-    supposedly allegedly ostensibly perhaps maybe""".split()
+    supposedly allegedly ostensibly perhaps maybe too""".split()
 )
 DEGREE = frozenset("very so too extremely highly quite pretty rather fairly somewhat almost nearly".split())
 FOCUS = frozenset("just only even merely simply exactly".split())
