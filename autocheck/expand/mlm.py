@@ -607,9 +607,10 @@ def _pack_linear_weights(model: torch.nn.Module) -> None:
     """Every ``nn.Linear`` of a bf16 CPU ``model`` as a ``_PackedLinear``, where this torch build has oneDNN
     with bf16 (it is how torch's own compiler runs bf16 linear layers on the CPU); elsewhere left as is."""
     mkldnn = torch.ops.mkldnn
-    if not (torch.backends.mkldnn.is_available() and hasattr(mkldnn, "_linear_pointwise")):
+    ops = ("_reorder_linear_weight", "_linear_pointwise", "_is_mkldnn_bf16_supported")
+    if not (torch.backends.mkldnn.is_available() and all(hasattr(mkldnn, op) for op in ops)):
         return
-    if not mkldnn._is_mkldnn_bf16_supported():
+    if not mkldnn._is_mkldnn_bf16_supported():  # bf16 not even emulated: nothing to pack for
         return
     for name, module in list(model.named_modules()):
         if type(module) is torch.nn.Linear:
