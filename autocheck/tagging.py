@@ -174,15 +174,28 @@ def pos_tag_from(words: Sequence[str], prefix_tags: Sequence[str], stop: int) ->
     """
     tagger = _tagger()
     quoted = _ptb_quotes(words)
-    context = tagger.START + [tagger.normalize(w) for w in quoted] + tagger.END
+    start = len(prefix_tags)
+    # a tag reads the normalised words two either side of it: only those of the retagged stretch are made
+    # (the others are never read; "" stands in for them)
+    window = [tagger.normalize(w) for w in quoted[max(0, start - 2) : stop + 2]]
+    context = [*tagger.START, *[""] * max(0, start - 2), *window, *tagger.END]
     history = [tagger.START[1], tagger.START[0], *prefix_tags]  # (prev2, prev) as tag() starts them
-    for i in range(len(prefix_tags), stop):
-        tag = tagger.tagdict.get(quoted[i])
-        if not tag:
-            features = tagger._get_features(i, quoted[i], context, history[-1], history[-2])
-            tag, _ = tagger.model.predict(features, False)
+    for i in range(start, stop):
+        tag = tagger.tagdict.get(quoted[i]) or _predicted_tag(
+            quoted[i], history[-1], history[-2], tuple(context[i : i + 5])
+        )
         history.append(tag)
     return history[2 + len(prefix_tags) :]
+
+
+@lru_cache(maxsize=1 << 17)
+def _predicted_tag(word: str, prev: str, prev2: str, window: tuple[str, ...]) -> str:
+    """The perceptron's tag for ``word`` after the tags ``prev2 prev``, with the normalised words two either
+    side of it in ``window``: the whole of what its features read. Candidates of one seed repeat windows
+    (the same fill at another site, the words before a site), and each is scored once."""
+    tagger = _tagger()
+    features = tagger._get_features(0, word, window, prev, prev2)  # window[2] is word's own position
+    return tagger.model.predict(features, False)[0]
 
 
 @lru_cache(maxsize=4096)

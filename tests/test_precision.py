@@ -86,6 +86,22 @@ def test_bf16_runs_in_bf16_on_the_cpu_and_is_cached_apart_from_fp32(tiny_bert_di
     assert again.forward_passes == 0  # bf16's own cache entries are reused
 
 
+@pytest.mark.skipif(not torch.ops.mkldnn._is_mkldnn_bf16_supported(), reason="no oneDNN bf16 in this torch")
+def test_bf16_linear_weights_packed_once_give_the_same_scores(tiny_bert_dir, monkeypatch):  # noqa: F811
+    packed = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu", precision="bf16")
+    monkeypatch.setattr(masked_lm, "_pack_linear_weights", lambda model: None)
+    plain = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu", precision="bf16")
+    kinds = {type(m).__name__ for m in packed.model.modules()}
+    assert "_PackedLinear" in kinds and "Linear" not in kinds
+    generator = torch.Generator().manual_seed(0)
+    for rows, length in [(1, 5), (3, 9), (17, 12)]:  # the passes' shapes vary; every row the same bits
+        ids = torch.randint(5, len(VOCAB), (rows, length), generator=generator)
+        attention = torch.ones_like(ids)
+        attention[rows // 2 :, length - 2 :] = 0
+        at = torch.randint(1, length - 2, (rows,), generator=generator)
+        assert torch.equal(packed.log_probs_at(ids, attention, at), plain.log_probs_at(ids, attention, at))
+
+
 def test_precision_option_reaches_the_config_and_only_a_non_default_one_the_settings():
     from autocheck.cli import _config, build_parser
 

@@ -144,6 +144,8 @@ class MaskedLM:
         # generation makes (tens of rows) cost more than the bf16 matrix products saved (benchmarks/
         # bench_precision.py); the softmax over the vocabulary stays in fp32 (``_forward``).
         self.model = model.to(self.device, dtype=DTYPES[self.precision]).eval()
+        if self.precision == "bf16" and self.device.type == "cpu":
+            _pack_linear_weights(self.model)
         if tokenizer.mask_token_id is None:
             raise ValueError(f"{identity}: tokenizer has no mask token; not a masked language model")
         config = getattr(self.model, "config", None)
@@ -584,6 +586,36 @@ def _attention_without_cudnn(device: torch.device):
     backends = attention.SDPBackend  # type: ignore[union-attr]
     kernels = [backends.FLASH_ATTENTION, backends.EFFICIENT_ATTENTION, backends.MATH]
     return attention.sdpa_kernel(kernels)  # type: ignore[union-attr]
+
+
+class _PackedLinear(torch.nn.Module):
+    """A bf16 ``nn.Linear`` on the CPU with its weight reordered once into oneDNN's blocked layout.
+
+    ``nn.Linear`` hands oneDNN the plain weight, which it reorders on every call (docs/speed.md). The
+    product is oneDNN's same matmul either way, so the scores are the same bits (tests/test_precision.py)."""
+
+    def __init__(self, linear: torch.nn.Linear):
+        super().__init__()
+        self.packed = torch.ops.mkldnn._reorder_linear_weight(linear.weight.detach())
+        self.bias = linear.bias
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.ops.mkldnn._linear_pointwise(x, self.packed, self.bias, "none", [], "")
+
+
+def _pack_linear_weights(model: torch.nn.Module) -> None:
+    """Every ``nn.Linear`` of a bf16 CPU ``model`` as a ``_PackedLinear``, where this torch build has oneDNN
+    with bf16 (it is how torch's own compiler runs bf16 linear layers on the CPU); elsewhere left as is."""
+    mkldnn = torch.ops.mkldnn
+    ops = ("_reorder_linear_weight", "_linear_pointwise", "_is_mkldnn_bf16_supported")
+    if not (torch.backends.mkldnn.is_available() and all(hasattr(mkldnn, op) for op in ops)):
+        return
+    if not mkldnn._is_mkldnn_bf16_supported():  # bf16 not even emulated: nothing to pack for
+        return
+    for name, module in list(model.named_modules()):
+        if type(module) is torch.nn.Linear:
+            parent, _, attribute = name.rpartition(".")
+            setattr(model.get_submodule(parent), attribute, _PackedLinear(module))
 
 
 def _out_of_memory(error: BaseException) -> bool:
