@@ -256,8 +256,11 @@ def _grades_in_place(word: str) -> bool:
     article and the adjective (``ATTRIBUTIVE_GRADES``: not "so", "too", "quite", which go before the
     article: "so enjoyable an experience") or a manner adverb in -ly ("an [utterly] enjoyable"), not a
     sentence or focus adverb ("an [also] enjoyable", "a [simply] enjoyable")."""
-    if word in ATTRIBUTIVE_GRADES:
-        return True
+    return word in ATTRIBUTIVE_GRADES or _manner_adverb(word)
+
+
+def _manner_adverb(word: str) -> bool:
+    """An -ly adverb of the dictionary that is no degree, focus or sentence adverb ("utterly", "quietly")."""
     return (
         word.endswith("ly")
         and word not in DEGREE | FOCUS | SENTENCE_ADVERBS
@@ -513,11 +516,7 @@ class Phrases:
 def _graded_adverb(word: str) -> bool:
     """An adverb a degree adverb grades: one of frequency or an -ly manner adverb ("[very] [often]",
     "[rather] [quietly]"), not a sentence, focus or degree adverb ("[very] [really]")."""
-    return word in GRADED_FREQUENCY or (
-        word.endswith("ly")
-        and word not in DEGREE | FOCUS | SENTENCE_ADVERBS
-        and word in modifier_words()["RB"]
-    )
+    return word in GRADED_FREQUENCY or _manner_adverb(word)
 
 
 Limits = dict[str, frozenset[str]]  # tag -> words
