@@ -222,18 +222,22 @@ def main() -> int:
     print(machine())
     panel = load_panel()
     mlm_dir = str(SHARED / "models" / "mini-bert-mlm")
+
+    def seeds_of(cap: str) -> dict[str, Any]:
+        """alict60's rows of ``cap``, or a draw of 20 from all of SST (``--sst-seeds``)."""
+        if args.sst_seeds is None:
+            return {"dataset": str(ALICT60 / cap / "SSTB_train.csv"), "seed": 1}
+        sst = SHARED / "datasets" / "sst" / "derived_sentence_labels"
+        return {"dataset": str(sst), "seed": args.sst_seeds, "max_seeds": 20}
+
     configs = {
         cap: GenerateConfig(
-            dataset=str(ALICT60 / cap / "SSTB_train.csv")
-            if args.sst_seeds is None
-            else str(SHARED / "datasets" / "sst" / "derived_sentence_labels"),
             capabilities=[cap],
             lexicon="opinion",
             max_variants=1,
             parser=str(SHARED / "models" / "benepar_ptbsample_charlstm"),
             mlm=mlm_dir,
-            seed=1 if args.sst_seeds is None else args.sst_seeds,
-            **({} if args.sst_seeds is None else {"max_seeds": 20}),
+            **seeds_of(cap),
         )
         for cap in capabilities
     }
