@@ -218,6 +218,34 @@ def test_streamed_selection_is_the_in_memory_one(lexicon, max_seeds, shuffled):
     assert reads[0] == 5000
 
 
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_later_passes_read_rows_without_searching_again(lexicon, monkeypatch, shuffled):
+    """Pass 1 notes where each match was read: passes 2 and 3 tokenise nothing and collect what searching
+    again collects (``ROW_MEMORY`` 0: a target with too many matches searches again)."""
+    from autocheck.sources import search as search_module
+    from autocheck.sources import seeds as seeds_module
+
+    examples = _examples(5000)
+    if shuffled:
+        random.Random(1).shuffle(examples)
+    capabilities = load_spec("sentiment").capabilities
+    real = search_module.tokenize
+    tokenised: list[str] = []
+    monkeypatch.setattr(search_module, "tokenize", lambda text: tokenised.append(text) or real(text))
+    runs = {}
+    for memory in (seeds_module.ROW_MEMORY, 0):
+        tokenised.clear()
+        monkeypatch.setattr(seeds_module, "ROW_MEMORY", memory)
+        chosen, pools, _ = select_seeds(lambda: iter(examples), capabilities, lexicon, max_seeds=3, seed=7)
+        runs[memory] = len(tokenised), chosen, pools
+    (noted, chosen, pools), (searched, chosen_again, pools_again) = runs.values()
+    assert noted == 5000 < searched  # each row tokenised once: in pass 1
+    assert {k: [e.id for e in v] for k, v in chosen.items()} == {
+        k: [e.id for e in v] for k, v in chosen_again.items()
+    }
+    assert pools.sizes == pools_again.sizes and pools.items == pools_again.items
+
+
 def test_rows_no_search_group_accepts_are_never_tokenised(monkeypatch):
     """Tokenising is most of a search: a search by label tokenises the rows of that label only, and finds
     what the search of every row finds."""

@@ -13,6 +13,11 @@ when the source lists its rows in id order (every single file does: its ids are 
 3. the fillers each seed draws are known from the pools' sizes (``transform.filler_draw``), and a last pass
    collects them. Passes 2 and 3 stop reading as soon as everything wanted is collected.
 
+Pass 1 also notes where each match was read (up to ``ROW_MEMORY`` positions per capability or pool), so
+passes 2 and 3 only read rows: they tokenise and search nothing again (tokenising is most of a search:
+SST's three passes took two thirds of a default ``generate``'s search). A target with more matches than
+that searches again in the later passes.
+
 A source whose ids are not in order (the SST tables of several splits) is read the same way, but the
 matches of a capability (or pool) in disorder are all kept and sorted, as the in-memory search does.
 """
@@ -20,6 +25,8 @@ matches of a capability (or pool) in disorder are all kept and sorted, as the in
 from __future__ import annotations
 
 import copy
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +38,7 @@ from .search import analyze, natural_key, raw_holds, search, select
 from .transform import filler_draw
 
 WINDOW = 2048  # examples analysed and tagged together (bounds memory; tagging is batched per window)
+ROW_MEMORY = 1 << 21  # match positions a target notes for the later passes (8 bytes each)
 
 Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
 
@@ -47,8 +55,13 @@ class _Target:
     complete: bool = True  # ``kept`` holds every match
     wanted: set[int] | None = None  # pass 2/3: the indices to collect (None: all, sorted after)
     found: dict[int, Example] = field(default_factory=dict)
+    rows: array | None = field(default_factory=lambda: array("q"))  # where pass 1 read each match, in order
 
-    def first_pass(self, example: Example) -> None:
+    def first_pass(self, example: Example, row: int) -> None:
+        if self.rows is not None:
+            self.rows.append(row)
+            if len(self.rows) > ROW_MEMORY:
+                self.rows = None  # too many to note: the later passes search again
         key = natural_key(example)
         if self.last is not None and not key > self.last:
             self.ordered = False
@@ -62,6 +75,12 @@ class _Target:
     def collect(self, example: Example, index: int) -> None:
         if self.wanted is None or index in self.wanted:
             self.found[index] = example
+
+    def read_between(self, start: int, stop: int) -> list[int]:
+        """The positions, relative to ``start``, of the matches pass 1 read in rows ``start``..``stop``."""
+        assert self.rows is not None
+        rows = self.rows
+        return [row - start for row in rows[bisect_left(rows, start) : bisect_left(rows, stop)]]
 
     def done(self, index: int) -> bool:
         """Every wanted index is at most ``index`` (nothing more to read for this target)."""
@@ -196,13 +215,17 @@ def select_seeds(
         ticks = _Ticks(report, stats, description)
         try:
             for window in _windows(read()):
-                matches = _matches(window, searched if first else [c for c in searched if c.id in targets],
-                                   [k for k in targets if isinstance(k, tuple)], lexicon)  # fmt: skip
+                if first or any(t.rows is None for t in targets.values()):
+                    capabilities_left = searched if first else [c for c in searched if c.id in targets]
+                    pools_left = [k for k in targets if isinstance(k, tuple)]
+                    matches = _matches(window, capabilities_left, pools_left, lexicon)
+                else:  # where pass 1 found them: nothing to tokenise
+                    matches = {key: t.read_between(n, n + len(window)) for key, t in targets.items()}
                 for key, positions in matches.items():
                     target = targets[key]
                     for i in positions:
                         if first:
-                            target.first_pass(window[i])
+                            target.first_pass(window[i], n + i)
                         else:
                             target.collect(window[i], index[key])
                         index[key] += 1
