@@ -387,19 +387,31 @@ def test_the_word_order_check_lets_a_coordinated_adjective_end_a_clause():
 
 
 def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere():
-    words = {0: "and", 1: "but", 2: "old", 3: "other", 4: "often", 5: "there"}
-    lexical = {"CC": {"and": 2, "but": 2}, "JJ": {"old": 2, "other": 2}, "RB": {"often": 2, "there": 2}}
+    words = {0: "and", 1: "but", 2: "old", 3: "other", 4: "often", 5: "there", 6: "very", 7: "nearly"}
+    lexical = {
+        "CC": {"and": 2, "but": 2}, "JJ": {"old": 2, "other": 2},
+        "RB": {"often": 2, "there": 2, "very": 2, "nearly": 2},
+    }  # fmt: skip
 
-    def allowed(mode: str) -> list[str]:
+    def vocabulary(mode: str) -> VocabularyFilter:
         closed, excluded = vocabulary_limits(mode)
-        vocabulary = VocabularyFilter(
+        return VocabularyFilter(
             words, TagDictionary(lexical, {}), _Neutral(), proper_noun=lambda w: False,
             single_token=lambda w: True, closed=closed, excluded=excluded,
         )  # fmt: skip
-        return [words[i] for tag in ("CC", "JJ", "RB") for i in vocabulary.allowed(tag)]
 
-    assert allowed("phrases") == ["and", "old", "often"]
+    def allowed(mode: str, keys=("CC", "JJ", "RB")) -> list[str]:
+        return [words[i] for key in keys for i in vocabulary(mode).allowed(key)]
+
+    assert allowed("phrases") == ["and", "old", "often", "very"]  # not "nearly": a hedge
     assert allowed("modifiers") == allowed("any") == list(words.values())  # their output unchanged
+    # an adverb another inserted word follows at its place grades it: a degree adverb alone ("a [very]
+    # [old] film"), as the adverb check keeps; alone, or in another mode, the adverb's words
+    graded, alone = ((2, "RB"), (2, "JJ")), ((2, "RB"), (3, "JJ"))
+    assert vocabulary("phrases").mask_keys(graded) == ("RB:grading", "JJ")
+    assert vocabulary("phrases").mask_keys(alone) == vocabulary("modifiers").mask_keys(graded)[:1] + ("JJ",)
+    assert vocabulary("modifiers").mask_keys(graded) == ("RB", "JJ")
+    assert allowed("phrases", ["RB:grading"]) == ["very"]
 
 
 class _Neutral:

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 from .expansion import ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
+from .vocabulary import GRADING
 from .words import (
     Articles,
     Dictionary,
@@ -529,7 +530,8 @@ def vocabulary_limits(mode: str) -> tuple[Limits, Limits]:
     circumstances and hedges as adverbs). The other modes keep their vocabulary, and so their output."""
     if mode != "phrases":
         return {}, {}
-    return {"CC": COORDINATORS}, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES | HEDGES}
+    closed = {"CC": COORDINATORS, "RB" + GRADING: ATTRIBUTIVE_DEGREE}  # the adverb check's grading words
+    return closed, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES | HEDGES}
 
 
 def checks_for(mode: str) -> list[Check]:

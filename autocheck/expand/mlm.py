@@ -238,7 +238,7 @@ class MaskedLM:
             beam_size,
             top_n,
             batch_size=batch_size,
-            tags=[tuple(t.tags) for t in templates] if vocabulary is not None else None,
+            tags=[vocabulary.mask_keys(t.masks) for t in templates] if vocabulary is not None else None,
             vocabulary=vocabulary,
             slot=slot,
         )
@@ -399,6 +399,12 @@ class MaskedLM:
             names = sorted({tag for text_tags in tags for tag in text_tags})
             allowed = self._allowed_rows(names, vocabulary)
             tag_index = [[names.index(tag) for tag in text_tags] for text_tags in tags]
+            # a mask key narrower than its tag ("RB:grading", ``VocabularyFilter.mask_keys``): the slot rule
+            # weighs the tag's words (does the place take an adverb?), the fill takes the key's
+            bases = [name.partition(":")[0] for name in names]
+            slot_allowed = allowed
+            if slot is not None and bases != names:
+                slot_allowed = self._allowed_rows(bases, vocabulary)
         k = min(max(beam_size, top_n), len(self.words))  # enough per row for any text's best fills
         row_text = list(range(len(encoded)))
         row_fill: list[tuple[int, ...]] = [() for _ in encoded]
@@ -408,10 +414,11 @@ class MaskedLM:
         per_pass = max(1, min(batch_size, self.batch_tokens // max(1, ids.shape[1])))
         for step in range(max(map(len, masks))):
             positions = torch.tensor([masks[t][step] for t in row_text], device=self.device)
+            extra = narrow = None
             if vocabulary is not None and tags is not None:
-                extra = allowed[torch.tensor([tag_index[t][step] for t in row_text], device=self.device)]
-            else:
-                extra = None
+                index = torch.tensor([tag_index[t][step] for t in row_text], device=self.device)
+                extra = slot_allowed[index]
+                narrow = None if slot_allowed is allowed else allowed[index]
             groups = []  # (text, its first row, its end row, the extensions it keeps), rows grouped by text
             first = 0
             for t, group in groupby(row_text):
@@ -419,7 +426,18 @@ class MaskedLM:
                 groups.append((t, first, end, top_n if step == len(masks[t]) - 1 else beam_size))
                 first = end
             values, tokens = self._bounded_top(
-                ids, attention, positions, extra, row_score, groups, k, per_pass, slot, given_up, row_text
+                ids,
+                attention,
+                positions,
+                extra,
+                row_score,
+                groups,
+                k,
+                per_pass,
+                slot,
+                given_up,
+                row_text,
+                narrow,
             )
             scores = row_score.unsqueeze(1) + values
             parents: list[int] = []
@@ -464,6 +482,7 @@ class MaskedLM:
         slot: SlotRule | None,
         given_up: list[bool],
         row_text: list[int],
+        narrow: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Each row's ``k`` best scores and tokens at its next mask (on the host), -inf for the rows that
         cannot reach their text's best extensions and are never scored.
@@ -508,6 +527,8 @@ class MaskedLM:
                     log_probs = log_probs.masked_fill(~keeps.unsqueeze(1), float("-inf"))
                     for row in (~keeps).nonzero().flatten().tolist():
                         given_up[row_text[rows[b + row]]] = True
+                if narrow is not None:  # the words of the rows' mask keys, after the slot rule
+                    log_probs = log_probs + narrow[part]
                 top = log_probs.topk(k)
                 values[part.cpu()], tokens[part.cpu()] = top.values.cpu(), top.indices.cpu()
             wave *= 2

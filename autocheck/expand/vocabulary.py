@@ -14,7 +14,9 @@ mask's. So for each mask tag the vocabulary is restricted to whole words
   context is for validation to decide), unless ``known_only``;
 - that a word check of the ``--insertions`` mode would not reject whatever the context (``closed``:
   the only words of a tag, such as "and" for a coordinator; ``excluded``: a tag's words never kept, such
-  as determinatives for an adjective; ``insertions.vocabulary_limits``);
+  as determinatives for an adjective; ``insertions.vocabulary_limits``). A limit may name a mask that
+  another inserted word follows at the same place (``TAG:grading``): the adverb check keeps only a degree
+  adverb there ("a [very] [old] film"), so that mask is filled from those words alone;
 - that are a lower-case proper noun ("york") exactly when the mask's tag is a proper-noun tag (validation
   rejects the others away from the start of a sentence).
 
@@ -24,7 +26,7 @@ examined by validation instead of being rejected for their part of speech or pol
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..cache import Cache
@@ -54,6 +56,9 @@ class TagDictionary:
         if word in self._tagger:
             return frozenset((self._tagger[word],))
         return self._treebank.get(word)
+
+
+GRADING = ":grading"  # the key suffix of a mask another inserted word follows at the same place
 
 
 class VocabularyFilter:
@@ -101,9 +106,12 @@ class VocabularyFilter:
 
     def admits(self, word: str, tag: str) -> bool:
         """Whether a fill of a ``tag`` mask may be ``word`` (lower case). The cheap dictionary checks come
-        first; a word's lexicon and tokenizer verdicts are computed once."""
-        if tag in self.closed and word not in self.closed[tag] or word in self.excluded.get(tag, ()):
-            return False
+        first; a word's lexicon and tokenizer verdicts are computed once. ``tag`` may be a mask key
+        (``mask_keys``): its own limits and its tag's apply."""
+        key, tag = tag, tag.partition(":")[0]
+        for limited in (key, tag):
+            if word not in self.closed.get(limited, (word,)) or word in self.excluded.get(limited, ()):
+                return False
         tags = self.tag_dictionary.tags(word)
         if tags is None and self.known_only or tags is not None and tag not in tags:
             return False
@@ -117,6 +125,15 @@ class VocabularyFilter:
         if word not in self._whole:
             self._whole[word] = bool(self._single_token(word))
         return self._whole[word]
+
+    def mask_keys(self, masks: Sequence[tuple[int, str]]) -> tuple[str, ...]:
+        """The key each mask's words are looked up by: its tag, or ``TAG:grading`` when another inserted
+        word follows it at the same place and the mode limits such a mask (``closed``)."""
+        return tuple(
+            tag + GRADING if n + 1 < len(masks) and masks[n + 1][0] == index and tag + GRADING in self.closed
+            else tag
+            for n, (index, tag) in enumerate(masks)
+        )  # fmt: skip
 
     def allowed(self, tag: str) -> list[int]:
         """The vocabulary ids a ``tag`` mask may be filled with, ascending (computed once per tag, and
