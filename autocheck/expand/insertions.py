@@ -57,7 +57,7 @@ from .words import (
 )
 
 if TYPE_CHECKING:
-    from .expansion import Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
+    from .expansion import Masks, Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
     from .validate import Candidate, Check
 
 CONTENT_TAGS = frozenset(
@@ -70,6 +70,26 @@ MODIFIER_PARENTS = {"JJ": frozenset({"NP"}), "RB": frozenset({"S", "VP", "ADJP"}
 # ungrammatical ("an [going] affectionate take", "tier of [made] blaxploitation flicks"), against 21 % of
 # the other words (benchmarks/yield_*sample.jsonl, the tuning rows)
 PRENOMINAL_TAGS = frozenset({"JJ"})
+# round 6 (docs/yield.md): a noun that classifies a film, a story or their parts by genre, medium or
+# setting ("a [comedy] film", "these [action] scenes"), before a noun of ``FILM_NOUNS`` only: before other
+# nouns the masked LM's compounds read as nonsense ("the same [horror] time", "a [space] hole", "some
+# [family] juice" on the tuning seeds). None names people or judges
+NOUN_MODIFIERS = frozenset(
+    """action adventure animation comedy crime detective disaster documentary drama family fantasy
+    gangster heist holiday horror monster music mystery period prison revenge road romance sports spy
+    suspense war western zombie vampire ghost space studio cable television video stage festival summer
+    weekend buddy caper chase dance fight art costume""".split()
+)
+FILM_NOUNS = frozenset(
+    """film films movie movies picture pictures flick flicks story stories tale tales thriller thrillers
+    drama dramas comedy comedies feature features version versions sequel sequels remake remakes series
+    genre scene scenes sequence sequences fan fans audience audiences director directors star stars actor
+    actors cast hero heroes villain villains character characters role roles script plot plots score
+    soundtrack premise fare entry franchise icon icons debut classic classics epic epics""".split()
+)
+# round 6: a cardinal number counting a plural noun after a definite determiner ("these [two] roles")
+NUMBERS = frozenset("two three four five six seven eight nine ten".split())
+DEFINITE = frozenset("the these those its his her their our your my".split())
 MAX_PHRASE = 3
 # ``phrases``: the most share of a fill call's expansions one repeated word may take (issue #35: 3 %)
 SPREAD_CAP = 0.03
@@ -159,6 +179,12 @@ def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
         elif tag in PRENOMINAL_TAGS:
             if lhs != "NP" or not _prenominal(rhs, gap):
                 return False
+        elif tag == "NN":
+            if lhs != "NP" or not _noun_modifier(rhs, placement, n):
+                return False
+        elif tag == "CD":
+            if lhs != "NP" or not _counting(rhs, placement, n):
+                return False
         elif tag == "RB":
             grades_next = n + 1 < len(placement) and placement[n + 1] == (gap, "JJ")  # "a [very] [old] film"
             if lhs not in MODIFIER_PARENTS["RB"] and not (lhs == "NP" and grades_next):
@@ -168,7 +194,30 @@ def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
     return True
 
 
-HEADED_DEMONSTRATIVE = [["NN"], ["NNS"], ["JJ", "NN"], ["JJ", "NNS"], ["RB", "JJ", "NN"]]
+HEADED_DEMONSTRATIVE = [
+    ["NN"], ["NNS"], ["JJ", "NN"], ["JJ", "NNS"], ["RB", "JJ", "NN"],
+    ["NN", "NN"], ["NN", "NNS"], ["CD", "NNS"],
+]  # fmt: skip
+
+
+def _noun_modifier(rhs: Sequence[str], placement: Placement, n: int) -> bool:
+    """An inserted noun modifies the seed's noun right after it ("a [comedy] film", "a good [action]
+    movie"): the last word inserted at its place, before a noun phrase's first noun, which is a common
+    noun and no compound's first part ("an absurdist [horror] spider web")."""
+    gap = placement[n][0]
+    last = n + 1 == len(placement) or placement[n + 1][0] != gap
+    compound = gap + 1 < len(rhs) and rhs[gap + 1] in NOUN_TAGS
+    return last and _prenominal(rhs, gap) and rhs[gap] in ("NN", "NNS") and not compound
+
+
+def _counting(rhs: Sequence[str], placement: Placement, n: int) -> bool:
+    """An inserted number comes first at its place, right after a determiner and before the noun
+    phrase's first noun, a plural ("these [two] roles", "the [two] [new] films")."""
+    gap = placement[n][0]
+    first = n == 0 or placement[n - 1][0] != gap
+    return (
+        first and _prenominal(rhs, gap) and rhs[gap] == "NNS" and gap > 0 and rhs[gap - 1] in ("DT", "PRP$")
+    )
 
 
 def _coordinated(rhs: Sequence[str], placement: Placement, n: int) -> bool:
@@ -423,6 +472,8 @@ def _misplaced(
                 or (word in WHOLE and (nxt_tag != "NN" or nxt.lower() in KIND_NOUNS))
             ):
                 return "not before its noun"
+    if tag == "NN" and previous is not None and previous[1] in NOUN_TAGS:
+        return "after a noun"  # a noun modifier inside a compound: "plodding costume [comedy] drama"
     if tag == "RB":
         if previous is not None and _grading(previous[0]):
             return "after a degree adverb"
@@ -499,7 +550,15 @@ class Phrases:
                 continue
             if template.tags[n] == "RB" and not _graded_adverb(words[n + 1]):
                 return False  # "is [very] [often] amusing", not "[very] [really] good"
-        if template.lhs != "NP" or template.rhs_from != ("DT",):
+        demonstrative = template.lhs == "NP" and template.rhs_from == ("DT",)
+        for n, (word, tag) in enumerate(zip(words, template.tags)):
+            if tag == "NN" and not (demonstrative and n == len(words) - 1):  # a noun modifier
+                head = words[n + 1] if demonstrative else _seed_noun(candidate, n, ("NN", "NNS"))
+                if word not in NOUN_MODIFIERS or head not in FILM_NOUNS:
+                    return False
+            if tag == "CD" and not (word in NUMBERS and (demonstrative or _counts(candidate, n))):
+                return False
+        if not demonstrative:
             return True
         index = template.masks[0][0] - 1
         a, _, tags = sentence_at(candidate.seed_tags, index)
@@ -513,10 +572,53 @@ class Phrases:
         )
 
 
+def _seed_noun(candidate: Candidate, n: int, tags: tuple[str, ...]) -> str | None:
+    """The seed's word right after inserted word ``n`` (lower-cased) if it is a common noun of one of
+    ``tags`` in context that ends its compound (no noun after it), else None."""
+    index = candidate.template.masks[n][0]
+    tokens = candidate.template.parse.tokens
+    a, b, seed_tags = sentence_at(candidate.seed_tags, index)
+    if index >= b or seed_tags[index - a] not in tags or not tokens[index].islower():
+        return None
+    return None if index + 1 < b and seed_tags[index + 1 - a] in NOUN_TAGS else tokens[index]
+
+
+def _counts(candidate: Candidate, n: int) -> bool:
+    """Inserted number ``n`` follows a definite determiner ("the", "these", a possessive) and counts the
+    plural noun after it, the seed's or one inserted with it ("the [two] films", "the [two] [new] films")."""
+    masks, tokens = candidate.template.masks, candidate.template.parse.tokens
+    index = masks[n][0]
+    if not index or tokens[index - 1].lower() not in DEFINITE:
+        return False
+    return _seed_noun(candidate, n, ("NNS",)) is not None
+
+
 def _graded_adverb(word: str) -> bool:
     """An adverb a degree adverb grades: one of frequency or an -ly manner adverb ("[very] [often]",
     "[rather] [quietly]"), not a sentence, focus or degree adverb ("[very] [really]")."""
     return word in GRADED_FREQUENCY or _manner_adverb(word)
+
+
+def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | None:
+    """The placements of a seed (``tokens``) whose words' neighbours an ``--insertions`` mode accepts
+    whatever the fill, told before the masked LM scores anything (``Differentiator``'s ``usable``): under
+    ``phrases`` a noun modifier only before a noun of ``FILM_NOUNS`` (or as a demonstrative's noun) and a
+    number only after a definite determiner. The ``phrase`` check reads the same in the filled sentence."""
+    if mode != "phrases":
+        return None
+
+    def fits(masks: Masks) -> bool:
+        for n, (index, tag) in enumerate(masks):
+            before = tokens[index - 1].lower() if index else ""
+            after = tokens[index].lower() if index < len(tokens) else ""
+            last = n + 1 == len(masks) or masks[n + 1][0] != index
+            if tag == "NN" and last and after not in FILM_NOUNS and before not in DEMONSTRATIVES:
+                return False
+            if tag == "CD" and before not in DEFINITE:
+                return False
+        return True
+
+    return fits
 
 
 Limits = dict[str, frozenset[str]]  # tag -> words
@@ -529,7 +631,7 @@ def vocabulary_limits(mode: str) -> tuple[Limits, Limits]:
     circumstances and hedges as adverbs). The other modes keep their vocabulary, and so their output."""
     if mode != "phrases":
         return {}, {}
-    return {"CC": COORDINATORS}, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES | HEDGES}
+    return {"CC": COORDINATORS, "CD": NUMBERS}, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES | HEDGES}
 
 
 def checks_for(mode: str) -> list[Check]:
