@@ -215,9 +215,8 @@ def _counting(rhs: Sequence[str], placement: Placement, n: int) -> bool:
     phrase's first noun, a plural ("these [two] roles", "the [two] [new] films")."""
     gap = placement[n][0]
     first = n == 0 or placement[n - 1][0] != gap
-    return (
-        first and _prenominal(rhs, gap) and rhs[gap] == "NNS" and gap > 0 and rhs[gap - 1] in ("DT", "PRP$")
-    )
+    determined = gap > 0 and rhs[gap - 1] in ("DT", "PRP$")
+    return first and determined and _prenominal(rhs, gap) and rhs[gap] == "NNS"
 
 
 def _coordinated(rhs: Sequence[str], placement: Placement, n: int) -> bool:
@@ -573,12 +572,12 @@ class Phrases:
 
 
 def _seed_noun(candidate: Candidate, n: int, tags: tuple[str, ...]) -> str | None:
-    """The seed's word right after inserted word ``n`` (lower-cased) if it is a common noun of one of
-    ``tags`` in context that ends its compound (no noun after it), else None."""
+    """The seed's word right after inserted word ``n`` if it is a noun of one of ``tags`` in context that
+    ends its compound (no noun after it), else None (a capitalised word, a name's, is in no word list)."""
     index = candidate.template.masks[n][0]
     tokens = candidate.template.parse.tokens
     a, b, seed_tags = sentence_at(candidate.seed_tags, index)
-    if index >= b or seed_tags[index - a] not in tags or not tokens[index].islower():
+    if index >= b or seed_tags[index - a] not in tags:
         return None
     return None if index + 1 < b and seed_tags[index + 1 - a] in NOUN_TAGS else tokens[index]
 
