@@ -438,6 +438,8 @@ def test_seed_sites_drop_noun_modifiers_and_numbers_where_no_fill_can_pass():
     assert not sites(((5, "NN"),))  # of [horror] some: no film noun after it
     assert sites(((1, "NN"),))  # This [film] is: a demonstrative's noun
     assert sites(((3, "JJ"), (3, "NN")))  # the [new] [horror] film
+    costume = seed_sites("phrases", "a costume drama".split())
+    assert costume is not None and not costume(((2, "NN"),))  # costume [comedy] drama
     assert sites(((3, "CD"),))  # the [two]
     assert not sites(((6, "CD"),))  # some [two] roles
     assert seed_sites("modifiers", ["film"]) is None and seed_sites("any", ["film"]) is None

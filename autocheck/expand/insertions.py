@@ -32,7 +32,9 @@ quiet desperation", "too far savvy").
   an adverb grading an inserted adjective ("a [very] [old] film"), and since the fifth round a few
   phrases the grammar proposes beyond one modifier: a demonstrative's noun ("This [film] is"), an
   adjective joined by "and" to the seed's ("[long] [and] watchable"), a degree adverb grading an
-  inserted adverb ("[very] [often]"), their words judged by the ``phrase`` check (``Phrases``).
+  inserted adverb ("[very] [often]"), and since the sixth round a noun modifying a film noun ("a
+  [comedy] film") and a number counting a plural ("these [two] roles"), their words judged by the
+  ``phrase`` check (``Phrases``).
 * ``content``: any number of common nouns, adjectives, adverbs and verbs, never a function word or a
   proper noun.
 * ``any``: every tag the grammar proposes (the paper; ``--compat`` always).
@@ -78,14 +80,18 @@ NOUN_MODIFIERS = frozenset(
     """action adventure animation comedy crime detective disaster documentary drama family fantasy
     gangster heist holiday horror monster music mystery period prison revenge road romance sports spy
     suspense war western zombie vampire ghost space studio cable television video stage festival summer
-    weekend buddy caper chase dance fight art costume""".split()
+    weekend buddy caper chase dance fight art costume cult slasher superhero thriller farce cartoon radio
+    theater opera school college ensemble prestige""".split()
 )
 FILM_NOUNS = frozenset(
     """film films movie movies picture pictures flick flicks story stories tale tales thriller thrillers
     drama dramas comedy comedies feature features version versions sequel sequels remake remakes series
     genre scene scenes sequence sequences fan fans audience audiences director directors star stars actor
     actors cast hero heroes villain villains character characters role roles script plot plots score
-    soundtrack premise fare entry franchise icon icons debut classic classics epic epics""".split()
+    soundtrack premise fare entry franchise icon icons debut classic classics epic epics documentary
+    documentaries cartoon cartoons production productions adaptation adaptations performance
+    performances show shows episode episodes moment moments piece outing vehicle satire romp yarn
+    melodrama spectacle filmmaker filmmakers writer writers material elements conventions formula""".split()
 )
 # round 6: a cardinal number counting a plural noun after a definite determiner ("these [two] roles")
 NUMBERS = frozenset("two three four five six seven eight nine ten".split())
@@ -383,6 +389,7 @@ class WordOrder:
     [seriously].") or between a verb and a pronoun object ("make [maybe] it"); no inserted word right
     before "to" but after a noun or as a focus adverb ("may be [close] to believe", "come [quickly] to");
     no predicative-only adjective before a noun ("these [sure] women"), "own" only after a possessive.
+    Round 6: an inserted noun modifier follows no noun ("plodding costume [comedy] drama").
     Relaxed, where readers called the rejected rows grammatical: a quotation's first word and a name's
     possessive end no name ('"The [main] film', "Cox's [final] approach"), a relational or age adjective
     may follow another adjective ("marginal [political] intelligence"), more sentence adverbs may precede
@@ -527,7 +534,12 @@ class Phrases:
       nouns are not shipped here) and names no group of people, in the plural either;
     - a coordinated adjective ("a [long] [and] charming film", "watchable [and] [quiet]"): the
       conjunction is "and", the adjective one that describes (not "its [own] [and] screwed-up", "the
-      [whole] [and] ...": ``UNCOORDINATED``).
+      [whole] [and] ...": ``UNCOORDINATED``);
+    - (round 6) a noun modifier ("a [comedy] film", "this [horror] [film]"): one of ``NOUN_MODIFIERS``,
+      before a noun of ``FILM_NOUNS`` (the seed's, tagged so in context and no compound's first part,
+      or the demonstrative's inserted noun);
+    - (round 6) a number ("the [two] roles", "these [two] [films]"): one of ``NUMBERS``, after a
+      definite determiner or a possessive, before a plural noun.
     """
 
     name = "phrase"
@@ -601,8 +613,9 @@ def _graded_adverb(word: str) -> bool:
 def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | None:
     """The placements of a seed (``tokens``) whose words' neighbours an ``--insertions`` mode accepts
     whatever the fill, told before the masked LM scores anything (``Differentiator``'s ``usable``): under
-    ``phrases`` a noun modifier only before a noun of ``FILM_NOUNS`` (or as a demonstrative's noun) and a
-    number only after a definite determiner. The ``phrase`` check reads the same in the filled sentence."""
+    ``phrases`` a noun modifier only before a noun of ``FILM_NOUNS`` (or as a demonstrative's noun) and
+    after no other noun modifier, a number only after a definite determiner. The ``phrase`` check reads
+    the same in the filled sentence."""
     if mode != "phrases":
         return None
 
@@ -612,6 +625,8 @@ def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | No
             after = tokens[index].lower() if index < len(tokens) else ""
             last = n + 1 == len(masks) or masks[n + 1][0] != index
             if tag == "NN" and last and after not in FILM_NOUNS and before not in DEMONSTRATIVES:
+                return False
+            if tag == "NN" and before in NOUN_MODIFIERS:  # "costume [comedy] drama", "costume" tagged JJ
                 return False
             if tag == "CD" and before not in DEFINITE:
                 return False
