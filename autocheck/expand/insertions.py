@@ -75,7 +75,7 @@ PRENOMINAL_TAGS = frozenset({"JJ"})
 # round 6 (docs/yield.md): a noun that classifies a film, a story or their parts by genre, medium or
 # setting ("a [comedy] film", "these [action] scenes"), before a noun of ``FILM_NOUNS`` only: before other
 # nouns the masked LM's compounds read as nonsense ("the same [horror] time", "a [space] hole", "some
-# [family] juice" on the tuning seeds). None names people or judges
+# [family] juice" on the bench seeds). None names people or judges
 NOUN_MODIFIERS = frozenset(
     """action adventure animation comedy crime detective disaster documentary drama family fantasy
     gangster heist holiday horror monster music mystery period prison revenge road romance sports spy
@@ -596,7 +596,7 @@ def _seed_noun(candidate: Candidate, n: int, tags: tuple[str, ...]) -> str | Non
 
 def _counts(candidate: Candidate, n: int) -> bool:
     """Inserted number ``n`` follows a definite determiner ("the", "these", a possessive) and counts the
-    plural noun after it, the seed's or one inserted with it ("the [two] films", "the [two] [new] films")."""
+    seed's plural noun after the words inserted there ("the [two] films", "the [two] [new] films")."""
     masks, tokens = candidate.template.masks, candidate.template.parse.tokens
     index = masks[n][0]
     if not index or tokens[index - 1].lower() not in DEFINITE:

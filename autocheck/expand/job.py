@@ -243,7 +243,8 @@ class Expander:
 
     def _placement_check(self, case: TestCase, parse: Any) -> Callable[[tuple[tuple[int, str], ...]], bool]:
         """Whether a placement of masks can meet the case's requirement at all, told by filling each mask
-        with a neutral word of its tag (every real fill is checked again in validation)."""
+        with a neutral word of its tag (every real fill is checked again in validation), at a site whose
+        seed words the ``--insertions`` mode accepts (``insertions.seed_sites``)."""
 
         sites = seed_sites(self.config.insertions, parse.tokens)
 
