@@ -458,8 +458,13 @@ def test_the_word_order_check_lets_a_coordinated_adjective_end_a_clause():
 
 
 def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere():
-    words = {0: "and", 1: "but", 2: "old", 3: "other", 4: "often", 5: "there"}
-    lexical = {"CC": {"and": 2, "but": 2}, "JJ": {"old": 2, "other": 2}, "RB": {"often": 2, "there": 2}}
+    words = {0: "and", 1: "but", 2: "old", 3: "other", 4: "often", 5: "there", 6: "two", 7: "1990"}
+    lexical = {
+        "CC": {"and": 2, "but": 2},
+        "JJ": {"old": 2, "other": 2},
+        "RB": {"often": 2, "there": 2},
+        "CD": {"two": 2, "1990": 2},  # round 6: the number words only ("the [two] roles")
+    }
 
     def allowed(mode: str) -> list[str]:
         closed, excluded = vocabulary_limits(mode)
@@ -467,9 +472,9 @@ def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere
             words, TagDictionary(lexical, {}), _Neutral(), proper_noun=lambda w: False,
             single_token=lambda w: True, closed=closed, excluded=excluded,
         )  # fmt: skip
-        return [words[i] for tag in ("CC", "JJ", "RB") for i in vocabulary.allowed(tag)]
+        return [words[i] for tag in ("CC", "JJ", "RB", "CD") for i in vocabulary.allowed(tag)]
 
-    assert allowed("phrases") == ["and", "old", "often"]
+    assert allowed("phrases") == ["and", "old", "often", "two"]
     assert allowed("modifiers") == allowed("any") == list(words.values())  # their output unchanged
 
 
