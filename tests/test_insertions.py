@@ -22,6 +22,7 @@ from autocheck.expand.insertions import (
     WordOrder,
     modifier_phrase,
     one_modifier,
+    seed_sites,
     vocabulary_limits,
 )
 from autocheck.expand.vocabulary import TagDictionary, VocabularyFilter
@@ -165,6 +166,14 @@ def test_the_adverb_check(seed, tags, before, word, keeps):
         ("NP", ("DT", "JJ", "NN"), ((1, "RB"), (1, "JJ"), (1, "CC"))),  # a [very] [long] [and] charming film
         ("ADJP", ("JJ",), ((0, "RB"), (1, "CC"), (1, "JJ"))),  # [very] watchable [and] [quiet]
         ("VP", ("VBZ", "ADJP"), ((1, "RB"), (1, "RB"))),  # is [very] [often] amusing
+        # round 6: a noun modifier, a number
+        ("NP", ("DT", "NN"), ((1, "NN"),)),  # a [comedy] film
+        ("NP", ("DT", "JJ", "NNS"), ((2, "NN"),)),  # the good [action] scenes
+        ("NP", ("DT", "NN"), ((1, "JJ"), (1, "NN"))),  # a [new] [comedy] film
+        ("NP", ("DT",), ((1, "NN"), (1, "NN"))),  # this [horror] [film]
+        ("NP", ("DT", "NNS"), ((1, "CD"),)),  # these [two] roles
+        ("NP", ("PRP$", "NNS"), ((1, "CD"), (1, "JJ"))),  # her [two] [new] films
+        ("NP", ("DT",), ((1, "CD"), (1, "NNS"))),  # these [two] [films]
     ],
 )
 def test_phrases_keep_up_to_three_adjuncts_where_their_phrase_takes_them(lhs, rhs, placement):
@@ -181,14 +190,19 @@ def test_phrases_keep_up_to_three_adjuncts_where_their_phrase_takes_them(lhs, rh
         ("ADJP", ("JJ",), ((0, "RB"), (0, "RB"), (0, "RB"))),  # three adverbs in one place
         ("VP", ("VBD", "NP"), ((0, "RB"), (0, "RB"), (2, "RB"))),  # two in one place and one more
         ("NP", ("DT",), ((1, "JJ"),)),  # those [other]: a demonstrative gets a noun or nothing
-        ("NP", ("DT",), ((1, "NN"), (1, "NN"))),  # this [film] [character]
+        ("NP", ("DT",), ((1, "NN"), (1, "JJ"))),  # this [film] [new]
         ("NP", ("DT", "NN"), ((1, "CC"), (1, "JJ"))),  # a [and] [new] film: no adjective to join
         ("ADJP", ("JJ",), ((0, "CC"), (0, "JJ"))),  # [and] [long] watchable
         ("ADJP", ("JJ",), ((1, "CC"), (1, "JJ"), (1, "RB"))),  # watchable [and] [quiet] [very]
         ("NP", ("DT", "NN"), ((1, "JJ"), (1, "CC"))),  # a [long] [and] film: no adjective after it
         ("PP", ("IN", "JJ"), ((2, "CC"), (2, "JJ"))),  # a coordination outside an NP or ADJP
         ("VP", ("VBD", "NP"), ((0, "RB"), (1, "RB"), (2, "RB"), (2, "RB"))),  # four words
-        ("NP", ("DT", "NN"), ((1, "NN"),)),  # a noun
+        ("NP", ("DT", "NN"), ((2, "NN"),)),  # a film [comedy]: after the noun
+        ("NP", ("DT", "NN", "NN"), ((1, "NN"),)),  # an [horror] spider web: into a compound
+        ("NP", ("DT", "NN"), ((1, "NN"), (1, "JJ"))),  # a [comedy] [new] film
+        ("NP", ("DT", "NN"), ((1, "CD"),)),  # the [two] film: a singular
+        ("NP", ("NNS",), ((0, "CD"),)),  # [two] films: no determiner
+        ("NP", ("DT", "NNS"), ((1, "JJ"), (1, "CD"))),  # the [new] [two] films
         ("NP", ("DT", "NN"), ((1, "VBG"),)),  # an [going] affectionate take: participles were mostly odd
         ("PP", ("IN", "NP"), ((0, "RB"),)),  # lives [directly] of
     ],
@@ -316,6 +330,9 @@ def test_generation_inserts_one_modifier_or_any_tag_on_request(stand_in_config, 
         ("the worst film", "DT JJS NN", 2, "old", "JJ", False),  # not after a superlative
         ('" The film', "`` DT NN", 2, "main", "JJ", True),  # a quotation's first word is no name
         ("Cox 's approach", "NNP POS NN", 2, "final", "JJ", True),  # a name's possessive ends it
+        # round 6: a noun modifier follows no noun
+        ("plodding costume drama", "JJ NN NN", 2, "comedy", "NN", False),  # costume [comedy] drama
+        ("a plodding drama", "DT JJ NN", 2, "comedy", "NN", True),
     ],
 )
 def test_the_word_order_check(seed, tags, before, word, tag, keeps):
@@ -374,6 +391,60 @@ def test_the_phrase_check_reads_coordinations_and_stacks(words, mask_tags, keeps
     assert Phrases().passes([candidate]) == [keeps]  # type: ignore[list-item]
 
 
+@pytest.mark.parametrize(
+    ("tokens", "tags", "before", "words", "mask_tags", "rhs", "keeps"),
+    [
+        ("It is a film", "PRP VBZ DT NN", 3, ("comedy",), ("NN",), ("DT", "NN"), True),  # a [comedy] film
+        ("It is a film", "PRP VBZ DT NN", 3, ("thing",), ("NN",), ("DT", "NN"), False),  # no classifier
+        ("It is a time", "PRP VBZ DT NN", 3, ("horror",), ("NN",), ("DT", "NN"), False),  # no film noun
+        ("It is a Film", "PRP VBZ DT NN", 3, ("horror",), ("NN",), ("DT", "NN"), False),  # a name's word
+        ("a scene change", "DT NN NN", 1, ("action",), ("NN",), ("DT", "NN", "NN"), False),  # a compound
+        (
+            "This is good",
+            "DT VBZ JJ",
+            1,
+            ("horror", "film"),
+            ("NN", "NN"),
+            ("DT",),
+            True,
+        ),  # this [horror] [film]
+        ("This is good", "DT VBZ JJ", 1, ("horror", "thing"), ("NN", "NN"), ("DT",), False),
+        ("The roles are good", "DT NNS VBP JJ", 1, ("two",), ("CD",), ("DT", "NNS"), True),  # The [two] roles
+        ("The roles are good", "DT NNS VBP JJ", 1, ("2",), ("CD",), ("DT", "NNS"), False),  # a digit
+        ("Some roles are good", "DT NNS VBP JJ", 1, ("two",), ("CD",), ("DT", "NNS"), False),  # not definite
+        ("The role is good", "DT NN VBZ JJ", 1, ("two",), ("CD",), ("DT", "NN"), False),  # a singular
+        (
+            "These are good",
+            "DT VBP JJ",
+            1,
+            ("two", "films"),
+            ("CD", "NNS"),
+            ("DT",),
+            True,
+        ),  # these [two] [films]
+    ],
+)
+def test_the_phrase_check_reads_noun_modifiers_and_numbers(
+    tokens, tags, before, words, mask_tags, rhs, keeps
+):
+    candidate = widened(tokens, tags, before, words, mask_tags, "NP", rhs)
+    assert Phrases().passes([candidate]) == [keeps]  # type: ignore[list-item]
+
+
+def test_seed_sites_drop_noun_modifiers_and_numbers_where_no_fill_can_pass():
+    sites = seed_sites("phrases", "This is the film of some roles".split())
+    assert sites is not None
+    assert sites(((3, "NN"),))  # the [horror] film
+    assert not sites(((5, "NN"),))  # of [horror] some: no film noun after it
+    assert sites(((1, "NN"),))  # This [film] is: a demonstrative's noun
+    assert sites(((3, "JJ"), (3, "NN")))  # the [new] [horror] film
+    costume = seed_sites("phrases", "a costume drama".split())
+    assert costume is not None and not costume(((2, "NN"),))  # costume [comedy] drama
+    assert sites(((3, "CD"),))  # the [two]
+    assert not sites(((6, "CD"),))  # some [two] roles
+    assert seed_sites("modifiers", ["film"]) is None and seed_sites("any", ["film"]) is None
+
+
 def test_the_word_order_check_lets_a_coordinated_adjective_end_a_clause():
     """watchable [and] [quiet] .: the inserted adjective takes the place of the seed's, no noun after it."""
     candidate = phrase_candidate("It is watchable .", "PRP VBZ JJ .", 3, ("and", "quiet"), ("CC", "JJ"))
@@ -387,11 +458,14 @@ def test_the_word_order_check_lets_a_coordinated_adjective_end_a_clause():
 
 
 def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere():
-    words = {0: "and", 1: "but", 2: "old", 3: "other", 4: "often", 5: "there", 6: "very", 7: "nearly"}
+    words = {0: "and", 1: "but", 2: "old", 3: "other", 4: "often", 5: "there", 6: "two", 7: "1990"}
+    words |= {8: "very", 9: "nearly"}
     lexical = {
-        "CC": {"and": 2, "but": 2}, "JJ": {"old": 2, "other": 2},
+        "CC": {"and": 2, "but": 2},
+        "JJ": {"old": 2, "other": 2},
         "RB": {"often": 2, "there": 2, "very": 2, "nearly": 2},
-    }  # fmt: skip
+        "CD": {"two": 2, "1990": 2},  # round 6: the number words only ("the [two] roles")
+    }
 
     def vocabulary(mode: str) -> VocabularyFilter:
         closed, excluded = vocabulary_limits(mode)
@@ -400,11 +474,11 @@ def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere
             single_token=lambda w: True, closed=closed, excluded=excluded,
         )  # fmt: skip
 
-    def allowed(mode: str, keys=("CC", "JJ", "RB")) -> list[str]:
+    def allowed(mode: str, keys=("CC", "JJ", "RB", "CD")) -> list[str]:
         return [words[i] for key in keys for i in vocabulary(mode).allowed(key)]
 
-    assert allowed("phrases") == ["and", "old", "often", "very"]  # not "nearly": a hedge
-    assert allowed("modifiers") == allowed("any") == list(words.values())  # their output unchanged
+    assert allowed("phrases") == ["and", "old", "often", "very", "two"]  # not "nearly": a hedge
+    assert sorted(allowed("modifiers")) == sorted(allowed("any")) == sorted(words.values())  # unchanged
     # an adverb another inserted word follows at its place grades it: a degree adverb alone ("a [very]
     # [old] film"), as the adverb check keeps; alone, or in another mode, the adverb's words
     graded, alone = ((2, "RB"), (2, "JJ")), ((2, "RB"), (3, "JJ"))

@@ -32,7 +32,9 @@ quiet desperation", "too far savvy").
   an adverb grading an inserted adjective ("a [very] [old] film"), and since the fifth round a few
   phrases the grammar proposes beyond one modifier: a demonstrative's noun ("This [film] is"), an
   adjective joined by "and" to the seed's ("[long] [and] watchable"), a degree adverb grading an
-  inserted adverb ("[very] [often]"), their words judged by the ``phrase`` check (``Phrases``).
+  inserted adverb ("[very] [often]"), and since the sixth round a noun modifying a film noun ("a
+  [comedy] film") and a number counting a plural ("these [two] roles"), their words judged by the
+  ``phrase`` check (``Phrases``).
 * ``content``: any number of common nouns, adjectives, adverbs and verbs, never a function word or a
   proper noun.
 * ``any``: every tag the grammar proposes (the paper; ``--compat`` always).
@@ -58,7 +60,7 @@ from .words import (
 )
 
 if TYPE_CHECKING:
-    from .expansion import Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
+    from .expansion import Masks, Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
     from .validate import Candidate, Check
 
 CONTENT_TAGS = frozenset(
@@ -71,6 +73,30 @@ MODIFIER_PARENTS = {"JJ": frozenset({"NP"}), "RB": frozenset({"S", "VP", "ADJP"}
 # ungrammatical ("an [going] affectionate take", "tier of [made] blaxploitation flicks"), against 21 % of
 # the other words (benchmarks/yield_*sample.jsonl, the tuning rows)
 PRENOMINAL_TAGS = frozenset({"JJ"})
+# round 6 (docs/yield.md): a noun that classifies a film, a story or their parts by genre, medium or
+# setting ("a [comedy] film", "these [action] scenes"), before a noun of ``FILM_NOUNS`` only: before other
+# nouns the masked LM's compounds read as nonsense ("the same [horror] time", "a [space] hole", "some
+# [family] juice" on the bench seeds). None names people or judges
+NOUN_MODIFIERS = frozenset(
+    """action adventure animation comedy crime detective disaster documentary drama family fantasy
+    gangster heist holiday horror monster music mystery period prison revenge road romance sports spy
+    suspense war western zombie vampire ghost space studio cable television video stage festival summer
+    weekend buddy caper chase dance fight art costume cult slasher superhero thriller farce cartoon radio
+    theater opera school college ensemble prestige""".split()
+)
+FILM_NOUNS = frozenset(
+    """film films movie movies picture pictures flick flicks story stories tale tales thriller thrillers
+    drama dramas comedy comedies feature features version versions sequel sequels remake remakes series
+    genre scene scenes sequence sequences fan fans audience audiences director directors star stars actor
+    actors cast hero heroes villain villains character characters role roles script plot plots score
+    soundtrack premise fare entry franchise icon icons debut classic classics epic epics documentary
+    documentaries cartoon cartoons production productions adaptation adaptations performance
+    performances show shows episode episodes moment moments piece outing vehicle satire romp yarn
+    melodrama spectacle filmmaker filmmakers writer writers material elements conventions formula""".split()
+)
+# round 6: a cardinal number counting a plural noun after a definite determiner ("these [two] roles")
+NUMBERS = frozenset("two three four five six seven eight nine ten".split())
+DEFINITE = frozenset("the these those its his her their our your my".split())
 MAX_PHRASE = 3
 # ``phrases``: the most share of a fill call's expansions one repeated word may take (issue #35: 3 %)
 SPREAD_CAP = 0.03
@@ -160,6 +186,12 @@ def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
         elif tag in PRENOMINAL_TAGS:
             if lhs != "NP" or not _prenominal(rhs, gap):
                 return False
+        elif tag == "NN":
+            if lhs != "NP" or not _noun_modifier(rhs, placement, n):
+                return False
+        elif tag == "CD":
+            if lhs != "NP" or not _counting(rhs, placement, n):
+                return False
         elif tag == "RB":
             grades_next = n + 1 < len(placement) and placement[n + 1] == (gap, "JJ")  # "a [very] [old] film"
             if lhs not in MODIFIER_PARENTS["RB"] and not (lhs == "NP" and grades_next):
@@ -169,7 +201,29 @@ def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
     return True
 
 
-HEADED_DEMONSTRATIVE = [["NN"], ["NNS"], ["JJ", "NN"], ["JJ", "NNS"], ["RB", "JJ", "NN"]]
+HEADED_DEMONSTRATIVE = [
+    ["NN"], ["NNS"], ["JJ", "NN"], ["JJ", "NNS"], ["RB", "JJ", "NN"],
+    ["NN", "NN"], ["NN", "NNS"], ["CD", "NNS"],
+]  # fmt: skip
+
+
+def _noun_modifier(rhs: Sequence[str], placement: Placement, n: int) -> bool:
+    """An inserted noun modifies the seed's noun right after it ("a [comedy] film", "a good [action]
+    movie"): the last word inserted at its place, before a noun phrase's first noun, which is a common
+    noun and no compound's first part ("an absurdist [horror] spider web")."""
+    gap = placement[n][0]
+    last = n + 1 == len(placement) or placement[n + 1][0] != gap
+    compound = gap + 1 < len(rhs) and rhs[gap + 1] in NOUN_TAGS
+    return last and _prenominal(rhs, gap) and rhs[gap] in ("NN", "NNS") and not compound
+
+
+def _counting(rhs: Sequence[str], placement: Placement, n: int) -> bool:
+    """An inserted number comes first at its place, right after a determiner and before the noun
+    phrase's first noun, a plural ("these [two] roles", "the [two] [new] films")."""
+    gap = placement[n][0]
+    first = n == 0 or placement[n - 1][0] != gap
+    determined = gap > 0 and rhs[gap - 1] in ("DT", "PRP$")
+    return first and determined and _prenominal(rhs, gap) and rhs[gap] == "NNS"
 
 
 def _coordinated(rhs: Sequence[str], placement: Placement, n: int) -> bool:
@@ -336,6 +390,7 @@ class WordOrder:
     [seriously].") or between a verb and a pronoun object ("make [maybe] it"); no inserted word right
     before "to" but after a noun or as a focus adverb ("may be [close] to believe", "come [quickly] to");
     no predicative-only adjective before a noun ("these [sure] women"), "own" only after a possessive.
+    Round 6: an inserted noun modifier follows no noun ("plodding costume [comedy] drama").
     Relaxed, where readers called the rejected rows grammatical: a quotation's first word and a name's
     possessive end no name ('"The [main] film', "Cox's [final] approach"), a relational or age adjective
     may follow another adjective ("marginal [political] intelligence"), more sentence adverbs may precede
@@ -424,6 +479,8 @@ def _misplaced(
                 or (word in WHOLE and (nxt_tag != "NN" or nxt.lower() in KIND_NOUNS))
             ):
                 return "not before its noun"
+    if tag == "NN" and previous is not None and previous[1] in NOUN_TAGS:
+        return "after a noun"  # a noun modifier inside a compound: "plodding costume [comedy] drama"
     if tag == "RB":
         if previous is not None and _grading(previous[0]):
             return "after a degree adverb"
@@ -478,7 +535,12 @@ class Phrases:
       nouns are not shipped here) and names no group of people, in the plural either;
     - a coordinated adjective ("a [long] [and] charming film", "watchable [and] [quiet]"): the
       conjunction is "and", the adjective one that describes (not "its [own] [and] screwed-up", "the
-      [whole] [and] ...": ``UNCOORDINATED``).
+      [whole] [and] ...": ``UNCOORDINATED``);
+    - (round 6) a noun modifier ("a [comedy] film", "this [horror] [film]"): one of ``NOUN_MODIFIERS``,
+      before a noun of ``FILM_NOUNS`` (the seed's, tagged so in context and no compound's first part,
+      or the demonstrative's inserted noun);
+    - (round 6) a number ("the [two] roles", "these [two] [films]"): one of ``NUMBERS``, after a
+      definite determiner or a possessive, before a plural noun.
     """
 
     name = "phrase"
@@ -500,7 +562,15 @@ class Phrases:
                 continue
             if template.tags[n] == "RB" and not _graded_adverb(words[n + 1]):
                 return False  # "is [very] [often] amusing", not "[very] [really] good"
-        if template.lhs != "NP" or template.rhs_from != ("DT",):
+        demonstrative = template.lhs == "NP" and template.rhs_from == ("DT",)
+        for n, (word, tag) in enumerate(zip(words, template.tags)):
+            if tag == "NN" and not (demonstrative and n == len(words) - 1):  # a noun modifier
+                head = words[n + 1] if demonstrative else _seed_noun(candidate, n, ("NN", "NNS"))
+                if word not in NOUN_MODIFIERS or head not in FILM_NOUNS:
+                    return False
+            if tag == "CD" and not (word in NUMBERS and (demonstrative or _counts(candidate, n))):
+                return False
+        if not demonstrative:
             return True
         index = template.masks[0][0] - 1
         a, _, tags = sentence_at(candidate.seed_tags, index)
@@ -514,10 +584,56 @@ class Phrases:
         )
 
 
+def _seed_noun(candidate: Candidate, n: int, tags: tuple[str, ...]) -> str | None:
+    """The seed's word right after inserted word ``n`` if it is a noun of one of ``tags`` in context that
+    ends its compound (no noun after it), else None (a capitalised word, a name's, is in no word list)."""
+    index = candidate.template.masks[n][0]
+    tokens = candidate.template.parse.tokens
+    a, b, seed_tags = sentence_at(candidate.seed_tags, index)
+    if index >= b or seed_tags[index - a] not in tags:
+        return None
+    return None if index + 1 < b and seed_tags[index + 1 - a] in NOUN_TAGS else tokens[index]
+
+
+def _counts(candidate: Candidate, n: int) -> bool:
+    """Inserted number ``n`` follows a definite determiner ("the", "these", a possessive) and counts the
+    seed's plural noun after the words inserted there ("the [two] films", "the [two] [new] films")."""
+    masks, tokens = candidate.template.masks, candidate.template.parse.tokens
+    index = masks[n][0]
+    if not index or tokens[index - 1].lower() not in DEFINITE:
+        return False
+    return _seed_noun(candidate, n, ("NNS",)) is not None
+
+
 def _graded_adverb(word: str) -> bool:
     """An adverb a degree adverb grades: one of frequency or an -ly manner adverb ("[very] [often]",
     "[rather] [quietly]"), not a sentence, focus or degree adverb ("[very] [really]")."""
     return word in GRADED_FREQUENCY or _manner_adverb(word)
+
+
+def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | None:
+    """The placements of a seed (``tokens``) whose words' neighbours an ``--insertions`` mode accepts
+    whatever the fill, told before the masked LM scores anything (``Differentiator``'s ``usable``): under
+    ``phrases`` a noun modifier only before a noun of ``FILM_NOUNS`` (or as a demonstrative's noun) and
+    after no other noun modifier, a number only after a definite determiner. The ``phrase`` check reads
+    the same in the filled sentence."""
+    if mode != "phrases":
+        return None
+
+    def fits(masks: Masks) -> bool:
+        for n, (index, tag) in enumerate(masks):
+            before = tokens[index - 1].lower() if index else ""
+            after = tokens[index].lower() if index < len(tokens) else ""
+            last = n + 1 == len(masks) or masks[n + 1][0] != index
+            if tag == "NN" and last and after not in FILM_NOUNS and before not in DEMONSTRATIVES:
+                return False
+            if tag == "NN" and before in NOUN_MODIFIERS:  # "costume [comedy] drama", "costume" tagged JJ
+                return False
+            if tag == "CD" and before not in DEFINITE:
+                return False
+        return True
+
+    return fits
 
 
 Limits = dict[str, frozenset[str]]  # tag -> words
@@ -526,11 +642,13 @@ Limits = dict[str, frozenset[str]]  # tag -> words
 def vocabulary_limits(mode: str) -> tuple[Limits, Limits]:
     """The fill vocabulary's limits of an ``--insertions`` mode (``VocabularyFilter``'s ``closed`` and
     ``excluded``): under ``phrases`` the words its checks reject whatever the context, so that the masked
-    LM's beam is not spent on them (coordinators other than "and", determinatives as adjectives,
-    circumstances and hedges as adverbs). The other modes keep their vocabulary, and so their output."""
+    LM's beam is not spent on them (coordinators other than "and", numbers other than "two" to "ten",
+    determinatives as adjectives, circumstances and hedges as adverbs, and before another inserted word any
+    adverb but the adverb check's degree adverbs). The other modes keep their vocabulary, and so their
+    output."""
     if mode != "phrases":
         return {}, {}
-    closed = {"CC": COORDINATORS, "RB" + GRADING: ATTRIBUTIVE_DEGREE}  # the adverb check's grading words
+    closed = {"CC": COORDINATORS, "CD": NUMBERS, "RB" + GRADING: ATTRIBUTIVE_DEGREE}
     return closed, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES | HEDGES}
 
 

@@ -28,7 +28,7 @@ from .context import build_function_pairs, load_function_pairs
 from .expansion import Differentiator
 from .grammar import build_grammar, load_grammar
 from .identity import code_fingerprint, model_identity
-from .insertions import INSERTABLE, SPREAD_CAP, checks_for, vocabulary_limits
+from .insertions import INSERTABLE, SPREAD_CAP, checks_for, seed_sites, vocabulary_limits
 from .parsing import Parser
 from .reparse import Reparse
 from .validate import FillStats, users_check
@@ -243,9 +243,14 @@ class Expander:
 
     def _placement_check(self, case: TestCase, parse: Any) -> Callable[[tuple[tuple[int, str], ...]], bool]:
         """Whether a placement of masks can meet the case's requirement at all, told by filling each mask
-        with a neutral word of its tag (every real fill is checked again in validation)."""
+        with a neutral word of its tag (every real fill is checked again in validation), at a site whose
+        seed words the ``--insertions`` mode accepts (``insertions.seed_sites``)."""
+
+        sites = seed_sites(self.config.insertions, parse.tokens)
 
         def usable(masks: tuple[tuple[int, str], ...]) -> bool:
+            if sites is not None and not sites(masks):
+                return False
             words = [_PLACEHOLDERS.get(tag, "thing") for _, tag in masks]
             text, _ = MaskedTemplate("", case.id, parse, masks, "", (), (), 0.0).render(words)
             return self.requirement(case, text)
