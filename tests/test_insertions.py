@@ -459,12 +459,13 @@ def test_the_word_order_check_lets_a_coordinated_adjective_end_a_clause():
 
 def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere():
     words = {0: "and", 1: "but", 2: "old", 3: "other", 4: "often", 5: "there", 6: "two", 7: "1990"}
-    words |= {8: "very", 9: "nearly"}
+    words |= {8: "very", 9: "nearly", 10: "horror", 11: "film"}
     lexical = {
         "CC": {"and": 2, "but": 2},
         "JJ": {"old": 2, "other": 2},
         "RB": {"often": 2, "there": 2, "very": 2, "nearly": 2},
         "CD": {"two": 2, "1990": 2},  # round 6: the number words only ("the [two] roles")
+        "NN": {"horror": 2, "film": 2},
     }
 
     def vocabulary(mode: str) -> VocabularyFilter:
@@ -474,18 +475,20 @@ def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere
             single_token=lambda w: True, closed=closed, excluded=excluded,
         )  # fmt: skip
 
-    def allowed(mode: str, keys=("CC", "JJ", "RB", "CD")) -> list[str]:
+    def allowed(mode: str, keys=("CC", "JJ", "RB", "CD", "NN")) -> list[str]:
         return [words[i] for key in keys for i in vocabulary(mode).allowed(key)]
 
-    assert allowed("phrases") == ["and", "old", "often", "very", "two"]  # not "nearly": a hedge
+    assert allowed("phrases") == ["and", "old", "often", "very", "two", "horror", "film"]  # "nearly": a hedge
     assert sorted(allowed("modifiers")) == sorted(allowed("any")) == sorted(words.values())  # unchanged
-    # an adverb another inserted word follows at its place grades it: a degree adverb alone ("a [very]
-    # [old] film"), as the adverb check keeps; alone, or in another mode, the adverb's words
-    graded, alone = ((2, "RB"), (2, "JJ")), ((2, "RB"), (3, "JJ"))
-    assert vocabulary("phrases").mask_keys(graded) == ("RB:grading", "JJ")
+    # a word another inserted word follows at its place modifies it: a degree adverb alone ("a [very]
+    # [old] film") and a noun modifier ("this [horror] [film]"), as the checks keep; alone, or in another
+    # mode, the tag's words
+    graded, alone, compound = ((2, "RB"), (2, "JJ")), ((2, "RB"), (3, "JJ")), ((2, "NN"), (2, "NN"))
+    assert vocabulary("phrases").mask_keys(graded) == ("RB:modifying", "JJ")
+    assert vocabulary("phrases").mask_keys(compound) == ("NN:modifying", "NN")
     assert vocabulary("phrases").mask_keys(alone) == vocabulary("modifiers").mask_keys(graded)[:1] + ("JJ",)
     assert vocabulary("modifiers").mask_keys(graded) == ("RB", "JJ")
-    assert allowed("phrases", ["RB:grading"]) == ["very"]
+    assert allowed("phrases", ["RB:modifying", "NN:modifying", "NN"]) == ["very", "horror", "horror", "film"]
 
 
 class _Neutral:

@@ -82,7 +82,7 @@ def test_a_slot_given_up_at_the_first_mask_saves_the_later_steps_rows(lm, tmp_pa
 
 
 def test_a_narrower_mask_key_is_weighed_by_its_tag_and_filled_from_its_own_words(lm, tmp_path, monkeypatch):
-    """ "RB:grading" (a degree adverb before another inserted word): the slot rule asks whether the place
+    """ "RB:modifying" (a degree adverb before another inserted word): the slot rule asks whether the place
     takes the tag at all, the fill takes only the key's words. Here "this" alone holds too little of the
     mass to keep a slot, "the" and "this" together enough."""
     monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path))
@@ -90,14 +90,15 @@ def test_a_narrower_mask_key_is_weighed_by_its_tag_and_filled_from_its_own_words
     narrow = VocabularyFilter(
         lm.words, TagDictionary(lexical, {}), Lexicon(), proper_noun=lambda w: False,
         single_token=is_single_token, known_only=True, identity=lm.identity,
-        closed={"DT:grading": frozenset({"this"})},
+        closed={"DT:modifying": frozenset({"this"})},
     )  # fmt: skip
     paired = template(TEXT, [(3, "DT"), (3, "DT")])
-    assert narrow.mask_keys(paired.masks) == ("DT:grading", "DT")
+    assert narrow.mask_keys(paired.masks) == ("DT:modifying", "DT")
     ids = lm.tokenizer([lm.masked_text(paired)], return_tensors="pt")["input_ids"]
     at = (ids[0] == lm.tokenizer.mask_token_id).nonzero().flatten()[:1]
     log_probs = lm.log_probs_at(ids, torch.ones_like(ids), at)
-    assert math.exp(SlotRule.log_mass(log_probs[:, narrow.allowed("DT:grading")]).item()) < DEFAULT_THRESHOLD
+    mass = math.exp(SlotRule.log_mass(log_probs[:, narrow.allowed("DT:modifying")]).item())
+    assert mass < DEFAULT_THRESHOLD
     fills = lm.suggest([paired], beam_size=2, top_n=2, vocabulary=narrow, slot=SlotRule(DEFAULT_THRESHOLD))[0]
     assert fills and {words[0] for words, _ in fills} == {"this"}
 

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 from .expansion import ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
-from .vocabulary import GRADING
+from .vocabulary import MODIFYING
 from .words import (
     Articles,
     Dictionary,
@@ -644,11 +644,16 @@ def vocabulary_limits(mode: str) -> tuple[Limits, Limits]:
     ``excluded``): under ``phrases`` the words its checks reject whatever the context, so that the masked
     LM's beam is not spent on them (coordinators other than "and", numbers other than "two" to "ten",
     determinatives as adjectives, circumstances and hedges as adverbs, and before another inserted word any
-    adverb but the adverb check's degree adverbs). The other modes keep their vocabulary, and so their
-    output."""
+    adverb but the adverb check's degree adverbs and any noun but a noun modifier). The other modes keep
+    their vocabulary, and so their output."""
     if mode != "phrases":
         return {}, {}
-    closed = {"CC": COORDINATORS, "CD": NUMBERS, "RB" + GRADING: ATTRIBUTIVE_DEGREE}
+    closed = {
+        "CC": COORDINATORS,
+        "CD": NUMBERS,
+        "RB" + MODIFYING: ATTRIBUTIVE_DEGREE,
+        "NN" + MODIFYING: NOUN_MODIFIERS,
+    }
     return closed, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES | HEDGES}
 
 

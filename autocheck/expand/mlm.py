@@ -399,7 +399,7 @@ class MaskedLM:
             names = sorted({tag for text_tags in tags for tag in text_tags})
             allowed = self._allowed_rows(names, vocabulary)
             tag_index = [[names.index(tag) for tag in text_tags] for text_tags in tags]
-            # a mask key narrower than its tag ("RB:grading", ``VocabularyFilter.mask_keys``): the slot rule
+            # a mask key narrower than its tag ("RB:modifying", ``VocabularyFilter.mask_keys``): the slot rule
             # weighs the tag's words (does the place take an adverb?), the fill takes the key's
             bases = [name.partition(":")[0] for name in names]
             slot_allowed = allowed

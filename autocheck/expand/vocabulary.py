@@ -15,8 +15,9 @@ mask's. So for each mask tag the vocabulary is restricted to whole words
 - that a word check of the ``--insertions`` mode would not reject whatever the context (``closed``:
   the only words of a tag, such as "and" for a coordinator; ``excluded``: a tag's words never kept, such
   as determinatives for an adjective; ``insertions.vocabulary_limits``). A limit may name a mask that
-  another inserted word follows at the same place (``TAG:grading``): the adverb check keeps only a degree
-  adverb there ("a [very] [old] film"), so that mask is filled from those words alone;
+  another inserted word follows at the same place (``TAG:modifying``): the checks keep only a degree
+  adverb there ("a [very] [old] film") or a noun modifier ("this [horror] [film]"), so that mask is
+  filled from those words alone;
 - that are a lower-case proper noun ("york") exactly when the mask's tag is a proper-noun tag (validation
   rejects the others away from the start of a sentence).
 
@@ -58,7 +59,7 @@ class TagDictionary:
         return self._treebank.get(word)
 
 
-GRADING = ":grading"  # the key suffix of a mask another inserted word follows at the same place
+MODIFYING = ":modifying"  # the key suffix of a mask another inserted word follows at the same place
 
 
 class VocabularyFilter:
@@ -127,13 +128,13 @@ class VocabularyFilter:
         return self._whole[word]
 
     def mask_keys(self, masks: Sequence[tuple[int, str]]) -> tuple[str, ...]:
-        """The key each mask's words are looked up by: its tag, or ``TAG:grading`` when another inserted
+        """The key each mask's words are looked up by: its tag, or ``TAG:modifying`` when another inserted
         word follows it at the same place and the mode limits such a mask (``closed``)."""
+        followed = [n + 1 < len(masks) and masks[n + 1][0] == index for n, (index, _) in enumerate(masks)]
         return tuple(
-            tag + GRADING if n + 1 < len(masks) and masks[n + 1][0] == index and tag + GRADING in self.closed
-            else tag
-            for n, (index, tag) in enumerate(masks)
-        )  # fmt: skip
+            tag + MODIFYING if then and tag + MODIFYING in self.closed else tag
+            for (_, tag), then in zip(masks, followed)
+        )
 
     def allowed(self, tag: str) -> list[int]:
         """The vocabulary ids a ``tag`` mask may be filled with, ascending (computed once per tag, and
