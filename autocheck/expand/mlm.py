@@ -559,15 +559,12 @@ class MaskedLM:
         rows = torch.arange(len(ids), device=self.device)
         with _attention_without_cudnn(self.device):
             if self._head is not None:  # the LM head only at the given positions, not at every token
+                at_masks = {"mask_positions": positions} if self._last_layer_at_masks else {}
                 # torch types a submodule read as an attribute as Tensor | Module
-                if self._last_layer_at_masks:  # the last layer's output is already one state per row
-                    base = self.model.base_model(
-                        input_ids=ids, attention_mask=attention, mask_positions=positions
-                    )  # type: ignore[operator]
-                    logits = self._head(base.last_hidden_state[:, 0])
-                else:
-                    base = self.model.base_model(input_ids=ids, attention_mask=attention)  # type: ignore[operator]
-                    logits = self._head(base.last_hidden_state[rows, positions])
+                base = self.model.base_model(input_ids=ids, attention_mask=attention, **at_masks)  # type: ignore[operator]
+                # with the last layer at the masks, its output is already one state per row
+                states = base.last_hidden_state
+                logits = self._head(states[:, 0] if at_masks else states[rows, positions])
             else:
                 logits = self.model(input_ids=ids, attention_mask=attention).logits[rows, positions]
         scores = logits.float().log_softmax(-1)
