@@ -634,9 +634,8 @@ class _LastLayerAtMasks(torch.nn.Module):
     ``intermediate``, ``output``) after its self-attention only at one position per row, the mask the head
     reads (``mask_positions``, passed through the model's keyword arguments): the attention's output
     projection and the feed-forward block, most of a layer's work, for one token of each row instead of
-    all. The self-attention itself still runs over every token: its CPU kernel picks its blocking by the
-    number of queries, so attention for the masks alone differs in its last bits. Without
-    ``mask_positions`` it is the plain layer."""
+    all. The self-attention itself still runs over every token: attention for the masks alone differed in
+    its last bits on some pass shapes (docs/speed.md). Without ``mask_positions`` it is the plain layer."""
 
     def __init__(self, layer: torch.nn.Module):
         super().__init__()
