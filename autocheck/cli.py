@@ -278,7 +278,6 @@ def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
     from .generate import generate
 
     import_nltk_lean()
-
     config = _config(args, expand and not getattr(args, "no_expand", False))
     summary = generate(
         config,

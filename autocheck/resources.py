@@ -44,7 +44,7 @@ def shared_data_dir() -> Path:
 
 # What NLTK imports at its own import, each in a try/except ImportError, for parts autocheck never uses
 # (collocation statistics, the scikit-learn classifier wrapper): scipy.stats, scikit-learn and through it
-# pandas, about 1.1 CPU-s of a default generate run (docs/speed.md)
+# pandas, 0.6-1.1 CPU-s of a default generate run (docs/speed.md)
 NLTK_OPTIONAL_IMPORTS = ("scipy.stats", "sklearn")
 
 
