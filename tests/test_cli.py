@@ -200,8 +200,8 @@ def test_a_bad_top_k_rule_in_python_is_a_clear_error(tmp_path):
 
 
 def test_generate_imports_nltk_without_its_optional_scipy_and_sklearn_imports():
-    """NLTK imports scipy.stats and scikit-learn (and so pandas) for parts autocheck never uses, about
-    1.1 CPU-s of a default run; the CLI's generate and fuzz import it without them, and both still import
+    """NLTK imports scipy.stats and scikit-learn (and so pandas) for parts autocheck never uses, 0.6-1.1
+    CPU-s of a default run; the CLI's generate and fuzz import it without them, and both still import
     afterwards. A fresh interpreter: this one has NLTK imported whole already."""
     import subprocess
 
