@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .config import DATASET, DEFAULT_MLM, EXPAND, FUZZ_EXPANSION, SEEDS, GenerateConfig, options
-from .resources import ResourceMissing
+from .resources import ResourceMissing, import_nltk_lean
 from .store import (
     InputError,
     atomic_write_json,
@@ -277,6 +277,7 @@ def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
     from .execute.local import usable_workers
     from .generate import generate
 
+    import_nltk_lean()
     config = _config(args, expand and not getattr(args, "no_expand", False))
     summary = generate(
         config,
@@ -300,6 +301,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from .models import load_model
     from .requirements import load_spec
 
+    import_nltk_lean()
     config = _config(args, expand=True)
     search = SearchConfig(args.queries, args.beam, args.depth, args.max_queries)  # bad values: before loading
     task = load_spec(config.requirements, config.task if config.requirements is None else None).task

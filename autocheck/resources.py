@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,32 @@ def project_file(relative: str) -> Path:
 def shared_data_dir() -> Path:
     """The offline resources (real corpora, stand-in models): ``$AUTOCHECK_SHARED_DATA`` or ../shared/data."""
     return Path(os.environ.get("AUTOCHECK_SHARED_DATA", project_file("../shared/data"))).resolve()
+
+
+# What NLTK imports at its own import, each in a try/except ImportError, for parts autocheck never uses
+# (collocation statistics, the scikit-learn classifier wrapper): scipy.stats, scikit-learn and through it
+# pandas, 0.6-1.1 CPU-s of a default generate run (docs/speed.md)
+NLTK_OPTIONAL_IMPORTS = ("scipy.stats", "sklearn")
+
+
+def import_nltk_lean() -> None:
+    """Import NLTK, if no one has yet, with its optional imports (``NLTK_OPTIONAL_IMPORTS``) failing as if
+    they were not installed; they import as usual afterwards. In this process NLTK's scikit-learn wrapper
+    (``SklearnClassifier``) and its scipy statistics (``fisher_exact`` in collocations) then do not work:
+    for the CLI's generate and fuzz processes only, never on import of autocheck, so a program that
+    imports autocheck keeps its NLTK whole. Done by hand since NLTK has no switch for it: a module mapped
+    to None in ``sys.modules`` is Python's documented way to make its import fail."""
+    if "nltk" in sys.modules:
+        return
+    blocked = [name for name in NLTK_OPTIONAL_IMPORTS if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        import nltk  # noqa: F401
+    finally:
+        for name in blocked:
+            if sys.modules.get(name, False) is None:
+                del sys.modules[name]
 
 
 def find_nltk(resource: str) -> str | None:

@@ -173,7 +173,7 @@ def pos_tag_from(words: Sequence[str], prefix_tags: Sequence[str], stop: int) ->
     tags thousands of candidates of the same seed this way instead of whole sentences.
     """
     tagger = _tagger()
-    quoted = _ptb_quotes(words)
+    quoted = _ptb_quotes(words[: stop + 2])  # the last words a tag of the stretch reads
     start = len(prefix_tags)
     # a tag reads the normalised words two either side of it: only those of the retagged stretch are made
     # (the others are never read; "" stands in for them)

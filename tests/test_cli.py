@@ -197,3 +197,24 @@ def test_a_bad_top_k_rule_in_python_is_a_clear_error(tmp_path):
     with pytest.raises(InputError, match="top_k_per must be 'seed' or 'production', not 'productions'"):
         generation.generate(config, tmp_path / "out")
     assert not (tmp_path / "out").exists()  # refused before anything is written
+
+
+def test_generate_imports_nltk_without_its_optional_scipy_and_sklearn_imports():
+    """NLTK imports scipy.stats and scikit-learn (and so pandas) for parts autocheck never uses, 0.6-1.1
+    CPU-s of a default run; the CLI's generate and fuzz import it without them, and both still import
+    afterwards. A fresh interpreter: this one has NLTK imported whole already."""
+    import subprocess
+
+    code = (
+        "import importlib.util, sys\n"
+        "from autocheck.resources import import_nltk_lean\n"
+        "import_nltk_lean()\n"
+        "from nltk.tree import Tree\n"
+        "print([n for n in ('scipy.stats', 'sklearn', 'pandas') if n in sys.modules])\n"
+        "for name in ('scipy.stats', 'sklearn'):\n"
+        "    if importlib.util.find_spec(name.split('.')[0]):\n"
+        "        importlib.import_module(name)\n"
+        "print('imported after')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["[]", "imported after"]

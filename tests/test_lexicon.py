@@ -219,3 +219,16 @@ def test_wordnet_base_forms_are_looked_up_once_per_word_and_pos(monkeypatch):
     finally:
         lexicon._morphy.cache_clear()  # the fake's answers must not outlive this test
     assert asked == [("films", "n")]
+
+
+def test_readings_are_remembered_per_word_and_pos_and_match_a_fresh_look_up(tmp_path):
+    path = tmp_path / "mine.tsv"
+    path.write_text("superb\tpositive\nflop\tnegative\tnoun\nflop\tneutral\tverb\nchair\tneutral\tnoun\n")
+    lexicon = load_lexicon(str(path))
+    asked = [("flops", "noun"), ("flops", "verb"), ("Flops", None), ("chairs", "noun"), ("table", "noun")]
+    expected = [(lexicon.polarity(w, p), lexicon.is_neutral(w, p)) for w, p in asked]
+    assert expected[:2] == [("negative", False), ("neutral", True)]  # one word, two answers by POS
+    for _ in range(2):  # remembered the first time, read back the second: the same as looking up afresh
+        assert [(lexicon.polarity(w, p), lexicon.is_neutral(w, p)) for w, p in asked] == expected
+        assert all(lexicon._readings(w, p) == lexicon._look_up(w, p) for w, p in asked)
+    assert set(lexicon._known) == set(asked)

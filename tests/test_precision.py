@@ -3,6 +3,7 @@ the same bytes within a precision whatever the number of workers."""
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from dataclasses import replace
@@ -161,3 +162,30 @@ def test_an_explicit_bf16_is_resolved_without_importing_torch(monkeypatch):
     monkeypatch.setitem(sys.modules, "autocheck.expand.mlm", None)  # importing it (and torch) fails
     assert _resolved_precision("bf16", "auto") == "bf16"
     assert _resolved_precision("fp32", "auto") == "fp32"
+
+
+@pytest.mark.skipif(not torch.ops.mkldnn._is_mkldnn_bf16_supported(), reason="no oneDNN bf16 in this torch")
+def test_bf16_last_layer_at_the_masks_only_gives_the_same_scores(tiny_bert_dir, monkeypatch):  # noqa: F811
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    tokenizer = BertTokenizer.from_pretrained(tiny_bert_dir)
+    torch.manual_seed(0)
+    # heads of 64, as the stand-in's and BERT's, and weights large enough for peaked attention: where
+    # attention for the masks alone (another kernel path) would differ in its last bits
+    config = BertConfig(
+        vocab_size=len(VOCAB), hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=256, max_position_embeddings=80, initializer_range=0.5,
+    )  # fmt: skip
+    model = BertForMaskedLM(config)  # each MaskedLM casts (and in bf16 rebuilds) the model it is given
+    assert not MaskedLM(tokenizer, copy.deepcopy(model), "fp32", "cpu")._last_layer_at_masks  # as it was
+    at_masks = MaskedLM(tokenizer, copy.deepcopy(model), "at-masks", "cpu", precision="bf16")
+    assert at_masks._last_layer_at_masks
+    monkeypatch.setattr(masked_lm, "_last_layer_at_masks", lambda model: False)
+    whole = MaskedLM(tokenizer, model, "whole", "cpu", precision="bf16")
+    generator = torch.Generator().manual_seed(0)
+    for rows, length in [(1, 5), (3, 9), (64, 70), (300, 20)]:
+        ids = torch.randint(5, len(VOCAB), (rows, length), generator=generator)
+        attention = torch.ones_like(ids)
+        attention[rows // 2 :, length - 2 :] = 0
+        at = torch.randint(1, length - 2, (rows,), generator=generator)
+        assert torch.equal(at_masks.log_probs_at(ids, attention, at), whole.log_probs_at(ids, attention, at))

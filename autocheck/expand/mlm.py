@@ -144,8 +144,14 @@ class MaskedLM:
         # generation makes (tens of rows) cost more than the bf16 matrix products saved (benchmarks/
         # bench_precision.py); the softmax over the vocabulary stays in fp32 (``_forward``).
         self.model = model.to(self.device, dtype=DTYPES[self.precision]).eval()
-        if self.precision == "bf16" and self.device.type == "cpu":
-            _pack_linear_weights(self.model)
+        # The last layer only at the masks where that gives the same bits: bf16 on the CPU, whose packed
+        # products do not depend on how many rows they multiply (fp32's do, in their last bits)
+        self._last_layer_at_masks = (
+            self.precision == "bf16"
+            and self.device.type == "cpu"
+            and _pack_linear_weights(self.model)
+            and _last_layer_at_masks(self.model)
+        )
         if tokenizer.mask_token_id is None:
             raise ValueError(f"{identity}: tokenizer has no mask token; not a masked language model")
         config = getattr(self.model, "config", None)
@@ -574,9 +580,12 @@ class MaskedLM:
         rows = torch.arange(len(ids), device=self.device)
         with _attention_without_cudnn(self.device):
             if self._head is not None:  # the LM head only at the given positions, not at every token
+                at_masks = {"mask_positions": positions} if self._last_layer_at_masks else {}
                 # torch types a submodule read as an attribute as Tensor | Module
-                base = self.model.base_model(input_ids=ids, attention_mask=attention)  # type: ignore[operator]
-                logits = self._head(base.last_hidden_state[rows, positions])
+                base = self.model.base_model(input_ids=ids, attention_mask=attention, **at_masks)  # type: ignore[operator]
+                # with the last layer at the masks, its output is already one state per row
+                states = base.last_hidden_state
+                logits = self._head(states[:, 0] if at_masks else states[rows, positions])
             else:
                 logits = self.model(input_ids=ids, attention_mask=attention).logits[rows, positions]
         scores = logits.float().log_softmax(-1)
@@ -624,19 +633,79 @@ class _PackedLinear(torch.nn.Module):
         return torch.ops.mkldnn._linear_pointwise(x, self.packed, self.bias, "none", [], "")
 
 
-def _pack_linear_weights(model: torch.nn.Module) -> None:
+def _pack_linear_weights(model: torch.nn.Module) -> bool:
     """Every ``nn.Linear`` of a bf16 CPU ``model`` as a ``_PackedLinear``, where this torch build has oneDNN
-    with bf16 (it is how torch's own compiler runs bf16 linear layers on the CPU); elsewhere left as is."""
+    with bf16 (it is how torch's own compiler runs bf16 linear layers on the CPU); elsewhere left as is.
+    Whether it packed them."""
     mkldnn = torch.ops.mkldnn
     ops = ("_reorder_linear_weight", "_linear_pointwise", "_is_mkldnn_bf16_supported")
     if not (torch.backends.mkldnn.is_available() and all(hasattr(mkldnn, op) for op in ops)):
-        return
+        return False
     if not mkldnn._is_mkldnn_bf16_supported():  # bf16 not even emulated: nothing to pack for
-        return
+        return False
     for name, module in list(model.named_modules()):
         if type(module) is torch.nn.Linear:
             parent, _, attribute = name.rpartition(".")
             setattr(model.get_submodule(parent), attribute, _PackedLinear(module))
+    return True
+
+
+class _LastLayerAtMasks(torch.nn.Module):
+    """A BERT-style encoder's last layer (BERT, RoBERTa: ``attention.self``, ``attention.output``,
+    ``intermediate``, ``output``) after its self-attention only at one position per row, the mask the head
+    reads (``mask_positions``, passed through the model's keyword arguments): the attention's output
+    projection and the feed-forward block, most of a layer's work, for one token of each row instead of
+    all. The self-attention itself still runs over every token: attention for the masks alone differed in
+    its last bits on some pass shapes (docs/speed.md). Without ``mask_positions`` it is the plain layer."""
+
+    def __init__(self, layer: torch.nn.Module):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, hidden_states, attention_mask=None, *args, mask_positions=None, **kwargs):
+        if mask_positions is None:
+            return self.layer(hidden_states, attention_mask, *args, **kwargs)
+        rows = torch.arange(len(hidden_states), device=hidden_states.device)
+        attention = self.layer.attention
+        context = attention.self(hidden_states, attention_mask=attention_mask)[0][rows, mask_positions]
+        at = attention.output(context.unsqueeze(1), hidden_states[rows, mask_positions].unsqueeze(1))
+        return self.layer.output(self.layer.intermediate(at), at)  # (rows, 1, hidden)
+
+
+def _last_layer_at_masks(model: torch.nn.Module) -> bool:
+    """Whether ``model``'s last encoder layer now runs at the masks only (``_LastLayerAtMasks``): only for
+    an encoder of BERT's layers, and only where a small batch with padding gives the same bits both ways
+    (else the layer is left as it was)."""
+    config, base = getattr(model, "config", None), getattr(model, "base_model", model)
+    layers = getattr(getattr(base, "encoder", None), "layer", None)
+    names = ("attention.self", "attention.output", "intermediate", "output")
+    if (
+        getattr(config, "is_decoder", True)
+        or getattr(config, "chunk_size_feed_forward", 0)
+        or getattr(config, "vocab_size", 0) < 5
+        or not isinstance(layers, torch.nn.ModuleList)
+        or not all(_has_submodule(layers[-1], name) for name in names)
+    ):
+        return False
+    ids = torch.tensor([[1, 2, 3, 4, 2], [1, 4, 3, 2, 0]])  # any ids: a row with padding, one without
+    attention, positions = (ids != 0).long(), torch.tensor([2, 1])
+    with torch.inference_mode():
+        full = base(input_ids=ids, attention_mask=attention).last_hidden_state[torch.arange(2), positions]
+        last = layers[-1]
+        layers[-1] = _LastLayerAtMasks(last)
+        at_masks = base(input_ids=ids, attention_mask=attention, mask_positions=positions).last_hidden_state
+    if at_masks.shape == (2, 1, full.shape[-1]) and torch.equal(at_masks[:, 0], full):
+        return True
+    layers[-1] = last
+    return False
+
+
+def _has_submodule(module: torch.nn.Module, name: str) -> bool:
+    try:
+        module.get_submodule(name)
+    except AttributeError:
+        return False
+    return True
 
 
 def _out_of_memory(error: BaseException) -> bool:

@@ -47,6 +47,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..records import MaskedTemplate, Parse, TestCase, opens
@@ -518,7 +519,6 @@ def recase(
     parse = template.parse
     tokens = parse.tokens
     starts = {a for a, _, _ in sentences}
-    proper = {a + k for a, _, tags in sentences for k, tag in enumerate(tags) if tag in PROPER_TAGS}
     out: list[str] = []
     lower: list[int] = []
     previous = None
@@ -531,14 +531,16 @@ def recase(
             token = tokens[index]
             if token[:1].isupper():
                 word = word[:1].upper() + word[1:]
-                if not _keeps_capital(tokens, index, proper):
+                if not _keeps_capital(tokens, index, sentences):
                     lower.append(index)
         previous = index
         out.append(word)
     return tuple(out), tuple(dict.fromkeys(lower))
 
 
-def _keeps_capital(tokens: Sequence[str], index: int, proper: set[int]) -> bool:
+def _keeps_capital(
+    tokens: Sequence[str], index: int, sentences: Sequence[tuple[int, int, list[str]]]
+) -> bool:
     """Whether a capitalised sentence-initial token is written so anywhere: "I", an acronym, a word the
     tagger's dictionary knows as a proper noun ("Paris"), or a token tagged as one that starts a name
     ("Samuel Beckett", "Jacquot's"). The tagger calls most capitalised sentence-initial words proper
@@ -547,6 +549,8 @@ def _keeps_capital(tokens: Sequence[str], index: int, proper: set[int]) -> bool:
     if token == "I" or (len(token) > 1 and token.isupper()) or known_proper_noun(token):
         return True
     following = tokens[index + 1] if index + 1 < len(tokens) else ""
+    # the seed's proper-noun tokens, only here: few candidates get this far
+    proper = {a + k for a, _, tags in sentences for k, tag in enumerate(tags) if tag in PROPER_TAGS}
     return index in proper and (following[:1].isupper() or following in ("'s", "’s"))
 
 
@@ -559,7 +563,7 @@ def _sentence_initial(parse: Parse, index: int, starts: set[int]) -> bool:
 def _neighbours(template: MaskedTemplate, words: Sequence[str]) -> list[tuple[str | None, str, str | None]]:
     """Each inserted word, lower-cased, with the lower-cased tokens left and right of it in the filled
     text (None at an edge)."""
-    filled = [token.lower() for token in template.parse.tokens]
+    filled = list(_lower_case(template.parse.tokens))
     positions = []
     for n, ((index, _), word) in enumerate(zip(template.masks, words)):
         filled.insert(index + n, word.lower())
@@ -568,6 +572,12 @@ def _neighbours(template: MaskedTemplate, words: Sequence[str]) -> list[tuple[st
         (filled[p - 1] if p > 0 else None, filled[p], filled[p + 1] if p + 1 < len(filled) else None)
         for p in positions
     ]
+
+
+@lru_cache(maxsize=4096)
+def _lower_case(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """A seed's tokens lower-cased, once per template rather than for each of its candidates."""
+    return tuple(token.lower() for token in tokens)
 
 
 def _doubled(template: MaskedTemplate, words: Sequence[str]) -> bool:

@@ -154,14 +154,25 @@ class WordLexicon:
     neutral: frozenset[tuple[str, str]]
     unknown_is_neutral: bool
     info: Mapping[str, Any] = field(default_factory=dict)
+    # (word, pos) -> its readings: a pure function of the word and the table, asked for the same few
+    # thousand words tens of thousands of times by validation (its lemmas cost WordNet look-ups)
+    _known: dict[tuple[str, str | None], tuple[tuple[str, str], ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
-    def _readings(self, word: str, pos: str | None) -> list[tuple[str, str]]:
+    def _readings(self, word: str, pos: str | None) -> tuple[tuple[str, str], ...]:
+        known = self._known.get((word, pos))
+        if known is None:
+            known = self._known[word, pos] = self._look_up(word, pos)
+        return known
+
+    def _look_up(self, word: str, pos: str | None) -> tuple[tuple[str, str], ...]:
         keys_pos = (*POS_CLASSES, ANY_POS) if pos is None else (pos, ANY_POS)
         for form in (word.lower(), *lemma_candidates(word, pos)):
-            found = [(form, p) for p in keys_pos if (form, p) in self.entries]
+            found = tuple((form, p) for p in keys_pos if (form, p) in self.entries)
             if found:
                 return found
-        return []
+        return ()
 
     def polarity(self, word: str, pos: str | None) -> str | None:
         """The word's polarity; with ``pos=None`` the polar direction if all polar POS readings agree."""
