@@ -164,10 +164,10 @@ class GenerateConfig:
         "phrases",
         "--insertions",
         "the words an expansion may insert: up to three adjectives and adverbs where a noun phrase, clause, "
-        "verb or adjective phrase takes them, a demonstrative's noun or an adjective joined by 'and' "
-        "(phrases), exactly one adjective before a noun or one adverb (modifiers), content words (common "
-        "nouns, adjectives, adverbs, verbs), or any tag the grammar proposes (the paper; always so with "
-        "--compat)",
+        "verb or adjective phrase takes them, a demonstrative's noun, an adjective joined by 'and', a noun "
+        "modifier before a film noun or a number before a plural (phrases), exactly one adjective before a "
+        "noun or one adverb (modifiers), content words (common nouns, adjectives, adverbs, verbs), or any "
+        "tag the grammar proposes (the paper; always so with --compat)",
         group=EXPAND,
         choices=("phrases", "modifiers", "content", "any"),
     )

@@ -41,7 +41,7 @@ from ..resources import ResourceMissing, offline
 from ..store import content_hash
 from .identity import model_identity
 from .slot import SlotRule
-from .vocabulary import VocabularyFilter
+from .vocabulary import VocabularyFilter, key_tag
 
 log = logging.getLogger(__name__)
 
@@ -407,7 +407,7 @@ class MaskedLM:
             tag_index = [[names.index(tag) for tag in text_tags] for text_tags in tags]
             # a mask key narrower than its tag ("RB:modifying", ``VocabularyFilter.mask_keys``): the slot rule
             # weighs the tag's words (does the place take an adverb?), the fill takes the key's
-            bases = [name.partition(":")[0] for name in names]
+            bases = [key_tag(name) for name in names]
             slot_allowed = allowed
             if slot is not None and bases != names:
                 slot_allowed = self._allowed_rows(bases, vocabulary)

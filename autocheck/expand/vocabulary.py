@@ -62,6 +62,11 @@ class TagDictionary:
 MODIFYING = ":modifying"  # the key suffix of a mask another inserted word follows at the same place
 
 
+def key_tag(key: str) -> str:
+    """The Penn tag of a mask key (``VocabularyFilter.mask_keys``): "RB:modifying" -> "RB"."""
+    return key.partition(":")[0]
+
+
 class VocabularyFilter:
     """For each mask tag, the ids of the masked LM's whole words (``words``: id -> word) a fill may use."""
 
@@ -109,7 +114,7 @@ class VocabularyFilter:
         """Whether a fill of a ``tag`` mask may be ``word`` (lower case). The cheap dictionary checks come
         first; a word's lexicon and tokenizer verdicts are computed once. ``tag`` may be a mask key
         (``mask_keys``): its own limits and its tag's apply."""
-        key, tag = tag, tag.partition(":")[0]
+        key, tag = tag, key_tag(tag)
         for limited in (key, tag):
             if word not in self.closed.get(limited, (word,)) or word in self.excluded.get(limited, ()):
                 return False
