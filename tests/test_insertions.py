@@ -20,11 +20,13 @@ from autocheck.expand.insertions import (
     Determinatives,
     Phrases,
     WordOrder,
+    intensifies,
     modifier_phrase,
     one_modifier,
     seed_sites,
     vocabulary_limits,
 )
+from autocheck.expand.validate import Polarity
 from autocheck.expand.vocabulary import TagDictionary, VocabularyFilter
 
 
@@ -469,7 +471,7 @@ def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere
     }
 
     def vocabulary(mode: str) -> VocabularyFilter:
-        closed, excluded = vocabulary_limits(mode)
+        closed, excluded, _ = vocabulary_limits(mode)
         return VocabularyFilter(
             words, TagDictionary(lexical, {}), _Neutral(), proper_noun=lambda w: False,
             single_token=lambda w: True, closed=closed, excluded=excluded,
@@ -494,3 +496,57 @@ def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere
 class _Neutral:
     def is_neutral(self, word, pos):
         return True
+
+
+class _Polar:
+    """Two adjectives and two intensifiers with a polarity; every other word neutral."""
+
+    POLAR = {"funny": "positive", "dull": "negative", "terribly": "negative", "incredibly": "positive"}
+
+    def polarity(self, word, pos):
+        return self.POLAR.get(word, "neutral")
+
+    def is_neutral(self, word, pos):
+        return word not in self.POLAR
+
+
+@pytest.mark.parametrize(
+    ("tokens", "tags", "before", "words", "label", "keeps"),
+    [
+        ("a funny film", "DT JJ NN", 1, ("terribly",), "positive", True),  # a [terribly] funny film
+        ("a dull film", "DT JJ NN", 1, ("incredibly",), "negative", True),  # an [incredibly] dull film
+        ("It is dull", "PRP VBZ JJ", 2, ("incredibly",), "negative", True),  # is [incredibly] dull
+        ("a funny film", "DT JJ NN", 1, ("terribly",), "negative", False),  # not the label's adjective
+        ("a long film", "DT JJ NN", 1, ("terribly",), "positive", False),  # no polar adjective
+        ("a funny film", "DT JJ NN", 1, ("terribly",), "neutral", False),
+        ("a funny film", "DT JJ NN", 2, ("terribly",), "positive", False),  # a funny [terribly] film
+        ("an oddly funny film", "DT RB JJ NN", 2, ("terribly",), "positive", False),  # graded already
+        ("a funny film", "DT JJ NN", 1, ("very", "terribly"), "positive", False),  # [very] [terribly] funny
+        ("a funny film", "DT JJ NN", 1, ("dull",), "positive", False),  # a polar word, no intensifier
+    ],
+)
+def test_an_intensifier_may_be_polar_before_an_adjective_that_carries_the_label(
+    tokens, tags, before, words, label, keeps
+):
+    candidate = phrase_candidate(tokens, tags, before, words, ("RB",) * len(words))
+    candidate.seed, candidate.tags = SimpleNamespace(label=label), ("RB",) * len(words)
+    assert Polarity(_Polar(), intensifies(_Polar())).passes([candidate]) == [keeps]
+    assert Polarity(_Polar()).passes([candidate]) == [False]  # without the exemption every polar word fails
+
+
+def test_the_fill_vocabulary_admits_the_intensifiers_for_adverbs_where_modifiers_go():
+    words = {0: "terribly", 1: "dull", 2: "often"}
+    lexical = {"RB": {"terribly": 2, "often": 2}, "JJ": {"dull": 2}}
+
+    def allowed(mode: str, key: str) -> list[str]:
+        closed, excluded, polar = vocabulary_limits(mode)
+        vocabulary = VocabularyFilter(
+            words, TagDictionary(lexical, {}), _Polar(), proper_noun=lambda w: False,
+            single_token=lambda w: True, closed=closed, excluded=excluded, polar=polar,
+        )  # fmt: skip
+        return [words[i] for i in vocabulary.allowed(key)]
+
+    assert allowed("phrases", "RB") == allowed("modifiers", "RB") == ["terribly", "often"]
+    assert allowed("any", "RB") == allowed("content", "RB") == ["often"]
+    assert allowed("phrases", "JJ") == []  # a polar adjective stays out
+    assert allowed("phrases", "RB:modifying") == []  # before another inserted word: the degree adverbs

@@ -434,3 +434,16 @@ def test_a_second_generate_in_one_process_reuses_the_masked_lm(stand_in_config, 
     assert (tmp_path / "first" / "cases.jsonl").read_bytes() == (
         tmp_path / "second" / "cases.jsonl"
     ).read_bytes()
+
+
+def test_an_intensifier_grades_an_adjective_that_carries_the_label(stand_in_config, tmp_path):
+    """The one polar word an expansion may insert: "The story is [incredibly] beautiful." (positive), the
+    stand-in masked LM's fill; not under ``any``, which inserts only neutral words."""
+    dataset = tmp_path / "two.csv"
+    dataset.write_text('text,label\n"The film is dull.",negative\n"The story is beautiful.",positive\n')
+    config = replace(stand_in_config, dataset=str(dataset), capabilities=["LC2"], fills_per_mask=None)
+    generation.generate(config, tmp_path / "suite")
+    texts = [case.text for case in _cases(tmp_path / "suite") if case.kind == EXPANSION]
+    assert "The story is incredibly beautiful." in texts
+    generation.generate(replace(config, insertions="any"), tmp_path / "any")
+    assert not any("incredibly" in case.text for case in _cases(tmp_path / "any"))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
@@ -72,6 +72,7 @@ def fill(
     slot: SlotRule | None = None,
     spread: bool = False,
     spread_cap: float | None = None,
+    polarity_exempt: Callable[[Candidate, int], bool] | None = None,
 ) -> Iterator[TestCase]:
     """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
 
@@ -87,6 +88,7 @@ def fill(
     (with ``vocabulary``): the slot rule; a template it leaves without any fill in its last search is
     counted in ``stats.slot``. ``spread``: prefer fills whose words no earlier fill of this call inserted
     (``validate.select``), no repeated word above ``spread_cap`` of the call's expansions when given.
+    ``polarity_exempt``: where an inserted word may be polar (``validate.Polarity``).
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
@@ -130,7 +132,7 @@ def fill(
             more = _validate_grouped(
                 group, fresh, cases_by_id, lexicon, requirement, [wanted - len(kept[i]) for i in todo],
                 stats=stats, kept_texts=kept_texts, fluency=fluency, context=context, checks=checks,
-                spread=used_words,
+                spread=used_words, polarity_exempt=polarity_exempt,
             )  # fmt: skip
             for i, cases in zip(todo, more):
                 kept[i].extend(cases)
@@ -194,11 +196,12 @@ def _validate_grouped(
     context: FunctionPairs | None = None,
     checks: Sequence[Check] = (),
     spread: Counter[str] | None = None,
+    polarity_exempt: Callable[[Candidate, int], bool] | None = None,
 ) -> list[list[TestCase]]:
     """``validate`` with the fills still wanted per template (``room``), kept fills per template."""
     kept_texts = kept_texts if kept_texts is not None else {}
     seeds = [cases_by_id[t.case_id] for t in templates]
-    every_check = standard_checks(lexicon, requirement, kept_texts, context, checks)
+    every_check = standard_checks(lexicon, requirement, kept_texts, context, checks, polarity_exempt)
     kept = select(
         templates,
         suggestions,

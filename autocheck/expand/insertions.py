@@ -38,6 +38,10 @@ quiet desperation", "too far savvy").
 * ``content``: any number of common nouns, adjectives, adverbs and verbs, never a function word or a
   proper noun.
 * ``any``: every tag the grammar proposes (the paper; ``--compat`` always).
+
+Under ``modifiers`` and ``phrases``, since the eighth round, an intensifier the lexicon calls polar may
+grade a seed's adjective that carries the seed's label ("a [terribly] funny film", "an [incredibly] dull
+one": ``INTENSIFIERS``, ``intensifies``): the one place an inserted word need not be neutral.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..sources.lexicon import NEGATIVE, POSITIVE
 from .expansion import ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
 from .vocabulary import MODIFYING
@@ -60,6 +65,7 @@ from .words import (
 )
 
 if TYPE_CHECKING:
+    from ..sources.lexicon import Lexicon
     from .expansion import Masks, Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
     from .validate import Candidate, Check
 
@@ -138,6 +144,15 @@ ATTRIBUTIVE_GRADES = (DEGREE - {"so", "too", "quite"}) | {"really", "truly"}
 # a degree adverb grades an adjective or an adverb ("[very] good", "[very] quickly") or a participle that
 # is a dictionary adjective, never another verb form ("[very] being buried") or a noun
 DEGREE_HEADS = frozenset({"JJ", "RB"})
+# degree adverbs that a lexicon calls polar but that before an adjective only raise it, whichever way it
+# points ("a [terribly] funny film" is very funny, "an [incredibly] dull film" very dull; each reads
+# naturally before either kind): before a seed's adjective that carries the seed's label they keep it
+# (``intensifies``). A model that adds up its words' polarities reads the adverb's own ("terribly" is
+# negative to VADER, AFINN and TextBlob), which no neutral insertion can show
+INTENSIFIERS = frozenset(
+    """terribly awfully insanely ridiculously utterly wildly incredibly remarkably amazingly exceptionally
+    extraordinarily unbelievably""".split()
+)
 _BE_FORMS = frozenset("is are was were am be been being 's 're 'm".split())
 
 
@@ -636,25 +651,55 @@ def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | No
     return fits
 
 
+def intensifies(lexicon: Lexicon) -> Callable[[Candidate, int], bool]:
+    """Whether a candidate's ``n``-th inserted word may be polar where it goes (``validate.Polarity``'s
+    ``exempt``): an intensifier (``INTENSIFIERS``) filling an adverb mask right before a seed's adjective
+    whose polarity in ``lexicon`` is the seed's label ("a [terribly] funny film" for a positive seed, not
+    for a negative one, nor "not [terribly] funny", whose adjective does not carry its seed's label), and
+    that no other adverb grades ("irredeemably [terribly] awful", "[very] [incredibly] vivid")."""
+
+    def exempt(candidate: Candidate, n: int) -> bool:
+        masks = candidate.template.masks
+        index, tag = masks[n]
+        if tag != "RB" or candidate.words[n].lower() not in INTENSIFIERS:
+            return False
+        if any(i == index for m, (i, _) in enumerate(masks) if m != n):  # "[very] [incredibly] vivid"
+            return False
+        a, b, tags = sentence_at(candidate.seed_tags, index)
+        if index >= b or tags[index - a] != "JJ":
+            return False
+        if index > a and tags[index - 1 - a] in ADVERB_TAGS:  # "irredeemably [terribly] awful"
+            return False
+        label, head = candidate.seed.label, candidate.template.parse.tokens[index].lower()
+        return label in (POSITIVE, NEGATIVE) and lexicon.polarity(head, "adj") == label
+
+    return exempt
+
+
 Limits = dict[str, frozenset[str]]  # tag -> words
 
 
-def vocabulary_limits(mode: str) -> tuple[Limits, Limits]:
-    """The fill vocabulary's limits of an ``--insertions`` mode (``VocabularyFilter``'s ``closed`` and
-    ``excluded``): under ``phrases`` the words its checks reject whatever the context, so that the masked
-    LM's beam is not spent on them (coordinators other than "and", numbers other than "two" to "ten",
-    determinatives as adjectives, circumstances and hedges as adverbs, and before another inserted word any
-    adverb but the adverb check's degree adverbs and any noun but a noun modifier). The other modes keep
-    their vocabulary, and so their output."""
+def vocabulary_limits(mode: str) -> tuple[Limits, Limits, Limits]:
+    """The fill vocabulary's limits of an ``--insertions`` mode (``VocabularyFilter``'s ``closed``,
+    ``excluded`` and ``polar``): under ``phrases`` the words its checks reject whatever the context, so
+    that the masked LM's beam is not spent on them (coordinators other than "and", numbers other than
+    "two" to "ten", determinatives as adjectives, circumstances and hedges as adverbs, and before another
+    inserted word any adverb but the adverb check's degree adverbs and any noun but a noun modifier), and
+    the intensifiers, polar words that validation keeps where they grade an adjective carrying the label
+    (``intensifies``; ``modifiers`` too, whose adverbs they are). ``any`` and ``content`` keep their
+    vocabulary, and so their output."""
+    polar = {"RB": INTENSIFIERS}
+    if mode == "modifiers":
+        return {}, {}, polar
     if mode != "phrases":
-        return {}, {}
+        return {}, {}, {}
     closed = {
         "CC": COORDINATORS,
         "CD": NUMBERS,
         "RB" + MODIFYING: ATTRIBUTIVE_DEGREE,
         "NN" + MODIFYING: NOUN_MODIFIERS,
     }
-    return closed, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES | HEDGES}
+    return closed, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES | HEDGES}, polar
 
 
 def checks_for(mode: str) -> list[Check]:

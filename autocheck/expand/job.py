@@ -28,7 +28,7 @@ from .context import build_function_pairs, load_function_pairs
 from .expansion import Differentiator
 from .grammar import build_grammar, load_grammar
 from .identity import code_fingerprint, model_identity
-from .insertions import INSERTABLE, SPREAD_CAP, checks_for, seed_sites, vocabulary_limits
+from .insertions import INSERTABLE, SPREAD_CAP, checks_for, intensifies, seed_sites, vocabulary_limits
 from .parsing import Parser
 from .reparse import Reparse
 from .validate import FillStats, users_check
@@ -159,6 +159,9 @@ class Expander:
         self.reparse = config.reparse == "on"  # the parser's check, after a user's, before fluency
         self.agreement = config.agreement == "on"
         self.word_checks = [] if config.compat else checks_for(config.insertions)  # insertions.py, words.py
+        # the intensifiers the fill vocabulary admits (``vocabulary_limits``) kept where they keep the label
+        modifiers = config.insertions in ("phrases", "modifiers") and not config.compat
+        self.polarity_exempt = intensifies(lexicon) if modifiers else None
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
             is_treebank = Path(config.grammar).is_dir()
@@ -371,6 +374,7 @@ class Expander:
                     first_beam=self.config.first_beam,
                     spread=self.config.spread == "words" and not self.config.compat,
                     spread_cap=SPREAD_CAP if self.config.insertions == "phrases" else None,
+                    polarity_exempt=self.polarity_exempt,
                     checks=[
                         *self.word_checks,
                         *self.checks,
@@ -504,7 +508,7 @@ def _vocabulary_filter(
         return None
     if config.vocabulary != "tags":
         raise InputError(f"vocabulary must be 'tags' or 'all', not {config.vocabulary!r}")
-    closed, excluded = vocabulary_limits("any" if config.compat else config.insertions)
+    closed, excluded, polar = vocabulary_limits("any" if config.compat else config.insertions)
     return VocabularyFilter(
         mlm.words,
         TagDictionary(grammar.lexical_counts, tagger_dictionary()),
@@ -514,6 +518,7 @@ def _vocabulary_filter(
         identity=mlm.identity,
         closed=closed,
         excluded=excluded,
+        polar=polar,
     )
 
 

@@ -182,18 +182,25 @@ class Duplicate:
 
 
 class Polarity:
-    """Every inserted word neutral in the lexicon for its mask's coarse POS, and never a negation."""
+    """Every inserted word neutral in the lexicon for its mask's coarse POS, and never a negation; a
+    template's word ``exempt`` says may be polar where it goes (``exempt(candidate, n)``: an
+    ``--insertions phrases`` intensifier, ``insertions.intensifies``) is left to the later checks."""
 
     name = "polarity"
 
-    def __init__(self, lexicon: NeutralLexicon):
+    def __init__(self, lexicon: NeutralLexicon, exempt: Callable[[Candidate, int], bool] | None = None):
         self.lexicon = lexicon
+        self.exempt = exempt
 
     def passes(self, candidates: Sequence[Candidate | Proposed]) -> list[bool]:
         return [
             all(
-                w.lower() not in NEGATIONS and self.lexicon.is_neutral(w.lower(), coarse_pos(tag))
-                for w, tag in zip(c.words, c.tags)
+                w.lower() not in NEGATIONS
+                and (
+                    self.lexicon.is_neutral(w.lower(), coarse_pos(tag))
+                    or (self.exempt is not None and not isinstance(c, Proposed) and self.exempt(c, n))
+                )
+                for n, (w, tag) in enumerate(zip(c.words, c.tags))
             )
             for c in candidates
         ]
@@ -279,11 +286,13 @@ def standard_checks(
     kept_texts: dict[str, set[str]],
     context: FunctionPairs | None = None,
     extra: Sequence[Check] = (),
+    polarity_exempt: Callable[[Candidate, int], bool] | None = None,
 ) -> list[Check]:
     """The checks in the order they run (fluency, being the most expensive, comes after all of them):
     cheap word checks first, then the tagger (one batch), the context pairs, the requirement, and then
     ``extra`` (a user's own)."""
-    checks: list[Check] = [Duplicate(kept_texts), Polarity(lexicon), Doubled(), PartOfSpeech()]
+    polarity = Polarity(lexicon, polarity_exempt)
+    checks: list[Check] = [Duplicate(kept_texts), polarity, Doubled(), PartOfSpeech()]
     if context is not None:
         checks.append(Context(context))
     checks.append(MeetsRequirement(requirement))

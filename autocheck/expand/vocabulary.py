@@ -7,7 +7,9 @@ tag in context cannot, but a word the tagger's dictionary knows unambiguously (`
 gets that tag, and a word the reference treebank has seen only with other tags is unlikely to get the
 mask's. So for each mask tag the vocabulary is restricted to whole words
 
-- that are neutral for the tag's coarse part of speech and not a negation (exactly validation's check);
+- that are neutral for the tag's coarse part of speech and not a negation (exactly validation's check),
+  but for the words a mode lets validation judge in context (``polar``: the intensifiers of
+  ``insertions.INTENSIFIERS``, which keep a label before an adjective that carries it);
 - that the tokenizer keeps whole;
 - whose possible tags include the mask's tag: the tagger dictionary's one tag when it has the word,
   otherwise the tags the treebank lexicon has seen it with; a word neither knows is kept (its tag in
@@ -82,6 +84,7 @@ class VocabularyFilter:
         identity: str = "",
         closed: Mapping[str, frozenset[str]] | None = None,
         excluded: Mapping[str, frozenset[str]] | None = None,
+        polar: Mapping[str, frozenset[str]] | None = None,
     ):
         self.words = dict(words)
         self.tag_dictionary = tag_dictionary
@@ -91,6 +94,7 @@ class VocabularyFilter:
         self.known_only = known_only
         self.closed = dict(closed or {})  # tag -> the only words a mask of that tag may take
         self.excluded = dict(excluded or {})  # tag -> words a mask of that tag never takes
+        self.polar = dict(polar or {})  # tag -> polar words validation judges in context
         describe = getattr(lexicon, "describe", None)
         self.fingerprint = content_hash(
             "vocabulary-filter-1",
@@ -104,6 +108,7 @@ class VocabularyFilter:
                  dumps({t: sorted(w) for t, w in sorted(self.excluded.items())})]
                 if closed or excluded else []
             ),
+            *([dumps({t: sorted(w) for t, w in sorted(self.polar.items())})] if polar else []),
         )  # fmt: skip
         self._cacheable = describe is not None  # a lexicon that cannot say what it holds is not cached
         self._allowed: dict[str, list[int]] = {}
@@ -126,7 +131,7 @@ class VocabularyFilter:
         pos = coarse_pos(tag)
         if (word, pos) not in self._neutral:
             self._neutral[word, pos] = bool(self.lexicon.is_neutral(word, pos))
-        if not self._neutral[word, pos]:
+        if not self._neutral[word, pos] and word not in self.polar.get(tag, ()):
             return False
         if word not in self._whole:
             self._whole[word] = bool(self._single_token(word))
