@@ -167,7 +167,8 @@ class GenerateConfig:
         "verb or adjective phrase takes them, a demonstrative's noun, an adjective joined by 'and', a noun "
         "modifier before a film noun or a number before a plural (phrases), exactly one adjective before a "
         "noun or one adverb (modifiers), content words (common nouns, adjectives, adverbs, verbs), or any "
-        "tag the grammar proposes (the paper; always so with --compat)",
+        "tag the grammar proposes (the paper; always so with --compat); under phrases and modifiers an "
+        "intensifier may grade a seed's adjective that carries its label ('a terribly funny film')",
         group=EXPAND,
         choices=("phrases", "modifiers", "content", "any"),
     )
