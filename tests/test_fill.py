@@ -9,8 +9,9 @@ import torch
 from conftest import require
 
 from autocheck.expand.fill import fill, validate
+from autocheck.expand.insertions import checks_for
 from autocheck.expand.mlm import MaskedLM, whole_word_ids
-from autocheck.expand.validate import FillStats
+from autocheck.expand.validate import FillStats, standard_checks
 from autocheck.records import MaskedTemplate, Parse, TestCase
 from autocheck.resources import ResourceMissing
 from autocheck.store import InputError
@@ -829,3 +830,19 @@ def test_whole_proposed_sentences_pass_the_same_checks():
     assert CHECKS.origins()["polarity"] == "autocheck"  # listed by `autocheck plugins`, not a --check
     with pytest.raises(InputError, match="--check polarity: autocheck's own check, which always runs"):
         users_check("polarity")
+
+
+def test_the_word_checks_run_before_the_tagger_and_the_requirement():
+    """A mode's word checks tag nothing: run first, they spare the tagger and the requirement (which tags
+    each whole text) the candidates they reject; a user's own checks come after the requirement."""
+
+    class Own:
+        name = "own"
+
+        def passes(self, candidates):
+            return [True for _ in candidates]
+
+    words = checks_for("phrases")
+    names = [c.name for c in standard_checks(Lexicon(), always, {}, None, [Own()], None, words)]
+    word_names = [c.name for c in words]
+    assert names == ["duplicate", "polarity", "doubled", *word_names, "pos", "requirement", "own"]

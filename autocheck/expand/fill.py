@@ -73,6 +73,7 @@ def fill(
     spread: bool = False,
     spread_cap: float | None = None,
     polarity_exempt: Callable[[Candidate, int], bool] | None = None,
+    word_checks: Sequence[Check] = (),
 ) -> Iterator[TestCase]:
     """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
 
@@ -88,7 +89,8 @@ def fill(
     (with ``vocabulary``): the slot rule; a template it leaves without any fill in its last search is
     counted in ``stats.slot``. ``spread``: prefer fills whose words no earlier fill of this call inserted
     (``validate.select``), no repeated word above ``spread_cap`` of the call's expansions when given.
-    ``polarity_exempt``: where an inserted word may be polar (``validate.Polarity``).
+    ``polarity_exempt``: where an inserted word may be polar (``validate.Polarity``). ``word_checks``: an
+    ``--insertions`` mode's checks, run before the tagger (``validate.standard_checks``).
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
@@ -132,7 +134,7 @@ def fill(
             more = _validate_grouped(
                 group, fresh, cases_by_id, lexicon, requirement, [wanted - len(kept[i]) for i in todo],
                 stats=stats, kept_texts=kept_texts, fluency=fluency, context=context, checks=checks,
-                spread=used_words, polarity_exempt=polarity_exempt,
+                spread=used_words, polarity_exempt=polarity_exempt, word_checks=word_checks,
             )  # fmt: skip
             for i, cases in zip(todo, more):
                 kept[i].extend(cases)
@@ -197,11 +199,14 @@ def _validate_grouped(
     checks: Sequence[Check] = (),
     spread: Counter[str] | None = None,
     polarity_exempt: Callable[[Candidate, int], bool] | None = None,
+    word_checks: Sequence[Check] = (),
 ) -> list[list[TestCase]]:
     """``validate`` with the fills still wanted per template (``room``), kept fills per template."""
     kept_texts = kept_texts if kept_texts is not None else {}
     seeds = [cases_by_id[t.case_id] for t in templates]
-    every_check = standard_checks(lexicon, requirement, kept_texts, context, checks, polarity_exempt)
+    every_check = standard_checks(
+        lexicon, requirement, kept_texts, context, checks, polarity_exempt, word_checks
+    )
     kept = select(
         templates,
         suggestions,

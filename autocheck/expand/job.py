@@ -375,8 +375,8 @@ class Expander:
                     spread=self.config.spread == "words" and not self.config.compat,
                     spread_cap=SPREAD_CAP if self.config.insertions == "phrases" else None,
                     polarity_exempt=self.polarity_exempt,
+                    word_checks=self.word_checks,
                     checks=[
-                        *self.word_checks,
                         *self.checks,
                         *([Agreement()] if self.agreement else []),
                         *([Reparse(self.parser)] if self.reparse else []),

@@ -10,6 +10,11 @@ Validation (the original's checks with their bugs fixed):
    The POS check below makes that tag the word's tag in context for every kept fill; checking polarity
    first means only neutral candidates need tagging;
 3. doubled: an inserted word repeats a neighbouring word ("a kind kind of film");
+   then the word checks of the ``--insertions`` mode (``insertions.checks_for``: determinative, adverb,
+   word order, phrase, dictionary, identity term, polarity item, article), which read the seed's tags and
+   the masks' and tag nothing: run before the tagger and the requirement, which tag every candidate they
+   see, they spare them the candidates the word checks reject (the same expansions, the rejections
+   counted under the word checks);
 4. pos: every inserted word, tagged in the filled sentence, must get its mask's tag (the original tagged
    each word in isolation); phrase-level masks can never match and are skipped before the MLM is called.
    A lower-case fill that the tagger knows only as a proper noun when capitalised ("york", "jones") is a
@@ -287,12 +292,14 @@ def standard_checks(
     context: FunctionPairs | None = None,
     extra: Sequence[Check] = (),
     polarity_exempt: Callable[[Candidate, int], bool] | None = None,
+    word_checks: Sequence[Check] = (),
 ) -> list[Check]:
     """The checks in the order they run (fluency, being the most expensive, comes after all of them):
-    cheap word checks first, then the tagger (one batch), the context pairs, the requirement, and then
-    ``extra`` (a user's own)."""
+    cheap word checks first (``word_checks``: an ``--insertions`` mode's, which need no tagging), then the
+    tagger (one batch), the context pairs, the requirement (which tokenises and tags each whole text), and
+    then ``extra`` (a user's own)."""
     polarity = Polarity(lexicon, polarity_exempt)
-    checks: list[Check] = [Duplicate(kept_texts), polarity, Doubled(), PartOfSpeech()]
+    checks: list[Check] = [Duplicate(kept_texts), polarity, Doubled(), *word_checks, PartOfSpeech()]
     if context is not None:
         checks.append(Context(context))
     checks.append(MeetsRequirement(requirement))
