@@ -330,7 +330,14 @@ def test_antonyms_need_no_masked_lm_nor_lexicon(shared_data):
         suggest("This movie is {mask}.", None)
 
 
-def test_counts_are_the_whole_dataset_s_after_an_early_stopping_pass(tmp_path):
+@pytest.mark.parametrize("held", [True, False])
+def test_counts_are_the_whole_dataset_s_after_an_early_stopping_pass(tmp_path, monkeypatch, held):
+    """With pass 1's matches held the dataset is read once; without (``EXAMPLE_MEMORY`` 0), the second
+    pass stops once it has the drawn rows. The same seeds and the whole dataset's counts either way."""
+    from autocheck.sources import seeds as seeds_module
+
+    if not held:
+        monkeypatch.setattr(seeds_module, "EXAMPLE_MEMORY", 0)
     rows = [(f"Row {i} is here.", "positive" if i < 10 else "negative") for i in range(5000)]
     path = _csv(tmp_path / "d.csv", rows)
     spec = load_spec(
@@ -354,8 +361,11 @@ def test_counts_are_the_whole_dataset_s_after_an_early_stopping_pass(tmp_path):
             yield example
 
     chosen, _, rows_read = select_seeds(read, spec.capabilities, None, max_seeds=2, seed=0, stats=stats)
-    assert len(chosen["pos"]) == 2 and rows_read == 5000
-    assert reads[1] < 5000  # the second pass stopped once it had the drawn rows (the first 10)
+    assert [e.id for e in chosen["pos"]] == ["d:7", "d:8"] and rows_read == 5000  # either way
+    if held:
+        assert reads == [5000]  # the drawn seeds taken from what pass 1 held
+    else:
+        assert reads[1] < 5000  # the second pass stopped once it had the drawn rows (the first 10)
     assert (stats.read, stats.kept) == (5000, 5000)
 
 

@@ -16,7 +16,10 @@ when the source lists its rows in id order (every single file does: its ids are 
 Pass 1 also notes where each match was read (up to ``ROW_MEMORY`` positions per capability or pool), so
 passes 2 and 3 only read rows: they tokenise and search nothing again (tokenising is most of a search:
 SST's three passes took two thirds of a default ``generate``'s search). A target with more matches than
-that searches again in the later passes.
+that searches again in the later passes. And it holds the matched examples themselves while they are no
+more than ``EXAMPLE_MEMORY`` (every target's together, each row once): then passes 2 and 3 take them from
+there and read nothing (reading a row again also normalises its text again, the rest of what those passes
+cost: on SST's 11,855 rows a third of ``autocheck seeds``' CPU).
 
 A source whose ids are not in order (the SST tables of several splits) is read the same way, but the
 matches of a capability (or pool) in disorder are all kept and sorted, as the in-memory search does.
@@ -39,6 +42,7 @@ from .transform import filler_draw
 
 WINDOW = 2048  # examples analysed and tagged together (bounds memory; tagging is batched per window)
 ROW_MEMORY = 1 << 21  # match positions a target notes for the later passes (8 bytes each)
+EXAMPLE_MEMORY = 1 << 16  # matched examples pass 1 holds for the later passes (a row about a kilobyte)
 
 Progress = Callable[[Iterable[Any], int | None, str], Iterable[Any]]
 
@@ -209,7 +213,10 @@ def select_seeds(
     seeds = {c.id: _Target(limit=max_seeds) for c in searched}
     pools = {key: _Target(limit=0) for c in searched for key in sorted(_pool_keys(c), key=repr)}
 
+    held: dict[int, Example] | None = {}  # pass 1's matches by row, while EXAMPLE_MEMORY allows
+
     def run_pass(targets: dict[Any, _Target], description: str, first: bool) -> int:
+        nonlocal held
         n = 0
         index = dict.fromkeys(targets, 0)  # per target: the next match's index
         ticks = _Ticks(report, stats, description)
@@ -226,9 +233,13 @@ def select_seeds(
                     for i in positions:
                         if first:
                             target.first_pass(window[i], n + i)
+                            if held is not None:
+                                held[n + i] = window[i]
                         else:
                             target.collect(window[i], index[key])
                         index[key] += 1
+                if held is not None and len(held) > EXAMPLE_MEMORY:
+                    held = None  # too many to hold: the later passes read the rows again
                 n += len(window)
                 ticks.advance(n)
                 if not first and all(t.done(index[k] - 1) for k, t in targets.items()):
@@ -238,6 +249,16 @@ def select_seeds(
         finally:
             ticks.close()
         return n
+
+    def collect(targets: dict[Any, _Target], description: str) -> None:
+        """Pass 2 or 3: from the examples pass 1 held when it could, else by reading the rows again."""
+        if held is None or any(t.rows is None for t in targets.values()):
+            run_pass(targets, description, first=False)
+            return
+        for target in targets.values():
+            assert target.rows is not None
+            for index, row in enumerate(target.rows):
+                target.collect(held[row], index)
 
     rows = run_pass({**seeds, **pools}, "search", first=True)
     # the counts of the whole first pass are the dataset's (a later pass may stop early)
@@ -258,7 +279,7 @@ def select_seeds(
                 target.wanted = set(drawn.tolist())
             todo[cap_id] = target
     if todo:
-        run_pass(todo, "search: collect the drawn seeds", first=False)
+        collect(todo, "search: collect the drawn seeds")
         for cap_id, target in todo.items():
             if target.ordered:
                 chosen[cap_id] = [target.found[i] for i in sorted(target.found)]
@@ -286,7 +307,7 @@ def select_seeds(
             target.wanted = wanted[key] if target.ordered else None
             todo[key] = target
     if todo:
-        run_pass(todo, "search: collect the drawn fillers", first=False)
+        collect(todo, "search: collect the drawn fillers")
         for key, target in todo.items():
             if target.ordered:
                 filler_pools.items[key] = target.found
