@@ -287,3 +287,21 @@ def test_real_grammar_top5_matches_the_original_fixtures(sample):
     # S -> NP VP .: the original's NP NP VP . (phrase-level mask) and RB NP VP . (a trace subject) are gone
     assert top5("S", ("NP", "VP", ".")) == ["CC NP VP .", "NP DT VP .", "IN NP VP .", "NP RB VP ."]
     assert sample.candidates("NP", ("NN", "NN"))[0].rhs == ("DT", "NN", "NN")  # repeated symbols match
+
+
+def test_the_insertions_predicate_is_asked_once_per_production_and_placement():
+    """A production that recurs seed after seed asks ``insertable`` about its placements once: the
+    templates are those of asking every time."""
+    seed = parse_of("The film was good", FILM)
+    asked = []
+
+    def no_adverb(lhs, rhs, where):
+        asked.append((lhs, rhs, where))
+        return all(tag != "RB" for _, tag in where)
+
+    differ = Differentiator(film_grammar())
+    first = differ.differentiate("c", seed, top_k=5, insertable=no_adverb)
+    once = len(asked)
+    again = differ.differentiate("c", seed, top_k=5, insertable=no_adverb)
+    assert len(asked) == once and rendered(again) == rendered(first) == ["The [JJ] film was good"]
+    assert rendered(Differentiator(film_grammar()).differentiate("c", seed, top_k=5)) != rendered(first)
