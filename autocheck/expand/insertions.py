@@ -537,7 +537,11 @@ DEMONSTRATIVES = {"this": "NN", "that": "NN", "these": "NNS", "those": "NNS"}  #
 COORDINATORS = frozenset({"and"})  # "but", "or" add a contrast or a choice the seed does not make
 UNCOORDINATED = DETERMINATIVES | WHOLE | {"own"}  # adjectives that determine rather than describe
 PRONOUN_NOUNS = frozenset({"one", "ones"})  # "this [whole] [one]": a pronoun, not a noun to give
-GRADED_FREQUENCY = frozenset({"often", "seldom"})
+# the adverbs a degree adverb grades where it goes in with one ("is [very] [often] amusing"): of frequency
+# only. The -ly adverbs the masked LM put there read as degrees of the adjective after them, which no
+# second degree adverb grades ("[very] [completely] icky", "[very] [particularly] icky", "[really]
+# [totally]": the bench seeds' every RB RB fill but "often", round 8); "seldom", "rarely" deny (negations)
+GRADED_FREQUENCY = frozenset({"often", "frequently"})
 
 
 class Phrases:
@@ -575,8 +579,15 @@ class Phrases:
         for n in range(len(words) - 1):
             if template.masks[n][0] != template.masks[n + 1][0] or template.tags[n] != template.tags[n + 1]:
                 continue
-            if template.tags[n] == "RB" and not _graded_adverb(words[n + 1]):
-                return False  # "is [very] [often] amusing", not "[very] [really] good"
+            # "is [very] [often] amusing", not "[very] [really] good" nor "always [very] [often]"
+            if template.tags[n] == "RB" and (
+                words[n + 1] not in GRADED_FREQUENCY or _after_adverb(candidate, n)
+            ):
+                return False
+        for n in range(len(words) - 1):  # a degree word is no adjective to grade: "a [really] [very] good"
+            same_place = template.masks[n][0] == template.masks[n + 1][0]
+            if same_place and template.tags[n : n + 2] == ("RB", "JJ") and words[n + 1] in DEGREE:
+                return False
         demonstrative = template.lhs == "NP" and template.rhs_from == ("DT",)
         for n, (word, tag) in enumerate(zip(words, template.tags)):
             if tag == "NN" and not (demonstrative and n == len(words) - 1):  # a noun modifier
@@ -610,6 +621,13 @@ def _seed_noun(candidate: Candidate, n: int, tags: tuple[str, ...]) -> str | Non
     return None if index + 1 < b and seed_tags[index + 1 - a] in NOUN_TAGS else tokens[index]
 
 
+def _after_adverb(candidate: Candidate, n: int) -> bool:
+    """Inserted word ``n`` goes right after a seed's adverb ("he is always [very] [often] sympathetic")."""
+    index = candidate.template.masks[n][0]
+    a, _, tags = sentence_at(candidate.seed_tags, index)
+    return index > a and tags[index - 1 - a] in ADVERB_TAGS
+
+
 def _counts(candidate: Candidate, n: int) -> bool:
     """Inserted number ``n`` follows a definite determiner ("the", "these", a possessive) and counts the
     seed's plural noun after the words inserted there ("the [two] films", "the [two] [new] films")."""
@@ -620,18 +638,12 @@ def _counts(candidate: Candidate, n: int) -> bool:
     return _seed_noun(candidate, n, ("NNS",)) is not None
 
 
-def _graded_adverb(word: str) -> bool:
-    """An adverb a degree adverb grades: one of frequency or an -ly manner adverb ("[very] [often]",
-    "[rather] [quietly]"), not a sentence, focus or degree adverb ("[very] [really]")."""
-    return word in GRADED_FREQUENCY or _manner_adverb(word)
-
-
 def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | None:
     """The placements of a seed (``tokens``) whose words' neighbours an ``--insertions`` mode accepts
     whatever the fill, told before the masked LM scores anything (``Differentiator``'s ``usable``): under
-    ``phrases`` a noun modifier only before a noun of ``FILM_NOUNS`` (or as a demonstrative's noun) and
-    after no other noun modifier, a number only after a definite determiner. The ``phrase`` check reads
-    the same in the filled sentence."""
+    ``phrases`` a noun modifier only before a noun of ``FILM_NOUNS`` and after no other noun modifier, a
+    demonstrative's noun only after a demonstrative of its number, a number only after a definite
+    determiner. The ``phrase`` check reads the same in the filled sentence."""
     if mode != "phrases":
         return None
 
@@ -640,7 +652,11 @@ def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | No
             before = tokens[index - 1].lower() if index else ""
             after = tokens[index].lower() if index < len(tokens) else ""
             last = n + 1 == len(masks) or masks[n + 1][0] != index
-            if tag == "NN" and last and after not in FILM_NOUNS and before not in DEMONSTRATIVES:
+            # the last noun at a place is a film noun's modifier or a demonstrative's noun of its number
+            # ("This [film] is", "those [old] [people] who"; not "This [old] [films]", "a [family] [people]")
+            if tag == "NNS" and last and DEMONSTRATIVES.get(before) != "NNS":
+                return False
+            if tag == "NN" and last and after not in FILM_NOUNS and DEMONSTRATIVES.get(before) != "NN":
                 return False
             if tag == "NN" and before in NOUN_MODIFIERS:  # "costume [comedy] drama", "costume" tagged JJ
                 return False
@@ -696,7 +712,9 @@ def vocabulary_limits(mode: str) -> tuple[Limits, Limits, Limits]:
     closed = {
         "CC": COORDINATORS,
         "CD": NUMBERS,
-        "RB" + MODIFYING: ATTRIBUTIVE_DEGREE,
+        # not "very": a beam of 4 put its every row there, and the spread had capped it in the call
+        # (round 8: on the bench seeds no RB JJ NN, RB JJ CC or RB RB fill kept; "a [rather] [long] film")
+        "RB" + MODIFYING: ATTRIBUTIVE_DEGREE - {"very"},
         "NN" + MODIFYING: NOUN_MODIFIERS,
     }
     return closed, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES | HEDGES}, polar

@@ -407,7 +407,7 @@ def select(
         kept[c.index].append((c, extra))
         stats.kept += 1
         if spread is not None:
-            spread.update(w.lower() for w in c.words)
+            spread.update(_spread_words(c))
 
     while pending:
         _tag_seeds([templates[i].parse for i in pending], seed_tags)
@@ -441,7 +441,7 @@ def select(
                     "window": fluency.scorer.window,
                     "threshold": fluency.threshold,
                 }
-            if spread is not None and any(w.lower() in spread for w in c.words):
+            if spread is not None and any(w in spread for w in _spread_words(c)):
                 set_aside[c.index].append((c, extra))
                 continue
             keep(c, extra)
@@ -456,8 +456,10 @@ def select(
         if capped is not None and spread is not None and not kept[i]:
             # the least repeated words first (best first among equals), none at the cap
             limit = max(1.0, capped * stats.kept)
-            fills = sorted(fills, key=lambda fill: max(spread[w.lower()] for w in fill[0].words))
-            fills = [fill for fill in fills if all(spread[w.lower()] + 1 <= limit for w in fill[0].words)]
+            fills = sorted(
+                fills, key=lambda fill: max((spread[w] for w in _spread_words(fill[0])), default=0)
+            )
+            fills = [fill for fill in fills if all(spread[w] + 1 <= limit for w in _spread_words(fill[0]))]
         for c, extra in fills:
             if kept[i]:  # a repeat only for a template that found nothing else
                 stats.unused += 1
@@ -502,6 +504,13 @@ def _check_fluency(
             if not fluency.keeps(delta):
                 verdicts[n] = "fluency"
                 disfluent[wave[n].index] += 1
+
+
+def _spread_words(candidate: Candidate) -> list[str]:
+    """The inserted words the spread counts, lower-cased: not a coordinator, which frames a coordinated
+    phrase rather than picks a word ("[long] [and] watchable": "and" is the only one the checks keep, so
+    counted it capped every coordinated adjective of a fill call after the first)."""
+    return [w.lower() for w, tag in zip(candidate.words, candidate.template.tags) if tag != "CC"]
 
 
 def _fill_log_prob(candidate: Candidate) -> Known | None:
