@@ -367,6 +367,8 @@ def widened(tokens: str, tags: str, before: int, words: tuple[str, ...], mask_ta
         ("This is good", "DT VBZ JJ", ("xyzzy",), ("NN",), False),  # no common noun of the treebank
         ("This is good", "DT VBZ JJ", ("whole", "one"), ("JJ", "NN"), False),  # a pronoun
         ("those who like", "DT WP VBP", ("young", "americans"), ("JJ", "NNS"), False),  # an identity term
+        ("those who like", "DT WP VBP", ("action", "stars"), ("NN", "NNS"), True),
+        ("those for whom", "DT IN WP", ("action", "scenes"), ("NN", "NNS"), False),  # round 8: persons
     ],
 )
 def test_the_phrase_check_gives_a_demonstrative_a_noun_that_agrees(tokens, tags, words, mask_tags, keeps):

@@ -536,7 +536,13 @@ def _grading(token: str) -> bool:
 DEMONSTRATIVES = {"this": "NN", "that": "NN", "these": "NNS", "those": "NNS"}  # and the noun tag each takes
 COORDINATORS = frozenset({"and"})  # "but", "or" add a contrast or a choice the seed does not make
 UNCOORDINATED = DETERMINATIVES | WHOLE | {"own"}  # adjectives that determine rather than describe
-PRONOUN_NOUNS = frozenset({"one", "ones"})  # "this [whole] [one]": a pronoun, not a noun to give
+PRONOUN_NOUNS = frozenset({"one", "ones"})
+# round 8: a relative "who" or "for whom" after a demonstrative ("those who like") wants a noun of persons
+PERSONAL_RELATIVES = frozenset({"who", "whom", "whose"})
+PERSON_NOUNS = frozenset(
+    """people person fan fans viewer viewers moviegoer moviegoers audience audiences critic critics actor
+    actors star stars director directors filmmaker filmmakers writer writers kids adults folks""".split()
+)  # "this [whole] [one]": a pronoun, not a noun to give
 # the adverbs a degree adverb grades where it goes in with one ("is [very] [often] amusing"): of frequency
 # only. The -ly adverbs the masked LM put there read as degrees of the adjective after them, which no
 # second degree adverb grades ("[very] [completely] icky", "[very] [particularly] icky", "[really]
@@ -602,11 +608,14 @@ class Phrases:
         a, _, tags = sentence_at(candidate.seed_tags, index)
         wanted = DEMONSTRATIVES.get(template.parse.tokens[index].lower())
         noun = words[-1]
+        after = template.masks[-1][0]  # "those [x] who", "those [x] for whom"
+        relative = any(t.lower() in PERSONAL_RELATIVES for t in template.parse.tokens[after : after + 2])
         return (
             wanted is not None
             and tags[index - a] == "DT"
             and noun in common_nouns()[wanted] - PRONOUN_NOUNS
             and noun.removesuffix("s") not in identity_terms()  # "those [young] [americans]"
+            and (not relative or noun in PERSON_NOUNS)  # "those [action] [scenes] for whom"
         )
 
 
