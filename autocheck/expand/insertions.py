@@ -536,17 +536,18 @@ def _grading(token: str) -> bool:
 DEMONSTRATIVES = {"this": "NN", "that": "NN", "these": "NNS", "those": "NNS"}  # and the noun tag each takes
 COORDINATORS = frozenset({"and"})  # "but", "or" add a contrast or a choice the seed does not make
 UNCOORDINATED = DETERMINATIVES | WHOLE | {"own"}  # adjectives that determine rather than describe
-PRONOUN_NOUNS = frozenset({"one", "ones"})
+PRONOUN_NOUNS = frozenset({"one", "ones"})  # "this [whole] [one]": a pronoun, not a noun to give
 # round 8: a relative "who" or "for whom" after a demonstrative ("those who like") wants a noun of persons
 PERSONAL_RELATIVES = frozenset({"who", "whom", "whose"})
 PERSON_NOUNS = frozenset(
     """people person fan fans viewer viewers moviegoer moviegoers audience audiences critic critics actor
     actors star stars director directors filmmaker filmmakers writer writers kids adults folks""".split()
-)  # "this [whole] [one]": a pronoun, not a noun to give
+)
 # the adverbs a degree adverb grades where it goes in with one ("is [very] [often] amusing"): of frequency
 # only. The -ly adverbs the masked LM put there read as degrees of the adjective after them, which no
 # second degree adverb grades ("[very] [completely] icky", "[very] [particularly] icky", "[really]
-# [totally]": the bench seeds' every RB RB fill but "often", round 8); "seldom", "rarely" deny (negations)
+# [completely]": 50 of the 56 RB RB fills the other checks kept on the bench seeds, round 8); "seldom",
+# "rarely" deny (negations)
 GRADED_FREQUENCY = frozenset({"often", "frequently"})
 
 
@@ -565,7 +566,10 @@ class Phrases:
       before a noun of ``FILM_NOUNS`` (the seed's, tagged so in context and no compound's first part,
       or the demonstrative's inserted noun);
     - (round 6) a number ("the [two] roles", "these [two] [films]"): one of ``NUMBERS``, after a
-      definite determiner or a possessive, before a plural noun.
+      definite determiner or a possessive, before a plural noun;
+    - (round 8) a degree adverb grades an inserted adverb of frequency only (``GRADED_FREQUENCY``), not
+      right after a seed's adverb ("always [very] [often]"), and no inserted degree word ("a [really]
+      [very] good"); a demonstrative's noun before "who" or "for whom" names persons (``PERSON_NOUNS``).
     """
 
     name = "phrase"
