@@ -587,16 +587,13 @@ class Phrases:
         ):
             return False
         for n in range(len(words) - 1):
-            if template.masks[n][0] != template.masks[n + 1][0] or template.tags[n] != template.tags[n + 1]:
+            if template.masks[n][0] != template.masks[n + 1][0]:
                 continue
+            pair = template.tags[n : n + 2]
             # "is [very] [often] amusing", not "[very] [really] good" nor "always [very] [often]"
-            if template.tags[n] == "RB" and (
-                words[n + 1] not in GRADED_FREQUENCY or _after_adverb(candidate, n)
-            ):
+            if pair == ("RB", "RB") and (words[n + 1] not in GRADED_FREQUENCY or _after_adverb(candidate, n)):
                 return False
-        for n in range(len(words) - 1):  # a degree word is no adjective to grade: "a [really] [very] good"
-            same_place = template.masks[n][0] == template.masks[n + 1][0]
-            if same_place and template.tags[n : n + 2] == ("RB", "JJ") and words[n + 1] in DEGREE:
+            if pair == ("RB", "JJ") and words[n + 1] in DEGREE:  # no adjective to grade: "a [really] [very]"
                 return False
         demonstrative = template.lhs == "NP" and template.rhs_from == ("DT",)
         for n, (word, tag) in enumerate(zip(words, template.tags)):
