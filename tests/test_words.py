@@ -148,6 +148,10 @@ def test_the_spread_does_not_count_a_coordinator():
         [("and", "subtle")],
     ]
     assert spread == Counter({"simple": 1, "subtle": 1})
+    uncapped: Counter[str] = Counter()  # other modes count every word, "but" and "or" being choices there
+    fresh: dict[str, set[str]] = {}
+    select(templates, fills, seeds, standard_checks(Lexicon(), always, fresh), [1, 1], fresh, spread=uncapped)
+    assert uncapped["and"] == 2
 
 
 @pytest.mark.parametrize(
