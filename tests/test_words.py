@@ -130,6 +130,30 @@ def test_a_capped_spread_takes_the_least_repeated_fill_and_none_at_the_cap():
     assert run(0.1) == [[("old",)], [("new",)], [], []]
 
 
+def test_the_spread_does_not_count_a_coordinator():
+    """Round 8: "and" frames a coordinated adjective ("painful [and] [simple]"); counted, it capped every
+    coordination of a fill call after the first."""
+    texts = [f"it is painful {n} ." for n in range(2)]
+    templates = [
+        template(t, [(3, "CC"), (3, "JJ")], case_id=f"c{n}", tid=str(n)) for n, t in enumerate(texts)
+    ]
+    seeds = [seed(t, case_id=f"c{n}") for n, t in enumerate(texts)]
+    fills = [[(("and", "simple"), -1.0)], [(("and", "subtle"), -1.0)]]
+    kept_texts: dict[str, set[str]] = {}
+    checks = standard_checks(Lexicon(), always, kept_texts)
+    spread = Spread(0.01)
+    kept = select(templates, fills, seeds, checks, [1, 1], kept_texts, spread=spread)
+    assert [[c.words for c, _ in fills_kept] for fills_kept in kept] == [
+        [("and", "simple")],
+        [("and", "subtle")],
+    ]
+    assert spread == Counter({"simple": 1, "subtle": 1})
+    uncapped: Counter[str] = Counter()  # other modes count every word, "but" and "or" being choices there
+    fresh: dict[str, set[str]] = {}
+    select(templates, fills, seeds, standard_checks(Lexicon(), always, fresh), [1, 1], fresh, spread=uncapped)
+    assert uncapped["and"] == 2
+
+
 @pytest.mark.parametrize(
     ("article", "word", "keeps"),
     [("a", "new", True), ("an", "old", True), ("an", "going", False), ("a", "old", False),

@@ -537,7 +537,18 @@ DEMONSTRATIVES = {"this": "NN", "that": "NN", "these": "NNS", "those": "NNS"}  #
 COORDINATORS = frozenset({"and"})  # "but", "or" add a contrast or a choice the seed does not make
 UNCOORDINATED = DETERMINATIVES | WHOLE | {"own"}  # adjectives that determine rather than describe
 PRONOUN_NOUNS = frozenset({"one", "ones"})  # "this [whole] [one]": a pronoun, not a noun to give
-GRADED_FREQUENCY = frozenset({"often", "seldom"})
+# round 8: a relative "who" or "for whom" after a demonstrative ("those who like") wants a noun of persons
+PERSONAL_RELATIVES = frozenset({"who", "whom", "whose"})
+PERSON_NOUNS = frozenset(
+    """people person fan fans viewer viewers moviegoer moviegoers audience audiences critic critics actor
+    actors star stars director directors filmmaker filmmakers writer writers kids adults folks""".split()
+)
+# the adverbs a degree adverb grades where it goes in with one ("is [very] [often] amusing"): of frequency
+# only. The -ly adverbs the masked LM put there read as degrees of the adjective after them, which no
+# second degree adverb grades ("[very] [completely] icky", "[very] [particularly] icky", "[really]
+# [completely]": 50 of the 56 RB RB fills the other checks kept on the bench seeds, round 8); "seldom",
+# "rarely" deny (negations)
+GRADED_FREQUENCY = frozenset({"often", "frequently"})
 
 
 class Phrases:
@@ -555,7 +566,10 @@ class Phrases:
       before a noun of ``FILM_NOUNS`` (the seed's, tagged so in context and no compound's first part,
       or the demonstrative's inserted noun);
     - (round 6) a number ("the [two] roles", "these [two] [films]"): one of ``NUMBERS``, after a
-      definite determiner or a possessive, before a plural noun.
+      definite determiner or a possessive, before a plural noun;
+    - (round 8) a degree adverb grades an inserted adverb of frequency only (``GRADED_FREQUENCY``), not
+      right after a seed's adverb ("always [very] [often]"), and no inserted degree word ("a [really]
+      [very] good"); a demonstrative's noun before "who" or "for whom" names persons (``PERSON_NOUNS``).
     """
 
     name = "phrase"
@@ -573,10 +587,14 @@ class Phrases:
         ):
             return False
         for n in range(len(words) - 1):
-            if template.masks[n][0] != template.masks[n + 1][0] or template.tags[n] != template.tags[n + 1]:
+            if template.masks[n][0] != template.masks[n + 1][0]:
                 continue
-            if template.tags[n] == "RB" and not _graded_adverb(words[n + 1]):
-                return False  # "is [very] [often] amusing", not "[very] [really] good"
+            pair = template.tags[n : n + 2]
+            # "is [very] [often] amusing", not "[very] [really] good" nor "always [very] [often]"
+            if pair == ("RB", "RB") and (words[n + 1] not in GRADED_FREQUENCY or _after_adverb(candidate, n)):
+                return False
+            if pair == ("RB", "JJ") and words[n + 1] in DEGREE:  # no adjective to grade: "a [really] [very]"
+                return False
         demonstrative = template.lhs == "NP" and template.rhs_from == ("DT",)
         for n, (word, tag) in enumerate(zip(words, template.tags)):
             if tag == "NN" and not (demonstrative and n == len(words) - 1):  # a noun modifier
@@ -591,11 +609,14 @@ class Phrases:
         a, _, tags = sentence_at(candidate.seed_tags, index)
         wanted = DEMONSTRATIVES.get(template.parse.tokens[index].lower())
         noun = words[-1]
+        after = template.masks[-1][0]  # "those [x] who", "those [x] for whom"
+        relative = any(t.lower() in PERSONAL_RELATIVES for t in template.parse.tokens[after : after + 2])
         return (
             wanted is not None
             and tags[index - a] == "DT"
             and noun in common_nouns()[wanted] - PRONOUN_NOUNS
             and noun.removesuffix("s") not in identity_terms()  # "those [young] [americans]"
+            and (not relative or noun in PERSON_NOUNS)  # "those [action] [scenes] for whom"
         )
 
 
@@ -610,6 +631,13 @@ def _seed_noun(candidate: Candidate, n: int, tags: tuple[str, ...]) -> str | Non
     return None if index + 1 < b and seed_tags[index + 1 - a] in NOUN_TAGS else tokens[index]
 
 
+def _after_adverb(candidate: Candidate, n: int) -> bool:
+    """Inserted word ``n`` goes right after a seed's adverb ("he is always [very] [often] sympathetic")."""
+    index = candidate.template.masks[n][0]
+    a, _, tags = sentence_at(candidate.seed_tags, index)
+    return index > a and tags[index - 1 - a] in ADVERB_TAGS
+
+
 def _counts(candidate: Candidate, n: int) -> bool:
     """Inserted number ``n`` follows a definite determiner ("the", "these", a possessive) and counts the
     seed's plural noun after the words inserted there ("the [two] films", "the [two] [new] films")."""
@@ -620,18 +648,12 @@ def _counts(candidate: Candidate, n: int) -> bool:
     return _seed_noun(candidate, n, ("NNS",)) is not None
 
 
-def _graded_adverb(word: str) -> bool:
-    """An adverb a degree adverb grades: one of frequency or an -ly manner adverb ("[very] [often]",
-    "[rather] [quietly]"), not a sentence, focus or degree adverb ("[very] [really]")."""
-    return word in GRADED_FREQUENCY or _manner_adverb(word)
-
-
 def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | None:
     """The placements of a seed (``tokens``) whose words' neighbours an ``--insertions`` mode accepts
     whatever the fill, told before the masked LM scores anything (``Differentiator``'s ``usable``): under
-    ``phrases`` a noun modifier only before a noun of ``FILM_NOUNS`` (or as a demonstrative's noun) and
-    after no other noun modifier, a number only after a definite determiner. The ``phrase`` check reads
-    the same in the filled sentence."""
+    ``phrases`` a noun modifier only before a noun of ``FILM_NOUNS`` and after no other noun modifier, a
+    demonstrative's noun only after a demonstrative of its number, a number only after a definite
+    determiner. The ``phrase`` check reads the same in the filled sentence."""
     if mode != "phrases":
         return None
 
@@ -640,7 +662,11 @@ def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | No
             before = tokens[index - 1].lower() if index else ""
             after = tokens[index].lower() if index < len(tokens) else ""
             last = n + 1 == len(masks) or masks[n + 1][0] != index
-            if tag == "NN" and last and after not in FILM_NOUNS and before not in DEMONSTRATIVES:
+            # the last noun at a place is a film noun's modifier or a demonstrative's noun of its number
+            # ("This [film] is", "those [old] [people] who"; not "This [old] [films]", "a [family] [people]")
+            if tag == "NNS" and last and DEMONSTRATIVES.get(before) != "NNS":
+                return False
+            if tag == "NN" and last and after not in FILM_NOUNS and DEMONSTRATIVES.get(before) != "NN":
                 return False
             if tag == "NN" and before in NOUN_MODIFIERS:  # "costume [comedy] drama", "costume" tagged JJ
                 return False
@@ -696,7 +722,9 @@ def vocabulary_limits(mode: str) -> tuple[Limits, Limits, Limits]:
     closed = {
         "CC": COORDINATORS,
         "CD": NUMBERS,
-        "RB" + MODIFYING: ATTRIBUTIVE_DEGREE,
+        # not "very": a beam of 4 put its every row there, and the spread had capped it in the call
+        # (round 8: on the bench seeds no RB JJ NN, RB JJ CC or RB RB fill kept; "a [rather] [long] film")
+        "RB" + MODIFYING: ATTRIBUTIVE_DEGREE - {"very"},
         "NN" + MODIFYING: NOUN_MODIFIERS,
     }
     return closed, {"JJ": DETERMINATIVES, "RB": CIRCUMSTANCES | HEDGES}, polar

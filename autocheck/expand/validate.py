@@ -408,13 +408,17 @@ def select(
     seed_tags: dict[str, list] = {}
     disfluent: Counter[int] = Counter()  # fluency rejections per template
     set_aside: list[list[tuple[Candidate, dict[str, Any]]]] = [[] for _ in templates]  # (``spread``)
+    capped = spread.cap if isinstance(spread, Spread) else None
+
+    def counted(c: Candidate) -> list[str]:  # the words ``spread`` counts
+        return _spread_words(c, coordinators=capped is None)
 
     def keep(c: Candidate, extra: dict[str, Any]) -> None:
         kept_texts.setdefault(c.seed.id, set()).add(c.text)
         kept[c.index].append((c, extra))
         stats.kept += 1
         if spread is not None:
-            spread.update(w.lower() for w in c.words)
+            spread.update(counted(c))
 
     while pending:
         _tag_seeds([templates[i].parse for i in pending], seed_tags)
@@ -448,7 +452,7 @@ def select(
                     "window": fluency.scorer.window,
                     "threshold": fluency.threshold,
                 }
-            if spread is not None and any(w.lower() in spread for w in c.words):
+            if spread is not None and any(w in spread for w in counted(c)):
                 set_aside[c.index].append((c, extra))
                 continue
             keep(c, extra)
@@ -458,13 +462,12 @@ def select(
             if len(kept[i]) < room[i] and examined[i] < len(suggestions[i]) and disfluent[i] < FLUENCY_TRIES
         ]
         window *= 2
-    capped = spread.cap if isinstance(spread, Spread) else None
     for i, fills in enumerate(set_aside):
         if capped is not None and spread is not None and not kept[i]:
             # the least repeated words first (best first among equals), none at the cap
             limit = max(1.0, capped * stats.kept)
-            fills = sorted(fills, key=lambda fill: max(spread[w.lower()] for w in fill[0].words))
-            fills = [fill for fill in fills if all(spread[w.lower()] + 1 <= limit for w in fill[0].words)]
+            fills = sorted(fills, key=lambda fill: max((spread[w] for w in counted(fill[0])), default=0))
+            fills = [fill for fill in fills if all(spread[w] + 1 <= limit for w in counted(fill[0]))]
         for c, extra in fills:
             if kept[i]:  # a repeat only for a template that found nothing else
                 stats.unused += 1
@@ -509,6 +512,16 @@ def _check_fluency(
             if not fluency.keeps(delta):
                 verdicts[n] = "fluency"
                 disfluent[wave[n].index] += 1
+
+
+def _spread_words(candidate: Candidate, *, coordinators: bool) -> list[str]:
+    """The inserted words a spread counts, lower-cased; a capped one (``--insertions phrases``) no
+    coordinator, which there frames a coordinated phrase rather than picks a word ("[long] [and]
+    watchable": "and" is the only one the checks keep, so counted it capped every coordinated adjective of
+    a fill call after the first; docs/yield.md, round 8)."""
+    return [
+        w.lower() for w, tag in zip(candidate.words, candidate.template.tags) if coordinators or tag != "CC"
+    ]
 
 
 def _fill_log_prob(candidate: Candidate) -> Known | None:
