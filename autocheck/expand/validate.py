@@ -189,7 +189,8 @@ class Duplicate:
 class Polarity:
     """Every inserted word neutral in the lexicon for its mask's coarse POS, and never a negation; a
     template's word ``exempt`` says may be polar where it goes (``exempt(candidate, n)``: an
-    ``--insertions phrases`` intensifier, ``insertions.intensifies``) is left to the later checks."""
+    intensifier of ``--insertions phrases`` or ``modifiers``, ``insertions.intensifies``) is left to the
+    later checks."""
 
     name = "polarity"
 
