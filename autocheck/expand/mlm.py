@@ -648,13 +648,20 @@ def _pack_linear_weights(model: torch.nn.Module) -> bool:
     return True
 
 
+# Queries per call of attention at the masks: torch's CPU attention gives a query the same bits in any call
+# of at least 4 queries as in the call over all of a row's tokens, but not in calls of 1 to 3 (another
+# kernel path; tried on every pass of alict60's LC4 and on lengths 20-127 with masks anywhere, docs/speed.md)
+_QUERIES = 4
+
+
 class _LastLayerAtMasks(torch.nn.Module):
     """A BERT-style encoder's last layer (BERT, RoBERTa: ``attention.self``, ``attention.output``,
-    ``intermediate``, ``output``) after its self-attention only at one position per row, the mask the head
-    reads (``mask_positions``, passed through the model's keyword arguments): the attention's output
-    projection and the feed-forward block, most of a layer's work, for one token of each row instead of
-    all. The self-attention itself still runs over every token: attention for the masks alone differed in
-    its last bits on some pass shapes (docs/speed.md). Without ``mask_positions`` it is the plain layer."""
+    ``intermediate``, ``output``) only at one position per row, the mask the head reads (``mask_positions``,
+    passed through the model's keyword arguments): the attention's output projection and the feed-forward
+    block, most of a layer's work, for one token of each row instead of all, and with torch's attention
+    (``sdpa``) on rows of at least ``_QUERIES`` tokens the query projection and the attention too (each
+    mask's query asked ``_QUERIES`` times, for the same bits; keys and values still at every token).
+    Without ``mask_positions`` it is the plain layer."""
 
     def __init__(self, layer: torch.nn.Module):
         super().__init__()
@@ -664,10 +671,36 @@ class _LastLayerAtMasks(torch.nn.Module):
         if mask_positions is None:
             return self.layer(hidden_states, attention_mask, *args, **kwargs)
         rows = torch.arange(len(hidden_states), device=hidden_states.device)
+        at_masks = hidden_states[rows, mask_positions].unsqueeze(1)
         attention = self.layer.attention
-        context = attention.self(hidden_states, attention_mask=attention_mask)[0][rows, mask_positions]
-        at = attention.output(context.unsqueeze(1), hidden_states[rows, mask_positions].unsqueeze(1))
+        if hidden_states.shape[1] >= _QUERIES and attention.self.config._attn_implementation == "sdpa":
+            context = self._attention_at_masks(hidden_states, attention_mask, rows, mask_positions, at_masks)
+        else:
+            context = attention.self(hidden_states, attention_mask=attention_mask)[0][rows, mask_positions]
+        at = attention.output(context.unsqueeze(1), at_masks)
         return self.layer.output(self.layer.intermediate(at), at)  # (rows, 1, hidden)
+
+    def _attention_at_masks(self, hidden_states, attention_mask, rows, mask_positions, at_masks):
+        """The self-attention's output at each row's mask (rows, hidden), as ``attention.self`` computes it
+        with torch's attention, for the mask's query only."""
+        module = self.layer.attention.self
+        batch, length, hidden = hidden_states.shape
+
+        def heads(x: torch.Tensor) -> torch.Tensor:  # (rows, heads, tokens, head size)
+            return x.view(batch, -1, module.num_attention_heads, module.attention_head_size).transpose(1, 2)
+
+        query = heads(module.query(at_masks)).expand(-1, -1, _QUERIES, -1).contiguous()
+        if attention_mask is not None:  # (rows, 1, length, length), maybe broadcast: each mask's line
+            line = attention_mask.expand(batch, -1, length, -1)[rows, :, mask_positions]
+            attention_mask = line.unsqueeze(2).expand(-1, -1, _QUERIES, -1).contiguous()
+        context = torch.nn.functional.scaled_dot_product_attention(
+            query,
+            heads(module.key(hidden_states)),
+            heads(module.value(hidden_states)),
+            attn_mask=attention_mask,
+            scale=module.scaling,
+        )
+        return context[:, :, 0].reshape(batch, hidden)
 
 
 def _last_layer_at_masks(model: torch.nn.Module) -> bool:
