@@ -666,6 +666,8 @@ class _LastLayerAtMasks(torch.nn.Module):
     def __init__(self, layer: torch.nn.Module):
         super().__init__()
         self.layer = layer
+        config = getattr(layer.get_submodule("attention.self"), "config", None)
+        self.sdpa = getattr(config, "_attn_implementation", None) == "sdpa"  # the kernel of _QUERIES
 
     def forward(self, hidden_states, attention_mask=None, *args, mask_positions=None, **kwargs):
         if mask_positions is None:
@@ -673,7 +675,7 @@ class _LastLayerAtMasks(torch.nn.Module):
         rows = torch.arange(len(hidden_states), device=hidden_states.device)
         at_masks = hidden_states[rows, mask_positions].unsqueeze(1)
         attention = self.layer.attention
-        if hidden_states.shape[1] >= _QUERIES and attention.self.config._attn_implementation == "sdpa":
+        if self.sdpa and hidden_states.shape[1] >= _QUERIES:
             context = self._attention_at_masks(hidden_states, attention_mask, rows, mask_positions, at_masks)
         else:
             context = attention.self(hidden_states, attention_mask=attention_mask)[0][rows, mask_positions]
