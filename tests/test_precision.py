@@ -164,19 +164,23 @@ def test_an_explicit_bf16_is_resolved_without_importing_torch(monkeypatch):
     assert _resolved_precision("fp32", "auto") == "fp32"
 
 
-@pytest.mark.skipif(not torch.ops.mkldnn._is_mkldnn_bf16_supported(), reason="no oneDNN bf16 in this torch")
-def test_bf16_last_layer_at_the_masks_only_gives_the_same_scores(tiny_bert_dir, monkeypatch):  # noqa: F811
+def peaked_bert(tiny_bert_dir):  # noqa: F811
+    """The tiny BERT's tokenizer and a model of heads of 64, as the stand-in's and BERT's, and weights large
+    enough for peaked attention: where attention for the masks alone (another kernel path) would differ in
+    its last bits. Each MaskedLM casts (and in bf16 rebuilds) the model it is given."""
     from transformers import BertConfig, BertForMaskedLM, BertTokenizer
 
-    tokenizer = BertTokenizer.from_pretrained(tiny_bert_dir)
     torch.manual_seed(0)
-    # heads of 64, as the stand-in's and BERT's, and weights large enough for peaked attention: where
-    # attention for the masks alone (another kernel path) would differ in its last bits
     config = BertConfig(
         vocab_size=len(VOCAB), hidden_size=256, num_hidden_layers=2, num_attention_heads=4,
         intermediate_size=256, max_position_embeddings=80, initializer_range=0.5,
     )  # fmt: skip
-    model = BertForMaskedLM(config)  # each MaskedLM casts (and in bf16 rebuilds) the model it is given
+    return BertTokenizer.from_pretrained(tiny_bert_dir), BertForMaskedLM(config)
+
+
+@pytest.mark.skipif(not torch.ops.mkldnn._is_mkldnn_bf16_supported(), reason="no oneDNN bf16 in this torch")
+def test_bf16_last_layer_at_the_masks_only_gives_the_same_scores(tiny_bert_dir, monkeypatch):  # noqa: F811
+    tokenizer, model = peaked_bert(tiny_bert_dir)
     assert not MaskedLM(tokenizer, copy.deepcopy(model), "fp32", "cpu")._last_layer_at_masks  # as it was
     at_masks = MaskedLM(tokenizer, copy.deepcopy(model), "at-masks", "cpu", precision="bf16")
     assert at_masks._last_layer_at_masks
@@ -189,3 +193,40 @@ def test_bf16_last_layer_at_the_masks_only_gives_the_same_scores(tiny_bert_dir, 
         attention[rows // 2 :, length - 2 :] = 0
         at = torch.randint(1, length - 2, (rows,), generator=generator)
         assert torch.equal(at_masks.log_probs_at(ids, attention, at), whole.log_probs_at(ids, attention, at))
+
+
+@pytest.mark.skipif(not torch.ops.mkldnn._is_mkldnn_bf16_supported(), reason="no oneDNN bf16 in this torch")
+def test_bf16_first_layer_projections_per_distinct_token_give_the_same_scores(tiny_bert_dir, monkeypatch):  # noqa: F811
+    tokenizer, model = peaked_bert(tiny_bert_dir)
+    assert not MaskedLM(tokenizer, copy.deepcopy(model), "fp32", "cpu")._first_layer_at_distinct_tokens
+    distinct = MaskedLM(tokenizer, copy.deepcopy(model), "distinct", "cpu", precision="bf16")
+    assert distinct._first_layer_at_distinct_tokens
+    monkeypatch.setattr(masked_lm, "_first_layer_at_distinct_tokens", lambda model: False)
+    whole = MaskedLM(tokenizer, model, "whole", "cpu", precision="bf16")
+    projected = []  # the tokens each first-layer projection multiplied
+
+    class Counted(torch.nn.Module):
+        def __init__(self, linear):
+            super().__init__()
+            self.linear = linear
+
+        def forward(self, x):
+            projected.append(x.shape[:-1].numel())
+            return self.linear(x)
+
+    projections = distinct.model.base_model.encoder.layer[0].attention.self
+    for name in ("query", "key", "value"):
+        getattr(projections, name).linear = Counted(getattr(projections, name).linear)
+    generator = torch.Generator().manual_seed(0)
+    for templates, beams, length in [(1, 1, 5), (3, 4, 9), (4, 16, 30)]:
+        # a beam step's rows: each template's beams differ at their filled mask (position 2) only
+        ids = torch.randint(5, len(VOCAB), (templates, 1, length), generator=generator).repeat(1, beams, 1)
+        ids[:, :, 2] = torch.randint(5, len(VOCAB), (templates, beams), generator=generator)
+        ids = ids.flatten(0, 1)
+        attention = torch.ones_like(ids)
+        attention[len(ids) // 2 :, length - 2 :] = 0  # padding at the end of half the rows
+        at = torch.full((len(ids),), 3)
+        assert torch.equal(distinct.log_probs_at(ids, attention, at), whole.log_probs_at(ids, attention, at))
+        tokens = len(torch.unique(ids * length + torch.arange(length)))
+        assert projected == [tokens] * 3  # query, key and value at the distinct tokens only
+        projected.clear()

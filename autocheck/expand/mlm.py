@@ -144,14 +144,12 @@ class MaskedLM:
         # generation makes (tens of rows) cost more than the bf16 matrix products saved (benchmarks/
         # bench_precision.py); the softmax over the vocabulary stays in fp32 (``_forward``).
         self.model = model.to(self.device, dtype=DTYPES[self.precision]).eval()
-        # The last layer only at the masks where that gives the same bits: bf16 on the CPU, whose packed
-        # products do not depend on how many rows they multiply (fp32's do, in their last bits)
-        self._last_layer_at_masks = (
-            self.precision == "bf16"
-            and self.device.type == "cpu"
-            and _pack_linear_weights(self.model)
-            and _last_layer_at_masks(self.model)
-        )
+        # The last layer only at the masks, and the first layer's projections only at distinct tokens, where
+        # that gives the same bits: bf16 on the CPU, whose packed products do not depend on how many rows
+        # they multiply (fp32's do, in their last bits)
+        packed = self.precision == "bf16" and self.device.type == "cpu" and _pack_linear_weights(self.model)
+        self._last_layer_at_masks = packed and _last_layer_at_masks(self.model)
+        self._first_layer_at_distinct_tokens = packed and _first_layer_at_distinct_tokens(self.model)
         if tokenizer.mask_token_id is None:
             raise ValueError(f"{identity}: tokenizer has no mask token; not a masked language model")
         config = getattr(self.model, "config", None)
@@ -650,26 +648,61 @@ def _pack_linear_weights(model: torch.nn.Module) -> bool:
     return True
 
 
+# Queries per call of attention at the masks: torch's CPU attention gives a query the same bits in any call
+# of at least 4 queries as in the call over all of a row's tokens, but not in calls of 1 to 3 (another
+# kernel path; tried on every pass of alict60's LC4 and on lengths 20-127 with masks anywhere, docs/speed.md)
+_QUERIES = 4
+
+
 class _LastLayerAtMasks(torch.nn.Module):
     """A BERT-style encoder's last layer (BERT, RoBERTa: ``attention.self``, ``attention.output``,
-    ``intermediate``, ``output``) after its self-attention only at one position per row, the mask the head
-    reads (``mask_positions``, passed through the model's keyword arguments): the attention's output
-    projection and the feed-forward block, most of a layer's work, for one token of each row instead of
-    all. The self-attention itself still runs over every token: attention for the masks alone differed in
-    its last bits on some pass shapes (docs/speed.md). Without ``mask_positions`` it is the plain layer."""
+    ``intermediate``, ``output``) only at one position per row, the mask the head reads (``mask_positions``,
+    passed through the model's keyword arguments): the attention's output projection and the feed-forward
+    block, most of a layer's work, for one token of each row instead of all, and with torch's attention
+    (``sdpa``) on rows of at least ``_QUERIES`` tokens the query projection and the attention too (each
+    mask's query asked ``_QUERIES`` times, for the same bits; keys and values still at every token).
+    Without ``mask_positions`` it is the plain layer."""
 
     def __init__(self, layer: torch.nn.Module):
         super().__init__()
         self.layer = layer
+        config = getattr(layer.get_submodule("attention.self"), "config", None)
+        self.sdpa = getattr(config, "_attn_implementation", None) == "sdpa"  # the kernel of _QUERIES
 
     def forward(self, hidden_states, attention_mask=None, *args, mask_positions=None, **kwargs):
         if mask_positions is None:
             return self.layer(hidden_states, attention_mask, *args, **kwargs)
         rows = torch.arange(len(hidden_states), device=hidden_states.device)
+        at_masks = hidden_states[rows, mask_positions].unsqueeze(1)
         attention = self.layer.attention
-        context = attention.self(hidden_states, attention_mask=attention_mask)[0][rows, mask_positions]
-        at = attention.output(context.unsqueeze(1), hidden_states[rows, mask_positions].unsqueeze(1))
+        if self.sdpa and hidden_states.shape[1] >= _QUERIES:
+            context = self._attention_at_masks(hidden_states, attention_mask, rows, mask_positions, at_masks)
+        else:
+            context = attention.self(hidden_states, attention_mask=attention_mask)[0][rows, mask_positions]
+        at = attention.output(context.unsqueeze(1), at_masks)
         return self.layer.output(self.layer.intermediate(at), at)  # (rows, 1, hidden)
+
+    def _attention_at_masks(self, hidden_states, attention_mask, rows, mask_positions, at_masks):
+        """The self-attention's output at each row's mask (rows, hidden), as ``attention.self`` computes it
+        with torch's attention, for the mask's query only."""
+        module = self.layer.attention.self
+        batch, length, hidden = hidden_states.shape
+
+        def heads(x: torch.Tensor) -> torch.Tensor:  # (rows, heads, tokens, head size)
+            return x.view(batch, -1, module.num_attention_heads, module.attention_head_size).transpose(1, 2)
+
+        query = heads(module.query(at_masks)).expand(-1, -1, _QUERIES, -1).contiguous()
+        if attention_mask is not None:  # (rows, 1, length, length), maybe broadcast: each mask's line
+            line = attention_mask.expand(batch, -1, length, -1)[rows, :, mask_positions]
+            attention_mask = line.unsqueeze(2).expand(-1, -1, _QUERIES, -1).contiguous()
+        context = torch.nn.functional.scaled_dot_product_attention(
+            query,
+            heads(module.key(hidden_states)),
+            heads(module.value(hidden_states)),
+            attn_mask=attention_mask,
+            scale=module.scaling,
+        )
+        return context[:, :, 0].reshape(batch, hidden)
 
 
 def _last_layer_at_masks(model: torch.nn.Module) -> bool:
@@ -697,6 +730,86 @@ def _last_layer_at_masks(model: torch.nn.Module) -> bool:
     if at_masks.shape == (2, 1, full.shape[-1]) and torch.equal(at_masks[:, 0], full):
         return True
     layers[-1] = last
+    return False
+
+
+_OTHER_INPUTS = ("token_type_ids", "inputs_embeds")  # of BERT's embeddings, never given by the fill search
+
+
+class _DistinctTokenEmbeddings(torch.nn.Module):
+    """A BERT encoder's embeddings computed once per distinct (token, position) of a batch, not per row.
+
+    A token's embedding depends on its id and position only, and so do the first layer's query, key and
+    value projections of it: a template's rows in a beam step differ only at the masks filled so far, so
+    most of a batch's tokens repeat. The embeddings of the distinct tokens are spread back to every row
+    (the first layer's attention mixes each row's own), and the distinct ones travel with that tensor
+    (``distinct_tokens``) to the projections (``_AtDistinctTokens``), which compute them only."""
+
+    def __init__(self, embeddings: torch.nn.Module):
+        super().__init__()
+        self.embeddings = embeddings
+
+    def forward(self, input_ids=None, position_ids=None, **kwargs):
+        given = position_ids is not None or any(kwargs.get(name) is not None for name in _OTHER_INPUTS)
+        if input_ids is None or given or kwargs.get("cache_length"):  # not a fill search's pass
+            return self.embeddings(input_ids=input_ids, position_ids=position_ids, **kwargs)
+        rows, length = input_ids.shape
+        tokens = (input_ids * length + torch.arange(length, device=input_ids.device)).flatten()
+        distinct, inverse = torch.unique(tokens, return_inverse=True)
+        token_ids, token_positions = (distinct // length).unsqueeze(0), (distinct % length).unsqueeze(0)
+        states = self.embeddings(input_ids=token_ids, position_ids=token_positions, **kwargs)[0]
+        hidden = states.index_select(0, inverse).view(rows, length, -1)
+        hidden.distinct_tokens = (states, inverse)
+        return hidden
+
+
+class _AtDistinctTokens(torch.nn.Module):
+    """A linear layer of the first encoder layer: over the distinct tokens its input carries
+    (``_DistinctTokenEmbeddings``), spread back to every row; over every row for any other input."""
+
+    def __init__(self, linear: torch.nn.Module):
+        super().__init__()
+        self.linear = linear
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        distinct = getattr(x, "distinct_tokens", None)
+        if distinct is None:
+            return self.linear(x)
+        states, inverse = distinct
+        return self.linear(states).index_select(0, inverse).view(*x.shape[:-1], -1)
+
+
+def _first_layer_at_distinct_tokens(model: torch.nn.Module) -> bool:
+    """Whether ``model``'s embeddings and its first layer's query, key and value projections now run once
+    per distinct token of a batch (``_DistinctTokenEmbeddings``): only for BERT's embeddings (positions
+    counted from 0, one token type) and only where a batch with repeated tokens and padding gives the same
+    bits both ways (else they are left as they were)."""
+    config, base = getattr(model, "config", None), getattr(model, "base_model", model)
+    embeddings = getattr(base, "embeddings", None)
+    layers = getattr(getattr(base, "encoder", None), "layer", None)
+    names = ("attention.self.query", "attention.self.key", "attention.self.value")
+    if (
+        getattr(config, "model_type", None) != "bert"
+        or getattr(config, "vocab_size", 0) < 5
+        or embeddings is None
+        or not isinstance(layers, torch.nn.ModuleList)
+        or not all(_has_submodule(layers[0], name) for name in names)
+    ):
+        return False
+    projections = layers[0].get_submodule("attention.self")
+    ids = torch.tensor([[1, 2, 3, 4, 2], [1, 2, 4, 3, 2], [1, 4, 3, 2, 0]])  # repeated tokens, one pad
+    attention = (ids != 0).long()
+    with torch.inference_mode():
+        whole = base(input_ids=ids, attention_mask=attention).last_hidden_state
+        base.embeddings = _DistinctTokenEmbeddings(embeddings)
+        for name in ("query", "key", "value"):
+            setattr(projections, name, _AtDistinctTokens(getattr(projections, name)))
+        distinct = base(input_ids=ids, attention_mask=attention).last_hidden_state
+    if torch.equal(distinct, whole):
+        return True
+    base.embeddings = embeddings
+    for name in ("query", "key", "value"):
+        setattr(projections, name, getattr(projections, name).linear)
     return False
 
 
