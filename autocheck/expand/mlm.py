@@ -138,8 +138,12 @@ class MaskedLM:
         # the precision actually used (``auto`` resolved): scores differ between precisions, so it is
         # part of every cache key of this model's outputs (``cache_identity``)
         self.precision = resolve_precision(precision, self.device)
-        # "-weights": the weights are cast (an earlier release autocast them, with other scores)
-        self.cache_identity = identity if self.precision == "fp32" else f"{identity}@{self.precision}-weights"
+        # "-weights": the weights are cast (an earlier release autocast them, with other scores); "-2": in
+        # bf16 on the CPU the first layer runs at distinct tokens and the last layer's attention at the
+        # masks, the same bits where that was checked (one CPU kind, torch 2.13), and a cache must not mix
+        # their scores with the former passes' where it was not
+        cast = f"@{self.precision}-weights-2"
+        self.cache_identity = identity if self.precision == "fp32" else identity + cast
         # Cast once, not autocast: autocast re-casts every weight on every call, which at the batch sizes
         # generation makes (tens of rows) cost more than the bf16 matrix products saved (benchmarks/
         # bench_precision.py); the softmax over the vocabulary stays in fp32 (``_forward``).
