@@ -153,6 +153,7 @@ INTENSIFIERS = frozenset(
     """terribly awfully insanely ridiculously utterly wildly incredibly remarkably amazingly exceptionally
     extraordinarily unbelievably""".split()
 )
+INTENSIFYING = frozenset({"modifiers", "phrases"})  # the --insertions modes that insert them
 _BE_FORMS = frozenset("is are was were am be been being 's 're 'm".split())
 
 
@@ -694,7 +695,7 @@ def intensifies(lexicon: Lexicon) -> Callable[[Candidate, int], bool]:
         a, b, tags = sentence_at(candidate.seed_tags, index)
         if index >= b or tags[index - a] != "JJ":
             return False
-        if index > a and tags[index - 1 - a] in ADVERB_TAGS:  # "irredeemably [terribly] awful"
+        if _after_adverb(candidate, n):  # "irredeemably [terribly] awful"
             return False
         label, head = candidate.seed.label, candidate.template.parse.tokens[index].lower()
         return label in (POSITIVE, NEGATIVE) and lexicon.polarity(head, "adj") == label
@@ -714,11 +715,9 @@ def vocabulary_limits(mode: str) -> tuple[Limits, Limits, Limits]:
     the intensifiers, polar words that validation keeps where they grade an adjective carrying the label
     (``intensifies``; ``modifiers`` too, whose adverbs they are). ``any`` and ``content`` keep their
     vocabulary, and so their output."""
-    polar = {"RB": INTENSIFIERS}
-    if mode == "modifiers":
-        return {}, {}, polar
+    polar = {"RB": INTENSIFIERS} if mode in INTENSIFYING else {}
     if mode != "phrases":
-        return {}, {}, {}
+        return {}, {}, polar
     closed = {
         "CC": COORDINATORS,
         "CD": NUMBERS,

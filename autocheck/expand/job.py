@@ -28,7 +28,15 @@ from .context import build_function_pairs, load_function_pairs
 from .expansion import Differentiator
 from .grammar import build_grammar, load_grammar
 from .identity import code_fingerprint, model_identity
-from .insertions import INSERTABLE, SPREAD_CAP, checks_for, intensifies, seed_sites, vocabulary_limits
+from .insertions import (
+    INSERTABLE,
+    INTENSIFYING,
+    SPREAD_CAP,
+    checks_for,
+    intensifies,
+    seed_sites,
+    vocabulary_limits,
+)
 from .parsing import Parser
 from .reparse import Reparse
 from .validate import FillStats, users_check
@@ -160,8 +168,8 @@ class Expander:
         self.agreement = config.agreement == "on"
         self.word_checks = [] if config.compat else checks_for(config.insertions)  # insertions.py, words.py
         # the intensifiers the fill vocabulary admits (``vocabulary_limits``) kept where they keep the label
-        modifiers = config.insertions in ("phrases", "modifiers") and not config.compat
-        self.polarity_exempt = intensifies(lexicon) if modifiers else None
+        mode = "any" if config.compat else config.insertions
+        self.polarity_exempt = intensifies(lexicon) if mode in INTENSIFYING else None
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
             is_treebank = Path(config.grammar).is_dir()
