@@ -85,6 +85,14 @@ def test_bf16_runs_in_bf16_on_the_cpu_and_is_cached_apart_from_fp32(tiny_bert_di
     again = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu", precision="bf16")
     assert again.suggest_texts(texts, beam_size=3, top_n=3) == bf16.suggest_texts(texts, beam_size=3, top_n=3)
     assert again.forward_passes == 0  # bf16's own cache entries are reused
+    # entries of the former bf16 passes (before the first layer at distinct tokens and the last layer's
+    # attention at the masks) are keyed apart: never reused where their bits were not checked
+    former = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu", precision="bf16")
+    former.cache_identity = f"{former.identity}@bf16-weights"
+    former.suggest_texts(["a [MASK] film ."], beam_size=3, top_n=3)
+    now = MaskedLM.from_pretrained(tiny_bert_dir, device="cpu", precision="bf16")
+    now.suggest_texts(["a [MASK] film ."], beam_size=3, top_n=3)
+    assert now.forward_passes > 0
 
 
 @pytest.mark.skipif(not torch.ops.mkldnn._is_mkldnn_bf16_supported(), reason="no oneDNN bf16 in this torch")
