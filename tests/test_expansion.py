@@ -305,3 +305,32 @@ def test_the_insertions_predicate_is_asked_once_per_production_and_placement():
     again = differ.differentiate("c", seed, top_k=5, insertable=no_adverb)
     assert len(asked) == once and rendered(again) == rendered(first) == ["The [JJ] film was good"]
     assert rendered(Differentiator(film_grammar()).differentiate("c", seed, top_k=5)) != rendered(first)
+
+
+def test_adjective_sites_grade_each_accepted_ungraded_adjective_beyond_the_top_k():
+    """``adjective_sites`` gives every adjective the predicate accepts its ``ADJP -> RB JJ`` site, whether
+    the seed's top k held it or not; not a noun, an adjective an adverb grades already, or one outside the
+    editable span."""
+    text = "A dull film was really dull and good."
+    seed = parse_of(
+        text,
+        "(S (NP (DT A) (JJ dull) (NN film)) (VP (VBD was) (ADJP (ADJP (RB really) (JJ dull)) (CC and)"
+        " (ADJP (JJ good)))) (. .))",
+    )
+    differ = Differentiator(film_grammar())
+    assert not any(t.masks == ((1, "RB"),) for t in differ.differentiate("c", seed, top_k=1))
+    carries = {"dull", "good", "film"}.__contains__
+    sites = differ.adjective_sites("c", seed, carries)
+    assert rendered(sites) == [
+        "A [RB] dull film was really dull and good.",
+        "A dull film was really dull and [RB] good.",
+    ]
+    assert {(t.lhs, t.rhs_from, t.rhs_to, t.score) for t in sites} == {("ADJP", ("JJ",), ("RB", "JJ"), 3 / 4)}
+    assert rendered(differ.adjective_sites("c", seed, {"good"}.__contains__)) == [
+        "A dull film was really dull and [RB] good."
+    ]
+    start = text.index("was")
+    assert rendered(differ.adjective_sites("c", seed, carries, editable=((0, start - 1),))) == [
+        "A [RB] dull film was really dull and good."
+    ]
+    assert differ.adjective_sites("c", seed, carries, usable=lambda masks: masks[0][0] != 1) == sites[1:]

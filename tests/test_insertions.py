@@ -26,8 +26,9 @@ from autocheck.expand.insertions import (
     seed_sites,
     vocabulary_limits,
 )
-from autocheck.expand.validate import Polarity
-from autocheck.expand.vocabulary import TagDictionary, VocabularyFilter
+from autocheck.expand.validate import MeetsRequirement, Polarity
+from autocheck.expand.vocabulary import INTENSIFIER, TagDictionary, VocabularyFilter
+from autocheck.records import MaskedTemplate
 
 
 @pytest.mark.parametrize(
@@ -138,6 +139,7 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
         ("A enjoyable experience", "DT JJ NN", 1, "so", False),  # English writes "so enjoyable an"
         ("An enjoyable experience", "DT JJ NN", 1, "also", False),  # a sentence adverb
         ("An enjoyable experience", "DT JJ NN", 1, "simply", False),  # a focus adverb
+        ("An enjoyable experience", "DT JJ NN", 1, "terribly", True),  # an intensifier
         ("It is enjoyable", "PRP VBZ JJ", 2, "also", True),  # predicative: not attributive
         ("there are many tense scenes", "EX VBP JJ JJ NNS", 2, "even", True),  # a quantifier: not graded
         ("A worthwhile way", "DT JJ NN", 1, "nearly", False),  # a hedge: "nearly worthwhile" is not
@@ -520,7 +522,10 @@ class _Neutral:
 class _Polar:
     """Two adjectives and two intensifiers with a polarity; every other word neutral."""
 
-    POLAR = {"funny": "positive", "dull": "negative", "terribly": "negative", "incredibly": "positive"}
+    POLAR = {
+        "funny": "positive", "dull": "negative", "remarkable": "positive",
+        "terribly": "negative", "incredibly": "positive", "remarkably": "positive",
+    }  # fmt: skip
 
     def polarity(self, word, pos):
         return self.POLAR.get(word, "neutral")
@@ -542,6 +547,8 @@ class _Polar:
         ("an oddly funny film", "DT RB JJ NN", 2, ("terribly",), "positive", False),  # graded already
         ("a funny film", "DT JJ NN", 1, ("very", "terribly"), "positive", False),  # [very] [terribly] funny
         ("a funny film", "DT JJ NN", 1, ("dull",), "positive", False),  # a polar word, no intensifier
+        ("a remarkable film", "DT JJ NN", 1, ("remarkably",), "positive", False),  # its own stem
+        ("a remarkable film", "DT JJ NN", 1, ("incredibly",), "positive", True),
     ],
 )
 def test_an_intensifier_may_be_polar_before_an_adjective_that_carries_the_label(
@@ -551,6 +558,28 @@ def test_an_intensifier_may_be_polar_before_an_adjective_that_carries_the_label(
     candidate.seed, candidate.tags = SimpleNamespace(label=label), ("RB",) * len(words)
     assert Polarity(_Polar(), intensifies(_Polar())).passes([candidate]) == [keeps]
     assert Polarity(_Polar()).passes([candidate]) == [False]  # without the exemption every polar word fails
+
+
+def test_the_requirement_reads_an_intensifier_that_keeps_the_label_as_absent():
+    """ "a [terribly] funny film" is no mix of sentiments: the capability's requirement reads it as "a funny
+    film"; a polar word that is no exempt intensifier still counts."""
+    parse = parse_of("a funny film", "(NP (DT a) (JJ funny) (NN film))")
+    template = MaskedTemplate("t", "c", parse, ((1, "RB"),), "ADJP", ("JJ",), ("RB", "JJ"), 1.0)
+    candidate = SimpleNamespace(
+        template=template, words=("terribly",), text="a terribly funny film",
+        seed=SimpleNamespace(label="positive"), seed_tags=[(0, 3, ["DT", "JJ", "NN"])],
+    )  # fmt: skip
+    read = []
+
+    def no_negative_word(seed, text):
+        read.append(text)
+        return "terribly" not in text
+
+    assert MeetsRequirement(no_negative_word, intensifies(_Polar())).passes([candidate]) == [True]
+    assert read == ["a funny film"]
+    assert MeetsRequirement(no_negative_word).passes([candidate]) == [False]
+    candidate.seed.label = "negative"  # "funny" does not carry the label: "terribly" counts
+    assert MeetsRequirement(no_negative_word, intensifies(_Polar())).passes([candidate]) == [False]
 
 
 def test_the_fill_vocabulary_admits_the_intensifiers_for_adverbs_where_modifiers_go():
@@ -566,6 +595,7 @@ def test_the_fill_vocabulary_admits_the_intensifiers_for_adverbs_where_modifiers
         return [words[i] for i in vocabulary.allowed(key)]
 
     assert allowed("phrases", "RB") == allowed("modifiers", "RB") == ["terribly", "often"]
+    assert allowed("phrases", INTENSIFIER) == allowed("modifiers", INTENSIFIER) == ["terribly"]
     assert allowed("any", "RB") == allowed("content", "RB") == ["often"]
     assert allowed("phrases", "JJ") == []  # a polar adjective stays out
     assert allowed("phrases", "RB:modifying") == []  # before another inserted word: the degree adverbs

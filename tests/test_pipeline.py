@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import gc
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from conftest import require
 
 from autocheck import generate as generation
 from autocheck.cli import main
+from autocheck.expand.insertions import INTENSIFIERS
 from autocheck.records import EXPANSION, SEED, TestCase
 from autocheck.store import read_jsonl
 
@@ -437,13 +439,25 @@ def test_a_second_generate_in_one_process_reuses_the_masked_lm(stand_in_config, 
 
 
 def test_an_intensifier_grades_an_adjective_that_carries_the_label(stand_in_config, tmp_path):
-    """The one polar word an expansion may insert: "The story is [incredibly] beautiful." (positive), the
-    stand-in masked LM's fill; not under ``any``, which inserts only neutral words."""
-    dataset = tmp_path / "two.csv"
-    dataset.write_text('text,label\n"The film is dull.",negative\n"The story is beautiful.",positive\n')
-    config = replace(stand_in_config, dataset=str(dataset), capabilities=["LC2"], fills_per_mask=None)
+    """The one polar word an expansion may insert: "The story is [incredibly] beautiful." (positive), "The
+    film is [incredibly] dull." (negative: "incredibly" is positive in the lexicon, which neither the
+    polarity check nor LC2's requirement holds against it there), the stand-in masked LM's fills. An
+    adjective carrying the label is such a site beyond the seed's top k, and there only intensifiers go
+    (with ``--top-k 1`` the seeds' one template each inserts elsewhere), also where the stand-in parser
+    calls it a noun ("a (NN beautiful)"); not under ``any``, which inserts only neutral words."""
+    dataset = tmp_path / "three.csv"
+    dataset.write_text(
+        'text,label\n"The film is dull.",negative\n"The story is beautiful.",positive\n'
+        '"It was a beautiful, moving story.",positive\n'
+    )
+    config = replace(stand_in_config, dataset=str(dataset), capabilities=["LC2"], top_k=1)
     generation.generate(config, tmp_path / "suite")
-    texts = [case.text for case in _cases(tmp_path / "suite") if case.kind == EXPANSION]
-    assert "The story is incredibly beautiful." in texts
+    expansions = [case for case in _cases(tmp_path / "suite") if case.kind == EXPANSION]
+    texts = [case.text for case in expansions]
+    assert "The story is incredibly beautiful." in texts and "The film is incredibly dull." in texts
+    graded = re.compile(r"(is|a) \w+ (dull|beautiful)")
+    found = [case for case in expansions if graded.search(case.text)]
+    assert len(found) == 6 and sum(case.text.startswith("It was a") for case in found) == 2
+    assert all(case.provenance["inserted"][0]["word"] in INTENSIFIERS for case in found)
     generation.generate(replace(config, insertions="any"), tmp_path / "any")
-    assert not any("incredibly" in case.text for case in _cases(tmp_path / "any"))
+    assert not any(graded.search(case.text) for case in _cases(tmp_path / "any"))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
@@ -40,7 +40,7 @@ from .validate import (
     select,
     standard_checks,
 )
-from .vocabulary import VocabularyFilter
+from .vocabulary import INTENSIFIER, VocabularyFilter
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,8 @@ def fill(
     spread_cap: float | None = None,
     polarity_exempt: Callable[[Candidate, int], bool] | None = None,
     word_checks: Sequence[Check] = (),
+    intensify: Callable[[MaskedTemplate, TestCase], bool] | None = None,
+    intensifiers_only: Collection[str] = (),
 ) -> Iterator[TestCase]:
     """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
 
@@ -90,7 +92,10 @@ def fill(
     counted in ``stats.slot``. ``spread``: prefer fills whose words no earlier fill of this call inserted
     (``validate.select``), no repeated word above ``spread_cap`` of the call's expansions when given.
     ``polarity_exempt``: where an inserted word may be polar (``validate.Polarity``). ``word_checks``: an
-    ``--insertions`` mode's checks, run before the tagger (``validate.standard_checks``).
+    ``--insertions`` mode's checks, run before the tagger (``validate.standard_checks``). ``intensify``
+    (with ``vocabulary``): the templates whose mask is also filled from the intensifiers alone, up to
+    ``fills_per_mask`` more fills each (``insertions.intensifier_sites``); the templates of
+    ``intensifiers_only`` (ids) are filled from them alone.
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
@@ -115,7 +120,7 @@ def fill(
         wanted = fills_per_mask or top_n
         kept: list[list[TestCase]] = [[] for _ in usable]
         seen: list[set[tuple[str, ...]]] = [set() for _ in usable]
-        todo = list(range(len(usable)))
+        todo = [i for i, t in enumerate(usable) if t.id not in intensifiers_only]
         given_up: set[int] = set()
         for round_, width in enumerate(widths):
             if round_ > 0:  # a wider beam changes nothing for a single mask
@@ -137,6 +142,20 @@ def fill(
                 spread=used_words, polarity_exempt=polarity_exempt, word_checks=word_checks,
             )  # fmt: skip
             for i, cases in zip(todo, more):
+                kept[i].extend(cases)
+        sites = [i for i, t in enumerate(usable) if intensify and intensify(t, cases_by_id[t.case_id])]
+        if sites and vocabulary is not None:
+            intensified = mlm.suggest_texts(
+                [mlm.masked_text(usable[i]) for i in sites], beam_size, top_n, batch_size=batch_size,
+                tags=[(INTENSIFIER,)] * len(sites), vocabulary=vocabulary,
+            )  # fmt: skip
+            fresh = [[s for s in fills if s[0] not in seen[i]] for i, fills in zip(sites, intensified)]
+            more = _validate_grouped(
+                [usable[i] for i in sites], fresh, cases_by_id, lexicon, requirement, [wanted] * len(sites),
+                stats=stats, kept_texts=kept_texts, fluency=fluency, context=context, checks=checks,
+                spread=used_words, polarity_exempt=polarity_exempt, word_checks=word_checks,
+            )  # fmt: skip
+            for i, cases in zip(sites, more):
                 kept[i].extend(cases)
         stats.slot += len(given_up)
         yield from (case for cases in kept for case in cases)

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING
 from ..sources.lexicon import NEGATIVE, POSITIVE
 from .expansion import ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
-from .vocabulary import MODIFYING
+from .vocabulary import INTENSIFIER, MODIFYING
 from .words import (
     Articles,
     Dictionary,
@@ -65,6 +65,7 @@ from .words import (
 )
 
 if TYPE_CHECKING:
+    from ..records import MaskedTemplate, TestCase
     from ..sources.lexicon import Lexicon
     from .expansion import Masks, Placement  # (gap, tag): a word of ``tag`` inserted before the child ``gap``
     from .validate import Candidate, Check
@@ -148,9 +149,11 @@ DEGREE_HEADS = frozenset({"JJ", "RB"})
 # points ("a [terribly] funny film" is very funny, "an [incredibly] dull film" very dull; each reads
 # naturally before either kind): before a seed's adjective that carries the seed's label they keep it
 # (``intensifies``). A model that adds up its words' polarities reads the adverb's own ("terribly" is
-# negative to VADER, AFINN and TextBlob), which no neutral insertion can show
+# negative to VADER, AFINN and TextBlob), which no neutral insertion can show. Not "wildly": it grades
+# few adjectives ("wildly uneven"); read while tuning the adjective sites, "wildly painful", "wildly
+# indifferent", "wildly priceless" (docs/yield.md, ninth round)
 INTENSIFIERS = frozenset(
-    """terribly awfully insanely ridiculously utterly wildly incredibly remarkably amazingly exceptionally
+    """terribly awfully insanely ridiculously utterly incredibly remarkably amazingly exceptionally
     extraordinarily unbelievably""".split()
 )
 INTENSIFYING = frozenset({"modifiers", "phrases"})  # the --insertions modes that insert them
@@ -678,6 +681,16 @@ def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | No
     return fits
 
 
+def carries(lexicon: Lexicon, label: object, word: str) -> bool:
+    """Whether ``word`` is an adjective whose polarity in ``lexicon`` is ``label`` (positive or negative)."""
+    return label in (POSITIVE, NEGATIVE) and lexicon.polarity(word.lower(), "adj") == label
+
+
+def _same_stem(adverb: str, adjective: str) -> bool:
+    """An intensifier made from the adjective it would grade ("a [remarkably] remarkable film")."""
+    return adverb[:5] == adjective[:5]
+
+
 def intensifies(lexicon: Lexicon) -> Callable[[Candidate, int], bool]:
     """Whether a candidate's ``n``-th inserted word may be polar where it goes (``validate.Polarity``'s
     ``exempt``): an intensifier (``INTENSIFIERS``) filling an adverb mask right before a seed's adjective
@@ -697,10 +710,28 @@ def intensifies(lexicon: Lexicon) -> Callable[[Candidate, int], bool]:
             return False
         if _after_adverb(candidate, n):  # "irredeemably [terribly] awful"
             return False
-        label, head = candidate.seed.label, candidate.template.parse.tokens[index].lower()
-        return label in (POSITIVE, NEGATIVE) and lexicon.polarity(head, "adj") == label
+        head = candidate.template.parse.tokens[index].lower()
+        return carries(lexicon, candidate.seed.label, head) and not _same_stem(
+            candidate.words[n].lower(), head
+        )
 
     return exempt
+
+
+def intensifier_sites(lexicon: Lexicon) -> Callable[[MaskedTemplate, TestCase], bool]:
+    """Whether a template's masks are one adverb right before a seed word that ``lexicon`` calls an
+    adjective of the seed's label: where ``fill`` also asks the masked LM for its best intensifiers
+    (``INTENSIFIER``). It ranks them far below the neutral adverbs (26th to 258th before an adjective with
+    the stand-in), so a beam over every adverb never reaches them; validation still decides each fill
+    (``intensifies``: the tag in context, no other adverb grading the adjective)."""
+
+    def site(template: MaskedTemplate, seed: TestCase) -> bool:
+        if len(template.masks) != 1:
+            return False
+        (index, tag), tokens = template.masks[0], template.parse.tokens
+        return tag == "RB" and index < len(tokens) and carries(lexicon, seed.label, tokens[index])
+
+    return site
 
 
 Limits = dict[str, frozenset[str]]  # tag -> words
@@ -713,12 +744,15 @@ def vocabulary_limits(mode: str) -> tuple[Limits, Limits, Limits]:
     "two" to "ten", determinatives as adjectives, circumstances and hedges as adverbs, and before another
     inserted word any adverb but the adverb check's degree adverbs and any noun but a noun modifier), and
     the intensifiers, polar words that validation keeps where they grade an adjective carrying the label
-    (``intensifies``; ``modifiers`` too, whose adverbs they are). ``any`` and ``content`` keep their
-    vocabulary, and so their output."""
-    polar = {"RB": INTENSIFIERS} if mode in INTENSIFYING else {}
+    (``intensifies``; ``modifiers`` too, whose adverbs they are), which alone fill an ``INTENSIFIER`` mask
+    (``intensifier_sites``). ``any`` and ``content`` keep their vocabulary, and so their output."""
+    if mode not in INTENSIFYING:
+        return {}, {}, {}
+    polar, intensifiers = {"RB": INTENSIFIERS}, {INTENSIFIER: INTENSIFIERS}
     if mode != "phrases":
-        return {}, {}, polar
+        return intensifiers, {}, polar
     closed = {
+        **intensifiers,
         "CC": COORDINATORS,
         "CD": NUMBERS,
         # not "very": a beam of 4 put its every row there, and the spread had capped it in the call

@@ -10,8 +10,9 @@ import os
 import re
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,14 +33,16 @@ from .insertions import (
     INSERTABLE,
     INTENSIFYING,
     SPREAD_CAP,
+    carries,
     checks_for,
+    intensifier_sites,
     intensifies,
     seed_sites,
     vocabulary_limits,
 )
 from .parsing import Parser
 from .reparse import Reparse
-from .validate import FillStats, users_check
+from .validate import FillStats, seed_token_tags, users_check
 from .vocabulary import TagDictionary, VocabularyFilter
 
 if TYPE_CHECKING:
@@ -170,6 +173,7 @@ class Expander:
         # the intensifiers the fill vocabulary admits (``vocabulary_limits``) kept where they keep the label
         mode = "any" if config.compat else config.insertions
         self.polarity_exempt = intensifies(lexicon) if mode in INTENSIFYING else None
+        self.intensify = intensifier_sites(lexicon) if mode in INTENSIFYING else None
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
             is_treebank = Path(config.grammar).is_dir()
@@ -310,6 +314,7 @@ class Expander:
         for capability, n in Counter(case.capability for case in chunk).items():
             self.timer.seconds[f"{capability}/parse"] += share * n
         templates = []
+        intensifiers_only: set[str] = set()  # templates of adjective sites alone (``fill``)
         for case, parse in zip(chunk, parses):
             with self.timer("differentiate", case.capability):
                 if parse is None:
@@ -332,9 +337,24 @@ class Expander:
                     # setting (docs/fuzz.md, round 4): generate's ``phrases`` was read blind without them
                     attributive_phrases=not self.config.compat and self.config.insertions == "modifiers",
                 )
+                if self.intensify is not None:
+                    # the adjectives carrying the seed's label, to grade with an intensifier
+                    sites = self.differentiator.adjective_sites(
+                        case.id,
+                        parse,
+                        partial(carries, self.lexicon, case.label),
+                        editable=case.editable,
+                        usable=self._placement_check(case, parse),
+                        protect_names=True,
+                        tags=seed_token_tags(parse),
+                    )
+                    regular = {template.masks for template in found}
+                    sites = [template for template in sites if template.masks not in regular]
+                    intensifiers_only.update(template.id for template in sites)
+                    found += sites
                 counts[case.capability].masked_templates += len(found)
                 templates.extend(found)
-        by_seed = self._fill(chunk, templates, counts, rejected)
+        by_seed = self._fill(chunk, templates, counts, rejected, intensifiers_only)
         if self._mlm is not None:
             self.timer.seconds["fill: masked-LM forward"] = self._mlm.forward_seconds - self._calls_before[2]
             if self.fluency is not None:
@@ -350,6 +370,7 @@ class Expander:
         templates: list[MaskedTemplate],
         counts: dict[str, CapabilityCounts],
         rejected: Counter[str],
+        intensifiers_only: Collection[str] = (),
     ) -> dict[str, list[dict[str, Any]]]:
         if not templates:
             return {}
@@ -384,6 +405,8 @@ class Expander:
                     spread_cap=SPREAD_CAP if self.config.insertions == "phrases" else None,
                     polarity_exempt=self.polarity_exempt,
                     word_checks=self.word_checks,
+                    intensify=self.intensify,
+                    intensifiers_only=intensifiers_only,
                     checks=[
                         *self.checks,
                         *([Agreement()] if self.agreement else []),

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
@@ -257,15 +257,28 @@ class Context:
 
 
 class MeetsRequirement:
-    """The filled text still meets the seed's capability requirement."""
+    """The filled text still meets the seed's capability requirement. A word ``exempt`` lets be polar (an
+    intensifier grading the adjective that carries the label, ``Polarity``) is read as absent: it only
+    raises that adjective, which the requirement counts already ("a [terribly] funny film" is no mix of
+    sentiments, though "terribly" alone is negative)."""
 
     name = "requirement"
 
-    def __init__(self, requirement: Requirement):
+    def __init__(self, requirement: Requirement, exempt: Callable[[Candidate, int], bool] | None = None):
         self.requirement = requirement
+        self.exempt = exempt
 
     def passes(self, candidates: Sequence[Candidate | Proposed]) -> list[bool]:
-        return [self.requirement(c.seed, c.text) for c in candidates]
+        return [self.requirement(c.seed, self._read(c)) for c in candidates]
+
+    def _read(self, c: Candidate | Proposed) -> str:
+        if self.exempt is None or isinstance(c, Proposed):
+            return c.text
+        kept = [n for n in range(len(c.words)) if not self.exempt(c, n)]
+        if len(kept) == len(c.words):
+            return c.text
+        template = replace(c.template, masks=tuple(c.template.masks[n] for n in kept))
+        return template.render([c.words[n] for n in kept])[0]
 
 
 # Validation checks, by name. autocheck's own (registered below: listed by ``autocheck plugins`` and
@@ -303,7 +316,7 @@ def standard_checks(
     checks: list[Check] = [Duplicate(kept_texts), polarity, Doubled(), *word_checks, PartOfSpeech()]
     if context is not None:
         checks.append(Context(context))
-    checks.append(MeetsRequirement(requirement))
+    checks.append(MeetsRequirement(requirement, polarity_exempt))
     names = {check.name for check in checks}
     for check in extra:
         if check.name in names or check.name == "fluency":
@@ -637,6 +650,14 @@ def _tag_seeds(parses: Iterable[Parse], seed_tags: dict[str, list]) -> None:
     tagged = iter(pos_tag_sents([by_text[text].tokens[a:b] for text in new for a, b in sentences[text]]))
     for text in new:
         seed_tags[text] = [(a, b, next(tagged)) for a, b in sentences[text]]
+
+
+def seed_token_tags(parse: Parse) -> list[str]:
+    """The tag of each of the seed's tokens as validation reads them (``_tag_seeds``: each sentence tagged
+    in context)."""
+    tagged: dict[str, list] = {}
+    _tag_seeds([parse], tagged)
+    return [tag for _, _, tags in tagged[parse.text] for tag in tags]
 
 
 def _inserted_tags(candidates: Sequence[Candidate]) -> list[tuple[str | None, ...]]:

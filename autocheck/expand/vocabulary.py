@@ -62,6 +62,8 @@ class TagDictionary:
 
 
 MODIFYING = ":modifying"  # the key suffix of a mask another inserted word follows at the same place
+# the key of an adverb mask filled from the intensifiers alone (``insertions.intensifier_sites``)
+INTENSIFIER = "RB:intensifier"
 
 
 def key_tag(key: str) -> str:
