@@ -95,10 +95,10 @@ def test_an_ungraded_attributive_adjective_of_a_flat_phrase_is_a_site_for_an_adv
     assert differ.differentiate("c", graded, insertable=modifiers, attributive_phrases=True) == []
 
 
-def test_the_determinative_check_rejects_quantifiers_and_ordinals():
-    words = ("few", "Such", "first", "only", "certain", "new", "little", "own")
+def test_the_determinative_check_rejects_quantifiers_ordinals_and_asserting_adjectives():
+    words = ("few", "Such", "first", "only", "certain", "real", "special", "new", "little", "own")
     candidates = [SimpleNamespace(words=(w,)) for w in words]
-    assert Determinatives().passes(candidates) == [False] * 5 + [True] * 3  # type: ignore[arg-type]
+    assert Determinatives().passes(candidates) == [False] * 7 + [True] * 3  # type: ignore[arg-type]
     assert {"few", "many", "much", "such", "other", "first", "last"} <= DETERMINATIVES
 
 
@@ -130,6 +130,7 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
         ("lives of desperation", "NNS IN NN", 1, "instead", False),  # a connective
         ("It is incredible !", "PRP VBZ JJ .", 3, "either", False),  # needs a negation
         ("It is a sign", "PRP VBZ DT NN", 1, "also", True),  # It [also] is: no class of the check's
+        ("you think", "PRP VBP", 1, "always", False),  # a frequency, as a circumstance of time
         ("this is satire", "DT VBZ NN", 2, "highly", False),  # [highly] satire: a degree adverb
         ("it works", "PRP VBZ", 1, "quite", False),  # it [quite] works: a degree adverb before a verb
         ("substance here to sustain", "NN RB TO VB", 2, "before", False),  # a circumstance of time
@@ -481,10 +482,10 @@ def test_the_word_order_check_lets_a_coordinated_adjective_end_a_clause():
 
 def test_phrases_keep_from_the_fill_vocabulary_what_their_checks_reject_anywhere():
     words = {0: "and", 1: "but", 2: "old", 3: "other", 4: "often", 5: "there", 6: "two", 7: "1990"}
-    words |= {8: "very", 9: "nearly", 10: "horror", 11: "film", 12: "rather"}
+    words |= {8: "very", 9: "nearly", 10: "horror", 11: "film", 12: "rather", 13: "real"}
     lexical = {
         "CC": {"and": 2, "but": 2},
-        "JJ": {"old": 2, "other": 2},
+        "JJ": {"old": 2, "other": 2, "real": 2},  # "real": an asserting adjective (round 9)
         "RB": {"often": 2, "there": 2, "very": 2, "nearly": 2, "rather": 2},
         "CD": {"two": 2, "1990": 2},  # round 6: the number words only ("the [two] roles")
         "NN": {"horror": 2, "film": 2},
