@@ -168,7 +168,8 @@ class GenerateConfig:
         "modifier before a film noun or a number before a plural (phrases), exactly one adjective before a "
         "noun or one adverb (modifiers), content words (common nouns, adjectives, adverbs, verbs), or any "
         "tag the grammar proposes (the paper; always so with --compat); under phrases and modifiers an "
-        "intensifier may grade a seed's adjective that carries its label ('a terribly funny film')",
+        "intensifier may grade a seed's adjective that carries its label ('a terribly funny film'), each "
+        "such adjective a site beyond --top-k",
         group=EXPAND,
         choices=("phrases", "modifiers", "content", "any"),
     )

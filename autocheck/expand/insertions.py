@@ -41,7 +41,10 @@ quiet desperation", "too far savvy").
 
 Under ``modifiers`` and ``phrases``, since the eighth round, an intensifier the lexicon calls polar may
 grade a seed's adjective that carries the seed's label ("a [terribly] funny film", "an [incredibly] dull
-one": ``INTENSIFIERS``, ``intensifies``): the one place an inserted word need not be neutral.
+one": ``INTENSIFIERS``, ``intensifies``): the one place an inserted word need not be neutral. Since the
+ninth round each such adjective (tagged ``JJ`` by the tagger) is a site of its own beyond the seed's top
+k, filled from the intensifiers alone (``intensifier_sites``, ``Differentiator.adjective_sites``), and
+the capability's requirement reads the intensifier as absent (``validate.MeetsRequirement``).
 """
 
 from __future__ import annotations
