@@ -190,6 +190,11 @@ def main() -> None:
         "--exclude", nargs="*", type=Path, default=[],
         help="earlier samples (jsonl): their cases and texts are not drawn again",
     )  # fmt: skip
+    parser.add_argument(
+        "--intensifier-sample", nargs=3, metavar=("N", "SEED", "PATH"),
+        help="with --write-sample: also N of the defaults' intensifier expansions drawn with SEED, none "
+        "of the other samples', into PATH",
+    )  # fmt: skip
     parser.add_argument("--reuse", action="store_true", help="keep the generated suites --out holds already")
     parser.add_argument(
         "--baseline-src", type=Path, help="a checkout of 9b0ddbd: the baseline made by its code, its defaults"
@@ -269,6 +274,10 @@ def main() -> None:
             args.sample_files,
             args.exclude,
         )
+        if args.intensifier_sample:
+            n, draw, path = args.intensifier_sample
+            exclude = [*args.exclude, *args.sample_files]
+            write_intensifier_sample(args.out / "suites/defaults", int(n), int(draw), Path(path), exclude)
 
 
 def write_samples(
@@ -293,6 +302,36 @@ def write_samples(
                 row = {"case": case, "seed_text": seed_case["text"], "text": cases[case]["text"]}
                 f.write(json.dumps({**row, "seed_label": seed_case["expected"]}) + "\n")
         print(f"wrote {min(n, len(pool))} unlabelled rows to {path}")
+
+
+def write_intensifier_sample(suite: Path, n: int, seed: int, path: Path, exclude: list[Path]) -> None:
+    """``n`` of ``suite``'s expansions that insert an intensifier (``insertions.INTENSIFIERS``), none of an
+    ``exclude`` sample's cases or texts, in the suite's order shuffled with ``seed``: their validity read
+    apart from the kept sample, where they are a few rows."""
+    from autocheck.expand.insertions import INTENSIFIERS
+    from autocheck.store import read_jsonl
+
+    cases = list(read_jsonl(suite / "cases.jsonl"))
+    seeds = {c["id"]: c for c in cases if c["kind"] == "seed"}
+    earlier = [row for p in exclude for row in read_jsonl(p)]
+    seen = {row["case"] for row in earlier} | {row["text"] for row in earlier}
+    rows = [
+        {
+            "case": c["id"],
+            "seed_text": (origin := seeds[c["seed_id"]])["text"],
+            "text": c["text"],
+            "seed_label": origin["expected"],
+        }
+        for c in cases
+        if c["kind"] == "expansion"
+        and c["id"] not in seen
+        and c["text"] not in seen
+        and any(i["word"].lower() in INTENSIFIERS for i in c["provenance"]["inserted"])
+    ]
+    random.Random(seed).shuffle(rows)
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(row) + "\n" for row in rows[:n])
+    print(f"wrote {min(n, len(rows))} unlabelled intensifier rows to {path}")
 
 
 if __name__ == "__main__":

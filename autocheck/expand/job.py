@@ -324,13 +324,14 @@ class Expander:
                 if _has_special_token(self.config.mlm, case.text, self):
                     rejected["seed with a special token of the masked LM"] += 1
                     continue
+                usable = None if self.config.compat else self._placement_check(case, parse)
                 found = self.differentiator.differentiate(
                     case.id,
                     parse,
                     top_k=self.config.top_k,
                     editable=case.editable,
                     per_production=self.config.compat or self.config.top_k_per == "production",
-                    usable=None if self.config.compat else self._placement_check(case, parse),
+                    usable=usable,
                     insertable=None if self.config.compat else INSERTABLE[self.config.insertions],
                     protect_names=not self.config.compat,
                     # a seed's ungraded attributive adjectives as sites only under ``modifiers``, fuzz's
@@ -344,7 +345,7 @@ class Expander:
                         parse,
                         partial(carries, self.lexicon, case.label),
                         editable=case.editable,
-                        usable=self._placement_check(case, parse),
+                        usable=usable,
                         protect_names=True,
                         tags=seed_token_tags(parse),
                     )
