@@ -327,3 +327,32 @@ def test_the_fuzz_resume_schema_names_every_search_count():
     from autocheck.schemas import FUZZ_COUNTS
 
     assert set(FUZZ_COUNTS) == set(asdict(fuzzing.FuzzCounts()))
+
+
+def test_fuzz_grades_an_adjective_with_an_intensifier_a_word_summing_model_reads_against_the_label(
+    stand_ins, tmp_path
+):
+    """A model that adds up its words' polarities in the opinion lexicon (as AFINN and VADER add up
+    theirs) reads "terribly" as negative, which no neutral insertion can show: at an adjective that
+    carries a positive seed's label fuzz asks the intensifiers, and "a [terribly] <adjective>" breaks it."""
+    from autocheck.models.callables import python_model
+    from autocheck.requirements import default_task
+    from autocheck.sources.lexicon import load_lexicon
+
+    lexicon = load_lexicon("opinion")
+    value = {"positive": 1, "negative": -1}
+
+    def word_sum(texts):
+        sums = [
+            sum(value.get(lexicon.polarity(w.strip(".,!?\"'").lower(), None), 0) for w in t.split())
+            for t in texts
+        ]
+        return [[0.5 - s / 2, 0.5 + s / 2] for s in (max(-1.0, min(1.0, x / 2)) for x in sums)]
+
+    word_sum.labels = ("negative", "positive")
+    config, _, _ = stand_ins
+    model = python_model(word_sum, default_task(), name="word-sum", version="1")
+    fuzz(replace(config, max_seeds=None), model, tmp_path / "suite", search=SearchConfig(queries=20))
+    found = [c for c in read_jsonl(tmp_path / "suite" / "cases.jsonl") if c["kind"] == EXPANSION]
+    failures = [c for c in found if c["provenance"]["fuzz"]["outcome"] == FAIL]
+    assert any(c["provenance"]["inserted"][-1]["word"] == "terribly" for c in failures)
