@@ -105,6 +105,16 @@ def fill(
     widths = [beam_size]
     if fills_per_mask is not None and first_beam is not None and first_beam < beam_size:
         widths = [first_beam, beam_size]
+
+    def validated(
+        group: list[MaskedTemplate], fills: list[list[Suggestion]], room: list[int]
+    ) -> list[list[TestCase]]:
+        return _validate_grouped(
+            group, fills, cases_by_id, lexicon, requirement, room, stats=stats, kept_texts=kept_texts,
+            fluency=fluency, context=context, checks=checks, spread=used_words,
+            polarity_exempt=polarity_exempt, word_checks=word_checks,
+        )  # fmt: skip
+
     iterator = iter(templates)
     while chunk := list(islice(iterator, _TEMPLATES_PER_CHUNK)):
         stats.templates += len(chunk)
@@ -136,11 +146,7 @@ def fill(
             fresh = [[s for s in fills or () if s[0] not in seen[i]] for i, fills in zip(todo, found)]
             for i, fills in zip(todo, fresh):
                 seen[i].update(words for words, _ in fills)
-            more = _validate_grouped(
-                group, fresh, cases_by_id, lexicon, requirement, [wanted - len(kept[i]) for i in todo],
-                stats=stats, kept_texts=kept_texts, fluency=fluency, context=context, checks=checks,
-                spread=used_words, polarity_exempt=polarity_exempt, word_checks=word_checks,
-            )  # fmt: skip
+            more = validated(group, fresh, [wanted - len(kept[i]) for i in todo])
             for i, cases in zip(todo, more):
                 kept[i].extend(cases)
         sites = [i for i, t in enumerate(usable) if intensify and intensify(t, cases_by_id[t.case_id])]
@@ -150,11 +156,7 @@ def fill(
                 tags=[(INTENSIFIER,)] * len(sites), vocabulary=vocabulary,
             )  # fmt: skip
             fresh = [[s for s in fills if s[0] not in seen[i]] for i, fills in zip(sites, intensified)]
-            more = _validate_grouped(
-                [usable[i] for i in sites], fresh, cases_by_id, lexicon, requirement, [wanted] * len(sites),
-                stats=stats, kept_texts=kept_texts, fluency=fluency, context=context, checks=checks,
-                spread=used_words, polarity_exempt=polarity_exempt, word_checks=word_checks,
-            )  # fmt: skip
+            more = validated([usable[i] for i in sites], fresh, [wanted] * len(sites))
             for i, cases in zip(sites, more):
                 kept[i].extend(cases)
         stats.slot += len(given_up)
