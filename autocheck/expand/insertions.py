@@ -120,6 +120,7 @@ DETERMINATIVES = frozenset(
 # [true] movie collapses", "a [special] viewer", "holds the [real] screen"). Read blind in rounds 7 and 8
 # (the tuning rows now), 6 of their 36 grammatical rows were natural, against 285 of all 540
 ASSERTING = frozenset({"real", "true", "special", "personal"})
+NOT_DESCRIBING = DETERMINATIVES | ASSERTING  # the adjectives the determinative check rejects
 # adverbs the PTB tags RB alike but that a sentence takes on different terms (the Cambridge Grammar's
 # adjunct classes): circumstances of place, time and direction, connectives and words that need a
 # negation (never inserted), degree adverbs (before an adjective or adverb) and focus adverbs (not
@@ -280,7 +281,7 @@ class Determinatives:
     name = "determinative"
 
     def passes(self, candidates: Sequence[Candidate]) -> list[bool]:
-        return [not any(w.lower() in DETERMINATIVES | ASSERTING for w in c.words) for c in candidates]
+        return [not any(w.lower() in NOT_DESCRIBING for w in c.words) for c in candidates]
 
 
 class Adverbs:
@@ -767,7 +768,7 @@ def vocabulary_limits(mode: str) -> tuple[Limits, Limits, Limits]:
         "RB" + MODIFYING: ATTRIBUTIVE_DEGREE - {"very"},
         "NN" + MODIFYING: NOUN_MODIFIERS,
     }
-    return closed, {"JJ": DETERMINATIVES | ASSERTING, "RB": CIRCUMSTANCES | HEDGES}, polar
+    return closed, {"JJ": NOT_DESCRIBING, "RB": CIRCUMSTANCES | HEDGES}, polar
 
 
 def checks_for(mode: str) -> list[Check]:
