@@ -315,6 +315,8 @@ class Expander:
             self.timer.seconds[f"{capability}/parse"] += share * n
         templates = []
         intensifiers_only: set[str] = set()  # templates of adjective sites alone (``fill``)
+        # the tagger's tags of the seeds, which validation reads, for the adjective sites
+        tags = seed_token_tags(p for p in parses if p is not None) if self.intensify is not None else {}
         for case, parse in zip(chunk, parses):
             with self.timer("differentiate", case.capability):
                 if parse is None:
@@ -347,7 +349,7 @@ class Expander:
                         editable=case.editable,
                         usable=usable,
                         protect_names=True,
-                        tags=seed_token_tags(parse),
+                        tags=tags[parse.text],
                     )
                     regular = {template.masks for template in found}
                     sites = [template for template in sites if template.masks not in regular]

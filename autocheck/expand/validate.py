@@ -652,12 +652,12 @@ def _tag_seeds(parses: Iterable[Parse], seed_tags: dict[str, list]) -> None:
         seed_tags[text] = [(a, b, next(tagged)) for a, b in sentences[text]]
 
 
-def seed_token_tags(parse: Parse) -> list[str]:
-    """The tag of each of the seed's tokens as validation reads them (``_tag_seeds``: each sentence tagged
-    in context)."""
+def seed_token_tags(parses: Iterable[Parse]) -> dict[str, list[str]]:
+    """Each seed text's token tags as validation reads them (``_tag_seeds``: each sentence tagged in
+    context, all in one batch)."""
     tagged: dict[str, list] = {}
-    _tag_seeds([parse], tagged)
-    return [tag for _, _, tags in tagged[parse.text] for tag in tags]
+    _tag_seeds(parses, tagged)
+    return {text: [tag for _, _, tags in sentences for tag in tags] for text, sentences in tagged.items()}
 
 
 def _inserted_tags(candidates: Sequence[Candidate]) -> list[tuple[str | None, ...]]:
