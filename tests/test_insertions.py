@@ -525,7 +525,7 @@ class _Polar:
 
     POLAR = {
         "funny": "positive", "dull": "negative", "remarkable": "positive",
-        "terribly": "negative", "incredibly": "positive", "remarkably": "positive",
+        "terribly": "negative", "incredibly": "positive", "remarkably": "positive", "wildly": "negative",
     }  # fmt: skip
 
     def polarity(self, word, pos):
@@ -584,8 +584,8 @@ def test_the_requirement_reads_an_intensifier_that_keeps_the_label_as_absent():
 
 
 def test_the_fill_vocabulary_admits_the_intensifiers_for_adverbs_where_modifiers_go():
-    words = {0: "terribly", 1: "dull", 2: "often"}
-    lexical = {"RB": {"terribly": 2, "often": 2}, "JJ": {"dull": 2}}
+    words = {0: "terribly", 1: "dull", 2: "often", 3: "wildly"}  # "wildly": no intensifier (round 9)
+    lexical = {"RB": {"terribly": 2, "often": 2, "wildly": 2}, "JJ": {"dull": 2}}
 
     def allowed(mode: str, key: str) -> list[str]:
         closed, excluded, polar = vocabulary_limits(mode)
