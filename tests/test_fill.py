@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from types import SimpleNamespace
 
 import pytest
@@ -418,6 +419,22 @@ def test_stand_in_mlm_fills_real_words(shared_data):
     )
     assert len(out) == 3 and all(c.provenance["inserted"][0]["tag"] == "JJ" for c in out)
     assert all(without_inserted(c) == text for c in out)
+
+
+@pytest.mark.shared_data
+def test_a_template_of_adjectives_keeps_at_most_adjective_fills(shared_data):
+    lm = MaskedLM.from_pretrained(require(shared_data / "models" / "mini-bert-mlm"), device="cpu")
+    text = "this is a movie that i liked ."
+    templates = [template(text, [(3, "JJ")], tid="adjective"), template(text, [(6, "RB")], tid="adverb")]
+
+    def kept(**fills) -> dict[str, int]:
+        out = fill(templates, {"c1": seed(text)}, lm, Lexicon(), always, top_n=60, **fills)
+        return Counter(c.provenance["template_id"] for c in out)
+
+    assert kept(fills_per_mask=6, adjective_fills=2) == {"adjective": 2, "adverb": 6}
+    assert kept(fills_per_mask=6, adjective_fills=None) == {"adjective": 6, "adverb": 6}
+    assert kept(fills_per_mask=1, adjective_fills=2) == {"adjective": 1, "adverb": 1}
+    assert kept() == {"adjective": 3, "adverb": 12}  # the defaults (GenerateConfig's)
 
 
 def test_negations_are_never_neutral_insertions():

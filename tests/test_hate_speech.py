@@ -74,7 +74,9 @@ def test_hate_speech_runs_end_to_end_on_hatecheck(shared_data, tmp_path):
     results = json.loads((runs / "results.json").read_text())
     capabilities = next(iter(results["models"].values()))["capabilities"]
     assert set(capabilities) == {"HS1", "HS3", "HS4", "HS8"}
-    assert capabilities["HS4"]["failure_rate"] > 0.5  # quoting hate to denounce it still reads as hate
+    # quoting hate to denounce it still reads as hate: counter-speech is the bag of words' weak spot
+    rates = {name: capabilities[name]["failure_rate"] for name in ("HS1", "HS3", "HS4")}
+    assert rates["HS4"] > 3 * max(rates["HS1"], rates["HS3"]), rates
 
     assert main(["report", str(runs), "--html", str(tmp_path / "report.html")]) == 0
     page = (tmp_path / "report.html").read_text()

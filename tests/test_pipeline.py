@@ -6,6 +6,7 @@ import csv
 import gc
 import json
 import re
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -461,3 +462,22 @@ def test_an_intensifier_grades_an_adjective_that_carries_the_label(stand_in_conf
     assert all(case.provenance["inserted"][0]["word"] in INTENSIFIERS for case in found)
     generation.generate(replace(config, insertions="any"), tmp_path / "any")
     assert not any(graded.search(case.text) for case in _cases(tmp_path / "any"))
+
+
+def test_adjective_fills_bound_the_adjective_templates_but_not_under_compat(stand_in_config, tmp_path):
+    """A template that inserts only adjectives keeps at most --adjective-fills fills, the others up to
+    --fills-per-mask; --compat (the original code, which has no such bound) keeps every valid fill."""
+
+    def fills_per_template(config: generation.GenerateConfig, out: Path) -> dict[bool, int]:
+        generation.generate(config, out)
+        per: Counter[tuple[bool, str]] = Counter()
+        for case in _cases(out):
+            if case.kind == EXPANSION:
+                adjectives = all(i["tag"] == "JJ" for i in case.provenance["inserted"])
+                per[adjectives, case.provenance["template_id"]] += 1
+        return {kind: max(n for (k, _), n in per.items() if k == kind) for kind in (True, False)}
+
+    config = replace(stand_in_config, fills_per_mask=None, adjective_fills=1, fluency_threshold=None)
+    bounded = fills_per_template(config, tmp_path / "bounded")
+    assert bounded[True] == 1 and bounded[False] > 1
+    assert fills_per_template(replace(config, compat=True), tmp_path / "compat")[True] > 1

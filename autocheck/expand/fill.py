@@ -60,6 +60,7 @@ def fill(
     requirement: Requirement,
     *,
     fills_per_mask: int | None = GenerateConfig.fills_per_mask,
+    adjective_fills: int | None = GenerateConfig.adjective_fills,
     beam_size: int = GenerateConfig.beam_size,
     top_n: int = GenerateConfig.top_n,
     batch_size: int = 64,
@@ -95,7 +96,8 @@ def fill(
     ``--insertions`` mode's checks, run before the tagger (``validate.standard_checks``). ``intensify``
     (with ``vocabulary``): the templates whose mask is also filled from the intensifiers alone, up to
     ``fills_per_mask`` more fills each (``insertions.intensifier_sites``); the templates of
-    ``intensifiers_only`` (ids) are filled from them alone.
+    ``intensifiers_only`` (ids) are filled from them alone. ``adjective_fills``: a template whose masks
+    are all adjectives keeps at most this many fills (``None``: ``fills_per_mask`` alone bounds them).
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
@@ -127,14 +129,14 @@ def fill(
             usable = [t for t in usable if not mlm.has_special_token(t.parse.text)]
             stats.special_token += len(special)
         stats.unfillable += len(chunk) - len(usable)
-        wanted = fills_per_mask or top_n
+        wanted = [_wanted(t, fills_per_mask or top_n, adjective_fills) for t in usable]
         kept: list[list[TestCase]] = [[] for _ in usable]
         seen: list[set[tuple[str, ...]]] = [set() for _ in usable]
         todo = [i for i, t in enumerate(usable) if t.id not in intensifiers_only]
         given_up: set[int] = set()
         for round_, width in enumerate(widths):
             if round_ > 0:  # a wider beam changes nothing for a single mask
-                todo = [i for i in todo if len(kept[i]) < wanted and len(usable[i].masks) > 1]
+                todo = [i for i in todo if len(kept[i]) < wanted[i] and len(usable[i].masks) > 1]
             if not todo:
                 break
             group = [usable[i] for i in todo]
@@ -146,7 +148,7 @@ def fill(
             fresh = [[s for s in fills or () if s[0] not in seen[i]] for i, fills in zip(todo, found)]
             for i, fills in zip(todo, fresh):
                 seen[i].update(words for words, _ in fills)
-            more = validated(group, fresh, [wanted - len(kept[i]) for i in todo])
+            more = validated(group, fresh, [wanted[i] - len(kept[i]) for i in todo])
             for i, cases in zip(todo, more):
                 kept[i].extend(cases)
         sites = [i for i, t in enumerate(usable) if intensify and intensify(t, cases_by_id[t.case_id])]
@@ -156,11 +158,21 @@ def fill(
                 tags=[(INTENSIFIER,)] * len(sites), vocabulary=vocabulary,
             )  # fmt: skip
             fresh = [[s for s in fills if s[0] not in seen[i]] for i, fills in zip(sites, intensified)]
-            more = validated([usable[i] for i in sites], fresh, [wanted] * len(sites))
+            more = validated([usable[i] for i in sites], fresh, [wanted[i] for i in sites])
             for i, cases in zip(sites, more):
                 kept[i].extend(cases)
         stats.slot += len(given_up)
         yield from (case for cases in kept for case in cases)
+
+
+ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
+
+
+def _wanted(template: MaskedTemplate, fills: int, adjective_fills: int | None) -> int:
+    """The fills a template keeps: ``adjective_fills`` at most where it inserts only adjectives."""
+    if adjective_fills is not None and set(template.tags) <= ADJECTIVE_TAGS:
+        return min(fills, adjective_fills)
+    return fills
 
 
 def _fillable(template: MaskedTemplate, cases_by_id: dict[str, TestCase]) -> bool:

@@ -395,6 +395,7 @@ class Expander:
                     self.lexicon,
                     self.requirement,
                     fills_per_mask=self.config.fills_per_mask,
+                    adjective_fills=None if self.config.compat else self.config.adjective_fills,
                     beam_size=self.config.beam_size,
                     top_n=self.config.top_n,
                     batch_size=self.batch_size,
