@@ -141,8 +141,8 @@ class GenerateConfig:
     adjective_fills: int | None = option(
         3,
         "--adjective-fills",
-        "at most this many of a template's fills when it inserts only adjectives, or 'all' (never more "
-        "than --fills-per-mask)",
+        "at most this many of a template's fills when it inserts only adjectives (joined by 'and' or not), "
+        "or 'all' (never more than --fills-per-mask)",
         group=EXPAND,
         parse="fills",
     )

@@ -424,17 +424,22 @@ def test_stand_in_mlm_fills_real_words(shared_data):
 @pytest.mark.shared_data
 def test_a_template_of_adjectives_keeps_at_most_adjective_fills(shared_data):
     lm = MaskedLM.from_pretrained(require(shared_data / "models" / "mini-bert-mlm"), device="cpu")
-    text = "this is a movie that i liked ."
-    templates = [template(text, [(3, "JJ")], tid="adjective"), template(text, [(6, "RB")], tid="adverb")]
+    text = "this is a funny movie that i liked ."
+    templates = [
+        template(text, [(3, "JJ")], tid="adjective"),
+        template(text, [(3, "JJ"), (3, "CC")], tid="adjectives joined"),  # "a [long and] funny movie"
+        template(text, [(7, "RB")], tid="adverb"),
+    ]
 
     def kept(**fills) -> dict[str, int]:
         out = fill(templates, {"c1": seed(text)}, lm, Lexicon(), always, top_n=60, **fills)
         return Counter(c.provenance["template_id"] for c in out)
 
-    assert kept(fills_per_mask=6, adjective_fills=2) == {"adjective": 2, "adverb": 6}
-    assert kept(fills_per_mask=6, adjective_fills=None) == {"adjective": 6, "adverb": 6}
-    assert kept(fills_per_mask=1, adjective_fills=2) == {"adjective": 1, "adverb": 1}
-    assert kept() == {"adjective": 3, "adverb": 12}  # the defaults (GenerateConfig's)
+    assert kept(fills_per_mask=6, adjective_fills=2) == {"adjective": 2, "adjectives joined": 2, "adverb": 6}
+    unbounded = kept(fills_per_mask=6, adjective_fills=None)
+    assert unbounded["adjective"] == unbounded["adverb"] == 6 and unbounded["adjectives joined"] > 2
+    assert kept(fills_per_mask=1, adjective_fills=2) == {"adjective": 1, "adjectives joined": 1, "adverb": 1}
+    assert kept() == {"adjective": 3, "adjectives joined": 3, "adverb": 12}  # GenerateConfig's defaults
 
 
 def test_negations_are_never_neutral_insertions():

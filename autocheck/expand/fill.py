@@ -97,7 +97,8 @@ def fill(
     (with ``vocabulary``): the templates whose mask is also filled from the intensifiers alone, up to
     ``fills_per_mask`` more fills each (``insertions.intensifier_sites``); the templates of
     ``intensifiers_only`` (ids) are filled from them alone. ``adjective_fills``: a template whose masks
-    are all adjectives keeps at most this many fills (``None``: ``fills_per_mask`` alone bounds them).
+    are all adjectives (or a conjunction between them) keeps at most this many fills (``None``:
+    ``fills_per_mask`` alone bounds them).
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
@@ -169,8 +170,10 @@ ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
 
 
 def _wanted(template: MaskedTemplate, fills: int, adjective_fills: int | None) -> int:
-    """The fills a template keeps: ``adjective_fills`` at most where it inserts only adjectives."""
-    if adjective_fills is not None and set(template.tags) <= ADJECTIVE_TAGS:
+    """The fills a template keeps: ``adjective_fills`` at most where it inserts only adjectives, joined by a
+    conjunction or not ("[long and] watchable": every fill would repeat the "and")."""
+    tags = set(template.tags)
+    if adjective_fills is not None and tags & ADJECTIVE_TAGS and tags <= ADJECTIVE_TAGS | {"CC"}:
         return min(fills, adjective_fills)
     return fills
 
