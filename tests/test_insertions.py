@@ -338,6 +338,14 @@ def test_generation_inserts_one_modifier_or_any_tag_on_request(stand_in_config, 
         # round 6: a noun modifier follows no noun
         ("plodding costume drama", "JJ NN NN", 2, "comedy", "NN", False),  # costume [comedy] drama
         ("a plodding drama", "DT JJ NN", 2, "comedy", "NN", True),
+        # round 10: no adverb between a subordinator (or a relative clause's noun) and the clause's subject
+        ("if you are", "IN PRP VBP", 1, "actually", "RB", False),
+        ("when you think", "WRB PRP VBP", 1, "usually", "RB", False),
+        ("what the title indicates", "WP DT NN VBZ", 1, "often", "RB", False),
+        ("if there is", "IN EX VBZ", 1, "sometimes", "RB", False),
+        ("the rationale I can think", "DT NN PRP MD VB", 2, "sometimes", "RB", False),
+        ("if we do", "IN PRP VBP", 1, "only", "RB", True),  # a focus adverb may: "if [only] we"
+        ("but it is", "CC PRP VBZ", 1, "obviously", "RB", True),  # after a coordinator it may
     ],
 )
 def test_the_word_order_check(seed, tags, before, word, tag, keeps):

@@ -388,6 +388,9 @@ SENTENCE_ADVERBS = frozenset(
     sometimes somehow apparently basically actually ultimately suddenly""".split()
 )
 OBJECT_STARTS = frozenset({"DT", "PDT", "PRP$", "PRP"})
+SUBJECT_STARTS = OBJECT_STARTS | {"EX"}  # a clause's subject: "if [actually] you", "what [often] the"
+# a clause's subordinator: "if", "that" (IN, WDT), "what" (WP), "when" (WRB)
+SUBORDINATORS = frozenset({"IN", "WDT", "WP", "WRB"})
 CLAUSE_ENDS = frozenset({None, ".", ",", ":"})
 # a linking verb's complement is an adjective or a noun phrase, never an adverb ("make it seem
 # [seriously].", "Strange it is [surprisingly],")
@@ -418,6 +421,9 @@ class WordOrder:
     before "to" but after a noun or as a focus adverb ("may be [close] to believe", "come [quickly] to");
     no predicative-only adjective before a noun ("these [sure] women"), "own" only after a possessive.
     Round 6: an inserted noun modifier follows no noun ("plodding costume [comedy] drama").
+    Round 10: no adverb between a subordinator (or the noun a relative clause follows) and the clause's
+    subject, bar a focus adverb ("if [actually] you are", "when [usually] you think", "the rationale
+    [sometimes] I can think of"; after "but" or "and" it may: "but [obviously] it is").
     Relaxed, where readers called the rejected rows grammatical: a quotation's first word and a name's
     possessive end no name ('"The [main] film', "Cox's [final] approach"), a relational or age adjective
     may follow another adjective ("marginal [political] intelligence"), more sentence adverbs may precede
@@ -525,6 +531,9 @@ def _misplaced(
                     return "after an adjective or a noun's end"
                 if prev_tag in VERB_TAGS and prev.lower() not in _BE_FORMS and nxt_tag in OBJECT_STARTS:
                     return "between a verb and its object"
+                if (prev_tag in SUBORDINATORS or prev_tag in NOUN_TAGS) and nxt_tag in SUBJECT_STARTS:
+                    if word not in FOCUS:  # "if [only] we", "of [just] the"
+                        return "before a subordinate clause's subject"
                 if prev.lower() in LINKING_VERBS and nxt_tag in CLAUSE_ENDS:
                     return "for a linking verb's complement"
     return None
