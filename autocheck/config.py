@@ -126,9 +126,9 @@ class GenerateConfig:
         choices=("seed", "production"),
     )
     # the best valid fills kept per template; None keeps every valid fill (the older ALiCT runs), 1 is ALiCT
-    # HEAD. 12 (3 until the tenth round of docs/yield.md): the masked LM's candidates beyond the third read
-    # as grammatical and natural as the first three (a tuning reading of 100 rows), and on the yield bench
-    # they tripled the expansions and about doubled the new failures for 1.1x the CPU-seconds
+    # HEAD. 12 (3 until the tenth round of docs/yield.md): the fill search scores 60 candidates anyway, those
+    # beyond the third read about as grammatical, and on the yield bench the panel's new failures rose from
+    # 171 to 248 for about the same CPU-seconds
     fills_per_mask: int | None = option(
         12,
         "--fills-per-mask",
@@ -137,7 +137,7 @@ class GenerateConfig:
         parse="fills",
     )
     # a lone inserted adjective read 20-32 % natural whatever its rank, an adverb or a noun about 70 %
-    # (docs/yield.md, tenth round): adjectives keep the former 3 fills, so they stay a fifth of the suite
+    # (docs/yield.md, tenth round): adjectives keep the former 3 fills, so they stay a quarter of the suite
     adjective_fills: int | None = option(
         3,
         "--adjective-fills",

@@ -356,6 +356,7 @@ def differentiate(
     )  # fmt: skip
 
 
+ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
 ADVERB_TAGS = frozenset({"RB", "RBR", "RBS"})
 NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
 

@@ -27,6 +27,7 @@ from ..config import GenerateConfig
 from ..records import EXPANSION, MaskedTemplate, TestCase, as_inputs
 from ..store import content_hash
 from .context import FunctionPairs
+from .expansion import ADJECTIVE_TAGS
 from .fluency import Fluency
 from .mlm import MaskedLM, Suggestion
 from .slot import SlotRule
@@ -164,9 +165,6 @@ def fill(
                 kept[i].extend(cases)
         stats.slot += len(given_up)
         yield from (case for cases in kept for case in cases)
-
-
-ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
 
 
 def _wanted(template: MaskedTemplate, fills: int, adjective_fills: int | None) -> int:

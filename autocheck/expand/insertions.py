@@ -54,7 +54,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..sources.lexicon import NEGATIVE, POSITIVE
-from .expansion import ADVERB_TAGS, NOUN_TAGS
+from .expansion import ADJECTIVE_TAGS, ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
 from .vocabulary import INTENSIFIER, MODIFYING
 from .words import (
@@ -363,7 +363,6 @@ def _adverb_fits(word: str, following: str, following_tag: str | None) -> bool:
     return True
 
 
-ADJECTIVE_TAGS = frozenset({"JJ", "JJR", "JJS"})
 ATTRIBUTIVE_TAGS = ADJECTIVE_TAGS | NOUN_TAGS  # the modifiers an inserted adjective must not follow
 NEGATION_ADVERBS = frozenset({"not", "n't"})
 # a word between these and the second coordinate splits "both ... and" ("is both [further] stimulating")
