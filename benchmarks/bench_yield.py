@@ -2,7 +2,7 @@
 
     pip install -e ".[yield]"
     python benchmarks/bench_yield.py [--max-seeds 15] [--max-variants 2] [--seed 20261127]
-        [--models vader textblob ...] [--out /tmp/bench-yield] [--write-sample N]
+        [--models vader textblob ...] [--out /tmp/bench-yield] [--write-sample N] [--rounds N]
 
 One sample of seeds (SST, LC1-LC10, the offline stand-ins: stand-in benepar, mini BERT masked LM, opinion
 lexicon) expanded under each setting (``SETTINGS``):
@@ -22,7 +22,9 @@ share of expansions), and per (model, setting): cases, failures, new failures (t
 fails), distinct seeds broken, distinct inserted strings and productions among new failures, the CPU-seconds
 of making the cases (one ``autocheck generate`` process each: start-up, model loading, caches off; the
 perturbations in this process), new failures per CPU-second. The panel's
-median model is the median of the models' new failures per CPU-second.
+median model is the median of the models' new failures per CPU-second. ``--rounds N`` makes each
+generated suite N times, the settings by turns, and takes the mean CPU-seconds (a setting's CPU-seconds
+move by up to a fifth between runs); every round must make the same bytes.
 
 ``--write-sample N`` draws N new-failure rows of the ``defaults`` setting at random (over all models, one
 row per case) into ``benchmarks/yield_sample.jsonl`` and N of its expansions into
@@ -199,6 +201,11 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--reuse", action="store_true", help="keep the generated suites --out holds already")
     parser.add_argument(
+        "--rounds", type=int, default=1,
+        help="make each generated suite this many times, the settings by turns (baseline, defaults, "
+        "baseline, ...): its CPU-seconds are the mean, and each round's cases must be the first's bytes",
+    )  # fmt: skip
+    parser.add_argument(
         "--baseline-src", type=Path, help="a checkout of 9b0ddbd: the baseline made by its code, its defaults"
     )
     args = parser.parse_args()
@@ -215,18 +222,27 @@ def main() -> None:
     cache = os.environ.get("AUTOCHECK_CACHE")
     os.environ["AUTOCHECK_CACHE"] = "off"  # every parse and fill really made, for the CPU figures
     baseline = args.out / "suites/baseline"
-    for name in args.settings:
+    rounds: dict[str, list[float]] = {}
+    for name in [n for _ in range(args.rounds) for n in args.settings if n in SETTINGS]:
         suite = args.out / "suites" / name.replace(" ", "-")
         spent = suite.with_suffix(".cpu")  # a suite's CPU-seconds, for --reuse
-        if args.reuse and spent.is_file() and name in SETTINGS:
+        if args.reuse and spent.is_file():
             cpu[name] = float(spent.read_text())
-        elif name in SETTINGS:
-            cpu[name] = generated(name, SETTINGS[name], args, suite)
-            spent.write_text(f"{cpu[name]:.2f}\n")
-        else:
-            if not baseline.is_dir():
-                cpu["baseline"] = generated("baseline", BASELINE, args, baseline)
-            cpu[name] = perturbed(name, PERTURBATIONS[name], baseline, suite, args.seed)
+            continue
+        first = (suite / "cases.jsonl").read_bytes() if name in rounds else None
+        rounds.setdefault(name, []).append(generated(name, SETTINGS[name], args, suite))
+        if first is not None and (suite / "cases.jsonl").read_bytes() != first:
+            raise SystemExit(f"{name}: round {len(rounds[name])} made other cases than the first")
+        cpu[name] = statistics.mean(rounds[name])
+        spent.write_text(f"{cpu[name]:.2f}\n")
+    for name, spent_by_round in rounds.items():
+        if len(spent_by_round) > 1:
+            print(f"{name}: CPU-s by round {', '.join(f'{c:.1f}' for c in spent_by_round)} (identical cases)")
+    for name in [n for n in args.settings if n not in SETTINGS]:  # the perturbations of the baseline's seeds
+        if not baseline.is_dir():
+            cpu["baseline"] = generated("baseline", BASELINE, args, baseline)
+        suite = args.out / "suites" / name.replace(" ", "-")
+        cpu[name] = perturbed(name, PERTURBATIONS[name], baseline, suite, args.seed)
     if cache is None:
         del os.environ["AUTOCHECK_CACHE"]
     else:
