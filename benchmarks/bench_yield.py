@@ -304,22 +304,12 @@ def write_samples(
     """``n`` new-failure rows (over all models, one per case) and ``n`` kept expansions of ``suite``, drawn
     at random, for blind reading: the texts and the seed's label, never a model's answer or a check's.
     A case or a text of an ``exclude`` sample is not drawn again."""
-    from autocheck.store import read_jsonl
-
-    cases = {c["id"]: c for c in read_jsonl(suite / "cases.jsonl")}
-    earlier = [row for path in exclude for row in read_jsonl(path)]
-    seen = {row["case"] for row in earlier} | {row["text"] for row in earlier}
-    fresh = {i for i, c in cases.items() if i not in seen and c["text"] not in seen}
-    failing = sorted({r["case"] for y in found.values() for r in y.rows} & fresh)
+    cases, fresh = _unread(suite, exclude)
+    failing = sorted({r["case"] for y in found.values() for r in y.rows} & set(fresh))
     expansions = sorted(i for i in fresh if cases[i]["kind"] == "expansion")
     rng = random.Random(seed)
     for path, pool in zip(paths, (failing, expansions)):
-        with open(path, "w", encoding="utf-8") as f:
-            for case in rng.sample(pool, min(n, len(pool))):
-                seed_case = cases[cases[case]["seed_id"]]
-                row = {"case": case, "seed_text": seed_case["text"], "text": cases[case]["text"]}
-                f.write(json.dumps({**row, "seed_label": seed_case["expected"]}) + "\n")
-        print(f"wrote {min(n, len(pool))} unlabelled rows to {path}")
+        _write_rows(path, [_reading_row(cases, case) for case in rng.sample(pool, min(n, len(pool)))])
 
 
 def write_intensifier_sample(suite: Path, n: int, seed: int, path: Path, exclude: list[Path]) -> None:
@@ -327,29 +317,42 @@ def write_intensifier_sample(suite: Path, n: int, seed: int, path: Path, exclude
     ``exclude`` sample's cases or texts, in the suite's order shuffled with ``seed``: their validity read
     apart from the kept sample, where they are a few rows."""
     from autocheck.expand.insertions import INTENSIFIERS
-    from autocheck.store import read_jsonl
 
-    cases = list(read_jsonl(suite / "cases.jsonl"))
-    seeds = {c["id"]: c for c in cases if c["kind"] == "seed"}
-    earlier = [row for p in exclude for row in read_jsonl(p)]
-    seen = {row["case"] for row in earlier} | {row["text"] for row in earlier}
+    cases, fresh = _unread(suite, exclude)
     rows = [
-        {
-            "case": c["id"],
-            "seed_text": (origin := seeds[c["seed_id"]])["text"],
-            "text": c["text"],
-            "seed_label": origin["expected"],
-        }
-        for c in cases
-        if c["kind"] == "expansion"
-        and c["id"] not in seen
-        and c["text"] not in seen
-        and any(i["word"].lower() in INTENSIFIERS for i in c["provenance"]["inserted"])
+        _reading_row(cases, i)
+        for i in fresh
+        if cases[i]["kind"] == "expansion"
+        and any(w["word"].lower() in INTENSIFIERS for w in cases[i]["provenance"]["inserted"])
     ]
     random.Random(seed).shuffle(rows)
+    _write_rows(path, rows[:n])
+
+
+def _unread(suite: Path, exclude: list[Path]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """``suite``'s cases by id, and the ids (in the suite's order) of those whose id and text no
+    ``exclude`` sample holds."""
+    from autocheck.store import read_jsonl
+
+    cases = {c["id"]: c for c in read_jsonl(suite / "cases.jsonl")}
+    earlier = [row for path in exclude for row in read_jsonl(path)]
+    seen = {row["case"] for row in earlier} | {row["text"] for row in earlier}
+    return cases, [i for i, c in cases.items() if i not in seen and c["text"] not in seen]
+
+
+def _reading_row(cases: dict[str, dict[str, Any]], case: str) -> dict[str, Any]:
+    """A row of a reading sample: the case, its seed's text, its own and the label it expects."""
+    seed_case = cases[cases[case]["seed_id"]]
+    return {
+        "case": case, "seed_text": seed_case["text"], "text": cases[case]["text"],
+        "seed_label": seed_case["expected"],
+    }  # fmt: skip
+
+
+def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
     with open(path, "w", encoding="utf-8") as f:
-        f.writelines(json.dumps(row) + "\n" for row in rows[:n])
-    print(f"wrote {min(n, len(rows))} unlabelled intensifier rows to {path}")
+        f.writelines(json.dumps(row) + "\n" for row in rows)
+    print(f"wrote {len(rows)} unlabelled rows to {path}")
 
 
 if __name__ == "__main__":
