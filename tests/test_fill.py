@@ -442,6 +442,35 @@ def test_a_template_of_adjectives_keeps_at_most_adjective_fills(shared_data):
     assert kept() == {"adjective": 3, "adjectives joined": 3, "adverb": 12}  # GenerateConfig's defaults
 
 
+@pytest.mark.shared_data
+def test_a_fill_call_tags_each_seed_once_and_not_at_all_when_given_its_tags(shared_data, monkeypatch):
+    """Validation reads the seeds' tags; a fill call validates in rounds (the narrow beam, the full one),
+    and the job has tagged the seeds already for the adjective sites (``seed_tags``)."""
+    from autocheck.expand import validate as validation
+
+    lm = MaskedLM.from_pretrained(require(shared_data / "models" / "mini-bert-mlm"), device="cpu")
+    text = "this is a movie that i liked ."
+    templates = [template(text, [(3, "JJ")], tid="one"), template(text, [(3, "RB"), (3, "JJ")], tid="two")]
+    seed_words = list(tokenize(text).words)
+    tagged: list[list[str]] = []
+
+    def counting(sentences):
+        tagged.extend(list(s) for s in sentences if list(s) == seed_words)
+        return real(sentences)
+
+    real = validation.pos_tag_sents
+    monkeypatch.setattr(validation, "pos_tag_sents", counting)
+    stats = FillStats()
+    fills = dict(fills_per_mask=40, beam_size=8, first_beam=2, top_n=40, stats=stats)
+    out = list(fill(templates, {"c1": seed(text)}, lm, Lexicon(), always, **fills))
+    assert out and stats.proposed > 40 and len(tagged) == 1  # two rounds of validation, one tagging
+    given: dict[str, list] = {}
+    validation.tag_seeds([templates[0].parse], given)
+    tagged.clear()
+    again = list(fill(templates, {"c1": seed(text)}, lm, Lexicon(), always, seed_tags=given, **fills))
+    assert [c.text for c in again] == [c.text for c in out] and not tagged
+
+
 def test_negations_are_never_neutral_insertions():
     """ "not" is neutral in a word list such as the opinion lexicon, but inserting it flips the sentiment."""
     text = "the film is good ."

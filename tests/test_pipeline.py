@@ -481,3 +481,28 @@ def test_adjective_fills_bound_the_adjective_templates_but_not_under_compat(stan
     bounded = fills_per_template(config, tmp_path / "bounded")
     assert bounded[True] == 1 and bounded[False] > 1
     assert fills_per_template(replace(config, compat=True), tmp_path / "compat")[True] > 1
+
+
+def test_each_seed_is_tagged_once_for_the_adjective_sites_and_validation(
+    stand_in_config, tmp_path, monkeypatch
+):
+    """The job tags the seeds for the intensifier sites and hands the tags on to ``fill``: validation,
+    in all of its rounds, tags no seed again."""
+    from autocheck.expand import validate as validation
+    from autocheck.tagging import tokenize
+
+    tagged: Counter[tuple[str, ...]] = Counter()
+
+    def counting(sentences):
+        tagged.update(tuple(s) for s in sentences)
+        return real(sentences)
+
+    real = validation.pos_tag_sents
+    monkeypatch.setattr(validation, "pos_tag_sents", counting)
+    generation.generate(stand_in_config, tmp_path / "suite")
+    cases = _cases(tmp_path / "suite")
+    seeds = {
+        c.text for c in cases if c.kind == SEED and c.id in {e.seed_id for e in cases if e.kind == EXPANSION}
+    }
+    sentences = [tuple(tokenize(t).words[a:b]) for t in seeds for a, b in tokenize(t).sentences]
+    assert sentences and {s: tagged[s] for s in sentences} == dict.fromkeys(sentences, 1)

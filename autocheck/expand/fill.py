@@ -78,6 +78,7 @@ def fill(
     word_checks: Sequence[Check] = (),
     intensify: Callable[[MaskedTemplate, TestCase], bool] | None = None,
     intensifiers_only: Collection[str] = (),
+    seed_tags: dict[str, list] | None = None,
 ) -> Iterator[TestCase]:
     """Expand seed cases: fill each template's masks with the MLM and yield the valid fills as cases.
 
@@ -99,13 +100,15 @@ def fill(
     ``fills_per_mask`` more fills each (``insertions.intensifier_sites``); the templates of
     ``intensifiers_only`` (ids) are filled from them alone. ``adjective_fills``: a template whose masks
     are all adjectives (or a conjunction between them) keeps at most this many fills (``None``:
-    ``fills_per_mask`` alone bounds them).
+    ``fills_per_mask`` alone bounds them). ``seed_tags``: the seeds' tags already made
+    (``validate.tag_seeds``), shared by every validation of the call and filled in place.
     """
     if fills_per_mask is not None and fills_per_mask < 1:
         raise ValueError("fills_per_mask must be at least 1 (or None for all valid fills)")
     stats = stats if stats is not None else FillStats()
     kept_texts: dict[str, set[str]] = {}  # across chunks, so duplicates are seen run-wide
     used_words = Spread(spread_cap) if spread else None  # likewise, words kept
+    seed_tags = {} if seed_tags is None else seed_tags  # likewise, each seed tagged once
     widths = [beam_size]
     if fills_per_mask is not None and first_beam is not None and first_beam < beam_size:
         widths = [first_beam, beam_size]
@@ -116,7 +119,7 @@ def fill(
         return _validate_grouped(
             group, fills, cases_by_id, lexicon, requirement, room, stats=stats, kept_texts=kept_texts,
             fluency=fluency, context=context, checks=checks, spread=used_words,
-            polarity_exempt=polarity_exempt, word_checks=word_checks,
+            polarity_exempt=polarity_exempt, word_checks=word_checks, seed_tags=seed_tags,
         )  # fmt: skip
 
     iterator = iter(templates)
@@ -234,6 +237,7 @@ def _validate_grouped(
     spread: Counter[str] | None = None,
     polarity_exempt: Callable[[Candidate, int], bool] | None = None,
     word_checks: Sequence[Check] = (),
+    seed_tags: dict[str, list] | None = None,
 ) -> list[list[TestCase]]:
     """``validate`` with the fills still wanted per template (``room``), kept fills per template."""
     kept_texts = kept_texts if kept_texts is not None else {}
@@ -251,6 +255,7 @@ def _validate_grouped(
         stats=stats,
         fluency=fluency,
         spread=spread,
+        seed_tags=seed_tags,
     )
     return [[_expansion(c, extra) for c, extra in fills] for fills in kept]
 

@@ -42,7 +42,7 @@ from .insertions import (
 )
 from .parsing import Parser
 from .reparse import Reparse
-from .validate import FillStats, seed_token_tags, users_check
+from .validate import FillStats, tag_seeds, users_check
 from .vocabulary import TagDictionary, VocabularyFilter
 
 if TYPE_CHECKING:
@@ -315,8 +315,11 @@ class Expander:
             self.timer.seconds[f"{capability}/parse"] += share * n
         templates = []
         intensifiers_only: set[str] = set()  # templates of adjective sites alone (``fill``)
-        # the tagger's tags of the seeds, which validation reads, for the adjective sites
-        tags = seed_token_tags(p for p in parses if p is not None) if self.intensify is not None else {}
+        # the tagger's tags of the seeds, which validation reads: made here for the adjective sites, and
+        # handed on to validation (``fill``), which would tag the seeds again
+        seed_tags: dict[str, list[Any]] = {}
+        if self.intensify is not None:
+            tag_seeds((p for p in parses if p is not None), seed_tags)
         for case, parse in zip(chunk, parses):
             with self.timer("differentiate", case.capability):
                 if parse is None:
@@ -349,7 +352,7 @@ class Expander:
                         editable=case.editable,
                         usable=usable,
                         protect_names=True,
-                        tags=tags[parse.text],
+                        tags=[tag for _, _, tags in seed_tags[parse.text] for tag in tags],
                     )
                     regular = {template.masks for template in found}
                     sites = [template for template in sites if template.masks not in regular]
@@ -357,7 +360,7 @@ class Expander:
                     found += sites
                 counts[case.capability].masked_templates += len(found)
                 templates.extend(found)
-        by_seed = self._fill(chunk, templates, counts, rejected, intensifiers_only)
+        by_seed = self._fill(chunk, templates, counts, rejected, intensifiers_only, seed_tags)
         if self._mlm is not None:
             self.timer.seconds["fill: masked-LM forward"] = self._mlm.forward_seconds - self._calls_before[2]
             if self.fluency is not None:
@@ -374,6 +377,7 @@ class Expander:
         counts: dict[str, CapabilityCounts],
         rejected: Counter[str],
         intensifiers_only: Collection[str] = (),
+        seed_tags: dict[str, list[Any]] | None = None,
     ) -> dict[str, list[dict[str, Any]]]:
         if not templates:
             return {}
@@ -411,6 +415,7 @@ class Expander:
                     word_checks=self.word_checks,
                     intensify=self.intensify,
                     intensifiers_only=intensifiers_only,
+                    seed_tags=seed_tags,
                     checks=[
                         *self.checks,
                         *([Agreement()] if self.agreement else []),

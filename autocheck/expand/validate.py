@@ -126,7 +126,7 @@ class Candidate:
     index: int  # the template's position among those being validated
     template: MaskedTemplate
     seed: TestCase
-    seed_tags: list  # the seed's sentences: token range and Penn tags of each (``_tag_seeds``)
+    seed_tags: list  # the seed's sentences: token range and Penn tags of each (``tag_seeds``)
     words: tuple[str, ...]
     score: float
     text: str
@@ -396,6 +396,7 @@ def select(
     stats: FillStats | None = None,
     fluency: Fluency | None = None,
     spread: Counter[str] | None = None,
+    seed_tags: dict[str, list] | None = None,
 ) -> list[list[tuple[Candidate, dict[str, Any]]]]:
     """The valid fills of each template (``suggestions[i]`` for ``templates[i]``, best first, at most
     ``room[i]`` of them), each with what the fluency check recorded.
@@ -410,7 +411,8 @@ def select(
     Candidates are examined best first in waves (2, 4, 8, ... times the largest room, per template still
     short of its room), each wave checked (and fluency-scored) in one batch, so a template that finds its
     fill early costs little. ``kept_texts`` (seed id -> texts kept) is updated in place, to drop
-    duplicates across calls; ``checks`` should include a ``Duplicate`` over the same dict.
+    duplicates across calls; ``checks`` should include a ``Duplicate`` over the same dict. ``seed_tags``
+    (``tag_seeds``'s, filled in place) lets calls share the seeds' tags: each seed is tagged once.
     """
     stats = stats if stats is not None else FillStats()
     wanted = max(room, default=0)
@@ -419,7 +421,7 @@ def select(
     pending = [i for i, fills in enumerate(suggestions) if fills and room[i] > 0]
     stats.proposed += sum(map(len, suggestions))
     window = 2 * wanted  # the tagger works sentence by sentence: small first waves waste least
-    seed_tags: dict[str, list] = {}
+    seed_tags = {} if seed_tags is None else seed_tags
     disfluent: Counter[int] = Counter()  # fluency rejections per template
     set_aside: list[list[tuple[Candidate, dict[str, Any]]]] = [[] for _ in templates]  # (``spread``)
     capped = spread.cap if isinstance(spread, Spread) else None
@@ -435,7 +437,7 @@ def select(
             spread.update(counted(c))
 
     while pending:
-        _tag_seeds([templates[i].parse for i in pending], seed_tags)
+        tag_seeds([templates[i].parse for i in pending], seed_tags)
         wave = [
             _candidate(i, templates[i], seeds[i], words, score, seed_tags[templates[i].parse.text])
             for i in pending
@@ -641,7 +643,7 @@ def sentence_at(seed_tags: list, index: int) -> tuple[int, int, list[str]]:
     return next((r for r in seed_tags if r[0] <= index < r[1]), seed_tags[-1])
 
 
-def _tag_seeds(parses: Iterable[Parse], seed_tags: dict[str, list]) -> None:
+def tag_seeds(parses: Iterable[Parse], seed_tags: dict[str, list]) -> None:
     """Tag, once and in one batch, the seed texts not in ``seed_tags`` (text -> per sentence: token range
     and tags)."""
     by_text = {parse.text: parse for parse in parses if parse.text not in seed_tags}
@@ -652,20 +654,12 @@ def _tag_seeds(parses: Iterable[Parse], seed_tags: dict[str, list]) -> None:
         seed_tags[text] = [(a, b, next(tagged)) for a, b in sentences[text]]
 
 
-def seed_token_tags(parses: Iterable[Parse]) -> dict[str, list[str]]:
-    """Each seed text's token tags as validation reads them (``_tag_seeds``: each sentence tagged in
-    context, all in one batch)."""
-    tagged: dict[str, list] = {}
-    _tag_seeds(parses, tagged)
-    return {text: [tag for _, _, tags in sentences for tag in tags] for text, sentences in tagged.items()}
-
-
 def _inserted_tags(candidates: Sequence[Candidate]) -> list[tuple[str | None, ...]]:
     """The Penn tag of each inserted word, tagged in its sentence of the filled text.
 
     The filled sentence is the seed's tokens with the words inserted (and the tokens ``recase`` lowered),
     so only the stretch around the insertions is tagged again (``tagging.pos_tag_from``: exactly what
-    tagging the whole sentence gives); the seeds' own tags come with each candidate (``_tag_seeds``).
+    tagging the whole sentence gives); the seeds' own tags come with each candidate (``tag_seeds``).
     None where the tokenizer would not keep an inserted word whole ("cannot").
     """
     out: list[tuple[str | None, ...]] = []
