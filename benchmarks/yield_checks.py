@@ -22,6 +22,7 @@ from autocheck.tagging import pos_tag_sents, tokenize
 
 HERE = Path(__file__).parent
 ROWS = ("yield_sample", "yield_kept_sample", "yield_sample_round2", "yield_kept_sample_round2")
+LABELLED = sorted(p.stem for p in HERE.glob("yield*_sample*.jsonl"))  # every reading, for --rows
 COARSE = {"JJ": "JJ", "JJR": "JJ", "JJS": "JJ", "RB": "RB", "RBR": "RB", "RBS": "RB"}
 
 
@@ -45,32 +46,43 @@ def candidate(row: dict) -> SimpleNamespace | None:
     if j != len(seed.words) or not masks:
         return None
     parse = SimpleNamespace(tokens=seed.words)
-    template = SimpleNamespace(masks=tuple(masks), parse=parse, tags=tuple(t for _, t in masks))
+    # the production is not in the row: the phrase check reads it as no demonstrative's
+    template = SimpleNamespace(
+        masks=tuple(masks), parse=parse, tags=tuple(t for _, t in masks), lhs=None, rhs_from=()
+    )
     return SimpleNamespace(template=template, words=tuple(words), seed_tags=seed_tags, row=row)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--show", help="print the rows this check rejects")
-    parser.add_argument("--rows", nargs="+", default=ROWS, choices=ROWS, help="the labelled files read")
+    parser.add_argument("--rows", nargs="+", default=ROWS, choices=LABELLED, help="the labelled files read")
     args = parser.parse_args()
     rows = [json.loads(line) for name in args.rows for line in (HERE / f"{name}.jsonl").open()]
     fills = [c for c in map(candidate, rows) if c is not None]
     bad = sum(not c.row["grammatical"] for c in fills)
-    print(f"{len(fills)} of {len(rows)} labelled rows insert JJ/RB words; {bad} read ungrammatical")
-    print(f"{'check':<16}{'rejects':>8}{'of them grammatical':>21}{'ungrammatical caught':>22}")
+    natural = sum(c.row["natural"] for c in fills)
+    print(
+        f"{len(fills)} of {len(rows)} labelled rows insert JJ/RB words; {bad} read ungrammatical, "
+        f"{natural} natural"
+    )
+    print(f"{'check':<16}{'rejects':>8}{'of them grammatical':>21}{'ungrammatical caught':>22}{'natural':>9}")
     for check in checks_for("phrases"):
         rejected = [c for c, ok in zip(fills, check.passes(fills)) if not ok]
-        good = sum(c.row["grammatical"] for c in rejected)
-        print(f"{check.name:<16}{len(rejected):>8}{good:>21}{len(rejected) - good:>22}")
+        print(f"{check.name:<16}{counts(rejected)}")
         if check.name == "word order":  # each of its rules alone
             for rule, hits in sorted(rules(fills).items()):
-                good = sum(c.row["grammatical"] for c in hits)
-                print(f"  {rule:<30}{len(hits):>8}{good:>21}{len(hits) - good:>22}")
+                print(f"  {rule:<30}{counts(hits)}")
                 if args.show == rule:
                     show(hits)
         if args.show == check.name:
             show(rejected)
+
+
+def counts(rejected: list[SimpleNamespace]) -> str:
+    good = sum(c.row["grammatical"] for c in rejected)
+    natural = sum(c.row["natural"] for c in rejected)
+    return f"{len(rejected):>8}{good:>21}{len(rejected) - good:>22}{natural:>9}"
 
 
 def rules(fills: list[SimpleNamespace]) -> dict[str, list[SimpleNamespace]]:

@@ -147,6 +147,17 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
         ("A worthwhile way", "DT JJ NN", 1, "slightly", False),  # a reducer weakens the label
         ("It works", "PRP VBZ", 1, "probably", False),  # an epistemic hedge, wherever it goes
         ("It is sweet", "PRP VBZ JJ", 2, "too", False),  # [too] sweet: an excess, a complaint
+        # eleventh round: in a clause only a stance adverb, one grading anything
+        ("It has fun", "PRP VBZ NN", 1, "immediately", False),  # It [immediately] has: a time adverb
+        ("It has fun", "PRP VBZ NN", 1, "actually", True),  # a stance adverb
+        ("he should have shaped", "PRP MD VB VBN", 2, "quickly", False),  # should [quickly] have: manner
+        ("you like it", "PRP VBP PRP", 1, "often", False),  # a frequency
+        ("It is a film", "PRP VBZ DT NN", 2, "essentially", True),  # is [essentially] a film
+        ("It is a film", "PRP VBZ DT NN", 2, "exactly", False),  # a focus needing a contrast
+        ("It is not good", "PRP VBZ RB JJ", 2, "easily", False),  # a negation is not graded
+        ("It is not good", "PRP VBZ RB JJ", 2, "certainly", True),
+        ("It is uncomfortable", "PRP VBZ JJ", 2, "deeply", True),  # grading an adjective: any adverb
+        ("It has appeared", "PRP VBZ VBN", 2, "fully", False),  # a verb form, not an adjective
     ],
 )
 def test_the_adverb_check(seed, tags, before, word, keeps):
