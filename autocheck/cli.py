@@ -216,6 +216,8 @@ def _add_config_options(
                 kwargs["help"] += f" (default {'nltk' if meta['parse'] == 'treebank' else default})"
             elif meta["parse"] == "fills" and f.name in (defaults or {}):
                 kwargs["help"] += " (default all)"
+            elif meta["shown_default"]:
+                kwargs["help"] += f" (default {meta['shown_default']})"
         if meta["parse"]:
             kwargs["type"] = _PARSERS[meta["parse"]]
         if meta["choices"]:

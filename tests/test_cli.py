@@ -155,8 +155,8 @@ def test_generate_options_reach_the_config():
     )
     config = _config(args, expand=True)
     # fluency and re-parse are off by default (held-out AUC below 0.65, benchmarks/bench_validity.py)
-    assert (config.top_k, config.top_k_per, config.fluency_threshold, config.reparse) == (
-        5, "production", None, "off",
+    assert (config.kept_top_k, config.top_k_per, config.fluency_threshold, config.reparse) == (
+        10, "production", None, "off",
     )  # fmt: skip
     default = _config(
         build_parser().parse_args(["generate", "--dataset", "d.csv", "--out", "o"]), expand=True

@@ -483,6 +483,29 @@ def test_adjective_fills_bound_the_adjective_templates_but_not_under_compat(stan
     assert fills_per_template(replace(config, compat=True), tmp_path / "compat")[True] > 1
 
 
+def test_top_k_is_ten_by_default_and_the_originals_five_under_compat(stand_in_config, tmp_path, monkeypatch):
+    """--top-k left out keeps 10 candidate expansions per seed, 5 (the original code's) with --compat; the
+    manifest records the value used and an explicit --top-k wins."""
+    from autocheck.expand.expansion import Differentiator
+
+    assert generation.GenerateConfig().kept_top_k == 10
+    assert generation.GenerateConfig(compat=True).kept_top_k == 5
+    assert generation.GenerateConfig(compat=True, top_k=7).kept_top_k == 7
+    assert generation.GenerateConfig(compat=True).settings()["top_k"] == 5
+    asked: set[int] = set()
+    real = Differentiator.differentiate
+
+    def recording(self, *args, **kwargs):
+        asked.add(kwargs["top_k"])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Differentiator, "differentiate", recording)
+    generation.generate(replace(stand_in_config, max_seeds=1), tmp_path / "suite")
+    assert asked == {10}
+    manifest = json.loads((tmp_path / "suite" / "manifest.json").read_text())
+    assert manifest["settings"]["top_k"] == 10
+
+
 def test_each_seed_is_tagged_once_for_the_adjective_sites_and_validation(
     stand_in_config, tmp_path, monkeypatch
 ):

@@ -55,7 +55,9 @@ Departures from the original implementation, each a fix:
   ``--compat``): an ungraded attributive adjective of a flat noun phrase is differentiated as the
   ``ADJP -> JJ`` the treebank writes once it is graded, so "An enjoyable experience." gets "An [RB]
   enjoyable experience." from ``ADJP -> RB JJ``, scored as that phrase would be (its ancestors' factor).
-* Kept: ``top_k = 5`` and at most 9 added symbols (``max_added``; the original dropped differences ≥ 10).
+* Kept: ``top_k = 5`` (here and under ``--compat``; ``generate`` keeps 10 since the eleventh round of
+  docs/yield.md, ``config.TOP_K``) and at most 9 added symbols (``max_added``; the original dropped
+  differences ≥ 10).
 
 Candidate lists are memoised per (LHS, seed RHS) in a ``Differentiator`` (seed trees repeat productions
 heavily); the reference is indexed by LHS and by the multiset of non-word-level symbols, which must be equal

@@ -333,7 +333,7 @@ class Expander:
                 found = self.differentiator.differentiate(
                     case.id,
                     parse,
-                    top_k=self.config.top_k,
+                    top_k=self.config.kept_top_k,
                     editable=case.editable,
                     per_production=self.config.compat or self.config.top_k_per == "production",
                     usable=usable,
