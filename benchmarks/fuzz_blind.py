@@ -86,6 +86,8 @@ def score(prefix: str, store: str | None) -> None:
     for method in ("fuzz", "BAE-I"):
         mine = [label for label in labels if key[label["id"]]["method"] == method]
         print(f"{method}: n = {len(mine)}")
+        if not mine:  # every failure of the method was read in an earlier round
+            continue
         for field in LABELS:
             k = sum(label[field] for label in mine)
             low, high = wilson(k, len(mine))
