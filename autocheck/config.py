@@ -119,8 +119,8 @@ class GenerateConfig:
         parse="treebank",
     )
     # None: TOP_K, or the original's 5 with --compat (``kept_top_k``). 10 since the eleventh round of
-    # docs/yield.md: on the yield bench seeds 5 left a third of the valid expansions' sites out (2,402
-    # expansions against 1,858, 340 distinct strings against 290, the panel's new failures 282 against 209)
+    # docs/yield.md: on the yield bench seeds 10 made 2,402 expansions against 5's 1,858 and every
+    # candidate's 2,601 (340 distinct strings against 290 and 362; the panel's new failures 282, 209, 295)
     top_k: int | None = option(
         None,
         "--top-k",
