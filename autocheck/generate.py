@@ -37,6 +37,7 @@ from .requirements import load_spec
 from .sources.cases import SourceContext, capability_cases, check_source
 from .sources.datasets import DatasetStats, load_examples
 from .sources.lexicon import load_lexicon
+from .sources.search_cache import cached_search, search_key, store_search
 from .sources.seeds import FillerPools, select_seeds, uses_contractions
 from .store import (
     InputError,
@@ -188,30 +189,39 @@ def seed_cases(config: GenerateConfig, timer: Timer | None = None, progress: Pro
         # (without a dataset, the capabilities that search one were dropped above)
         if config.dataset and any(c.needs_dataset for c in capabilities):
             source = config.dataset
+            options = {
+                "text_column": config.text_column,
+                "label_column": config.label_column,
+                "label_map": config.label_map,
+                "split": config.split,
+                "encoding": config.encoding,
+                "inputs": spec.task.inputs,
+                "input_columns": config.input_columns,
+                "labelled": config.labelled,
+                "labels": spec.task.labels,
+                "expand": uses_contractions(capabilities),
+                "max_rows": config.max_rows,
+                "entities": spec.task.output == "entities",  # labels are spans into the text as given
+            }
 
             def read():
-                return load_examples(
-                    source,
-                    text_column=config.text_column,
-                    label_column=config.label_column,
-                    label_map=config.label_map,
-                    split=config.split,
-                    stats=stats,
-                    encoding=config.encoding,
-                    inputs=spec.task.inputs,
-                    input_columns=config.input_columns,
-                    labelled=config.labelled,
-                    labels=spec.task.labels,
-                    expand=uses_contractions(capabilities),
-                    max_rows=config.max_rows,
-                    entities=spec.task.output == "entities",  # labels are spans into the text as given
-                )
+                return load_examples(source, stats=stats, **options)
 
             read()  # resolve the source now: a missing file or column is an error before any work
-            selected, pools, _ = select_seeds(
-                read, capabilities, lexicon, max_seeds=config.max_seeds, seed=config.seed,
-                compat=config.compat, progress=report, stats=stats,
+            key = search_key(
+                source, options, capabilities, lexicon,
+                max_seeds=config.max_seeds, seed=config.seed, compat=config.compat,
             )  # fmt: skip
+            found = cached_search(key, capabilities, stats) if key else None
+            if found is not None:
+                selected, pools = found
+            else:
+                selected, pools, _ = select_seeds(
+                    read, capabilities, lexicon, max_seeds=config.max_seeds, seed=config.seed,
+                    compat=config.compat, progress=report, stats=stats,
+                )  # fmt: skip
+                if key:
+                    store_search(key, selected, pools, stats)
             if not stats.kept:
                 raise InputError(f"{config.dataset}: no usable examples ({stats.skipped or 'empty'})")
             if not any(selected.values()) and all(c.needs_dataset for c in capabilities):

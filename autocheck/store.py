@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -58,12 +61,39 @@ def content_hash(*parts: str, length: int = 16) -> str:
     return h.hexdigest()[:length]
 
 
+def canonical(value: Any) -> Any:
+    """A JSON-able form of a spec object that is the same in every process (sets sorted, patterns as
+    their source), for content hashes."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = dataclasses.fields(value)
+        return [type(value).__name__, {f.name: canonical(getattr(value, f.name)) for f in fields}]
+    if isinstance(value, (set, frozenset)):
+        return sorted((canonical(v) for v in value), key=dumps)
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, re.Pattern):
+        return ["re", value.pattern, value.flags]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
 def file_sha256(path: str | Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A checksum of the package's Python sources: a cached result (a chunk's expansions, a dataset search)
+    is reused only by the code that computed it."""
+    root = Path(__file__).resolve().parent
+    return content_hash(*(f"{p.relative_to(root)}:{file_sha256(p)}" for p in sorted(root.rglob("*.py"))))
 
 
 def rng_for(seed: int, key: str) -> np.random.Generator:

@@ -25,11 +25,3 @@ def _directory_identity(directory: str) -> str:
     files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix != ".md")
     digest = content_hash(*(f"{p.name}:{file_sha256(p)}" for p in files))
     return f"{path.name}@{digest}"
-
-
-@lru_cache(maxsize=1)
-def code_fingerprint() -> str:
-    """A checksum of the package's Python sources: a cached chunk result is reused only by the code
-    that computed it."""
-    root = Path(__file__).resolve().parents[1]
-    return content_hash(*(f"{p.relative_to(root)}:{file_sha256(p)}" for p in sorted(root.rglob("*.py"))))

@@ -3,11 +3,9 @@ once per process (``Expander``), and the unit cut that every executor shares (``
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import logging
 import os
-import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection
@@ -22,13 +20,13 @@ from ..memory import bound_heap_growth, release_free_memory
 from ..records import SEED, MaskedTemplate, TestCase
 from ..sources.search import satisfies
 from ..sources.transform import seed_text
-from ..store import InputError, content_hash, dumps
+from ..store import InputError, canonical, code_fingerprint, content_hash, dumps
 from ..tagging import is_single_token, proper_noun, tagger_dictionary
 from .agreement import Agreement
 from .context import build_function_pairs, load_function_pairs
 from .expansion import Differentiator
 from .grammar import build_grammar, load_grammar
-from .identity import code_fingerprint, model_identity
+from .identity import model_identity
 from .insertions import (
     INSERTABLE,
     INTENSIFYING,
@@ -245,7 +243,7 @@ class Expander:
                 dumps(self.context.provenance if self.context else None),
                 dumps(describe() if describe else None),
                 # the capabilities' specifications (requirements re-checked on every fill)
-                *(dumps(_canonical(self.capabilities[c])) for c in sorted(self.capabilities)),
+                *(dumps(canonical(self.capabilities[c])) for c in sorted(self.capabilities)),
                 self.device,
                 *(() if self.precision == "fp32" else (self.precision,)),
                 *(_source(check) for check in self.checks),  # a user's check: its code
@@ -510,25 +508,6 @@ def model_calls(expander: Expander | None, workers: dict[str, dict[str, Any]]) -
     for calls in sources:
         totals.update({k: v for k, v in calls.items() if k != "timings"})
     return dict(totals)
-
-
-def _canonical(value: Any) -> Any:
-    """A JSON-able form of a spec object that is the same in every process (sets sorted, patterns as
-    their source), for content hashes."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = dataclasses.fields(value)
-        return [type(value).__name__, {f.name: _canonical(getattr(value, f.name)) for f in fields}]
-    if isinstance(value, (set, frozenset)):
-        return sorted((_canonical(v) for v in value), key=dumps)
-    if isinstance(value, (list, tuple)):
-        return [_canonical(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
-    if isinstance(value, re.Pattern):
-        return ["re", value.pattern, value.flags]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return repr(value)
 
 
 def _has_special_token(mlm_name: str, text: str, expander: Expander) -> bool:

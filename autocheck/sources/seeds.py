@@ -115,7 +115,7 @@ class _Drawn(Sequence[Example]):
         return self.items[index]  # only drawn indices are asked for; another one is a bug, not a miss
 
 
-def _pool_keys(capability: Capability) -> set[tuple[Length | None, str]]:
+def pool_keys(capability: Capability) -> set[tuple[Length | None, str]]:
     """The (length, label) pools the capability's filler templates draw from."""
     return {
         (template.filler.length, label)
@@ -211,7 +211,7 @@ def select_seeds(
     report = progress or (lambda items, total, description: items)
     searched = [c for c in capabilities if c.needs_dataset]
     seeds = {c.id: _Target(limit=max_seeds) for c in searched}
-    pools = {key: _Target(limit=0) for c in searched for key in sorted(_pool_keys(c), key=repr)}
+    pools = {key: _Target(limit=0) for c in searched for key in sorted(pool_keys(c), key=repr)}
 
     held: dict[int, Example] | None = {}  # pass 1's matches by row, while EXAMPLE_MEMORY allows
 
