@@ -278,6 +278,21 @@ def test_a_fully_cached_rerun_loads_no_model(stand_in_config, tmp_path, monkeypa
     assert _suite(tmp_path / "warm") == _suite(tmp_path / "cold")
 
 
+def test_another_pos_tagger_misses_the_chunk_cache(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
+    """Validation tags every fill, so a chunk's key holds the tagger's files (``tagger_identity``)."""
+    from autocheck.expand import job
+
+    generation.generate(stand_in_config, tmp_path / "cold", workers=1)
+    expanded = []
+    real = job.Expander._expand_uncached
+    monkeypatch.setattr(job.Expander, "_expand_uncached", lambda s, *a: expanded.append(a) or real(s, *a))
+    generation.generate(stand_in_config, tmp_path / "warm", workers=1)
+    assert expanded == []
+    monkeypatch.setattr(job, "tagger_identity", lambda: "another tagger")
+    generation.generate(stand_in_config, tmp_path / "retagged", workers=1)
+    assert expanded
+
+
 def test_a_changed_setting_misses_the_chunk_cache(stand_in_config, tmp_path):  # noqa: F811
     generation.generate(stand_in_config, tmp_path / "a")
     stand_in_config = replace(stand_in_config, fills_per_mask=1)

@@ -12,6 +12,7 @@ from conftest import SHARED_DATA, require
 from autocheck import generate as generate_module
 from autocheck.config import GenerateConfig
 from autocheck.generate import generate
+from autocheck.sources import search_cache
 from autocheck.sources.datasets import sst_label
 from autocheck.sources.search_cache import search_key, source_digest
 
@@ -87,7 +88,7 @@ def test_a_rerun_searches_nothing_and_writes_the_same_bytes(tmp_path, dataset, m
 
 @pytest.mark.parametrize(
     "change",
-    ["a row's label", "another file in the folder", "max_seeds", "seed", "label_map"],
+    ["a row's label", "another file in the folder", "max_seeds", "seed", "label_map", "the POS tagger"],
 )
 def test_anything_the_search_reads_changed_searches_again(tmp_path, dataset, monkeypatch, change):
     calls = _searches(monkeypatch)
@@ -100,6 +101,8 @@ def test_anything_the_search_reads_changed_searches_again(tmp_path, dataset, mon
         dataset.write_text(text.replace(",negative,", ",positive,", 1), encoding="utf-8")
     elif change == "another file in the folder":  # a folder's key covers every file under it
         _sst_folder(source, 30)
+    elif change == "the POS tagger":  # its files, which the search's word classes are read with
+        monkeypatch.setattr(search_cache, "tagger_identity", lambda: "another tagger")
     elif change == "label_map":
         changes = {"label_map": {"negative": "negative", "positive": "positive", "neutral": "neutral"}}
     else:

@@ -21,7 +21,7 @@ from ..records import SEED, MaskedTemplate, TestCase
 from ..sources.search import satisfies
 from ..sources.transform import seed_text
 from ..store import InputError, canonical, code_fingerprint, content_hash, dumps
-from ..tagging import is_single_token, proper_noun, tagger_dictionary
+from ..tagging import is_single_token, proper_noun, tagger_dictionary, tagger_identity
 from .agreement import Agreement
 from .context import build_function_pairs, load_function_pairs
 from .expansion import Differentiator
@@ -237,6 +237,7 @@ class Expander:
             self._identity = content_hash(
                 self.config.fingerprint(),
                 code_fingerprint(),
+                tagger_identity(),  # validation tags every fill
                 self.parser.identity,
                 model_identity(self.config.mlm),
                 dumps(self.grammar.provenance),

@@ -4,10 +4,11 @@
 The key holds everything ``seeds.select_seeds`` depends on: the dataset's bytes (every file of a local
 file or folder, and its path, which the manifest's encodings name), how it is read (columns, label map,
 split, encoding, ...), the capabilities' specifications, the lexicon's description, ``--max-seeds``,
-``--seed``, ``--compat`` and the package's code. A source that is no local file or folder (a Hugging Face
-hub id, a reader plug-in's ``name:location``) or a lexicon that cannot describe itself is searched every
-time: nothing pins what it holds. The value is the chosen seeds, the filler pools and the dataset's counts
-for the manifest; a result that would not come back equal from JSON is not stored.
+``--seed``, ``--compat``, the package's code and the files of the POS tagger and sentence splitter. A
+source that is no local file or folder (a Hugging Face hub id, a reader plug-in's ``name:location``) or
+a lexicon that cannot describe itself is searched every time: nothing pins what it holds. The value is
+the chosen seeds, the filler pools and the dataset's counts for the manifest; a result that would not
+come back equal from JSON is not stored.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..cache import Cache, cache_dir
 from ..records import Example
 from ..requirements import Capability
 from ..store import canonical, code_fingerprint, content_hash, dumps, file_sha256
+from ..tagging import tagger_identity
 from .datasets import DatasetStats
 from .seeds import FillerPools, pool_keys
 
@@ -64,6 +66,7 @@ def search_key(
     return content_hash(
         "seed-search-1",
         code_fingerprint(),
+        tagger_identity(),
         str(Path(source).resolve()),
         digest,
         dumps(canonical(read_options)),
