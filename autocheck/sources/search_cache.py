@@ -1,5 +1,6 @@
-"""The dataset search's result, cached by content hash: a second run on the same local dataset (another
-``--max-variants``, ``fuzz`` after ``generate``, a resumed run) reads, normalises and tokenises none of it.
+"""The dataset search's result, cached by content hash: a second run on the same local dataset with the
+same capabilities (another ``--max-variants``, ``fuzz`` after ``generate``, a resumed run) reads,
+normalises and tokenises none of it.
 
 The key holds everything ``seeds.select_seeds`` depends on: the dataset's bytes (every file of a local
 file or folder, and its path, which the manifest's encodings name), how it is read (columns, label map,
@@ -113,7 +114,7 @@ def store_search(
         "pools": [
             [repr(k), size, {str(i): _record(e) for i, e in pools.items.get(k, {}).items()}]
             for k, size in pools.sizes.items()
-        ],  # fmt: skip
+        ],
         "stats": {name: getattr(stats, name) for name in COUNTS},
     }
     cache = Cache(NAMESPACE)
