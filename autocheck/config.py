@@ -138,9 +138,9 @@ class GenerateConfig:
         choices=("seed", "production"),
     )
     # the best valid fills kept per template; None keeps every valid fill (the older ALiCT runs), 1 is ALiCT
-    # HEAD. 12 (3 until the tenth round of docs/yield.md): the fill search scores 60 candidates anyway, those
-    # beyond the third read about as grammatical, and on the yield bench the panel's new failures rose from
-    # 171 to 248 for about the same CPU-seconds
+    # HEAD. 12 (3 until the tenth round of docs/yield-history.md): the fill search scores 60 candidates
+    # anyway, those beyond the third read about as grammatical, and on the yield bench the panel's new
+    # failures rose from 171 to 248 for about the same CPU-seconds
     fills_per_mask: int | None = option(
         12,
         "--fills-per-mask",
@@ -149,7 +149,8 @@ class GenerateConfig:
         parse="fills",
     )
     # a lone inserted adjective read 20-32 % natural whatever its rank, an adverb or a noun about 70 %
-    # (docs/yield.md, tenth round): adjectives keep the former 3 fills, so they stay a quarter of the suite
+    # (docs/yield-history.md, tenth round): adjectives keep the former 3 fills, so they stay a quarter of
+    # the suite
     adjective_fills: int | None = option(
         3,
         "--adjective-fills",
@@ -159,7 +160,7 @@ class GenerateConfig:
         parse="fills",
     )
     # 4: on the yield bench seeds a beam of 20 (the default before 2026-11-27) took 2.4 times the masked-LM
-    # rows for 12 more expansions of 1,285 (docs/yield.md, seventh round)
+    # rows for 12 more expansions of 1,285 (docs/yield-history.md, seventh round)
     beam_size: int = option(
         4,
         "--beam-size",
@@ -181,8 +182,8 @@ class GenerateConfig:
     first_beam: int | None = 4  # multi-mask templates: this beam first, the full beam only if short of fills
     # expand/insertions.py: what the defaults keep, read directly, was 57 % grammatical and 20 % natural
     # with every tag; one adjective or adverb in the phrases that take it raised both (README, Validity),
-    # and up to three words, adjuncts and the phrases of docs/yield.md's fifth round (phrases), spread the
-    # suite over more words and tag patterns
+    # and up to three words, adjuncts and the phrases of docs/yield-history.md's fifth round (phrases),
+    # spread the suite over more words and tag patterns
     insertions: str = option(
         "phrases",
         "--insertions",

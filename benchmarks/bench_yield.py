@@ -32,8 +32,8 @@ row per case) into ``benchmarks/yield_sample.jsonl`` and N of its expansions int
 (default ``--seed``), for blind reading: the texts and the seed's label, no verdict. ``--exclude
 EARLIER.jsonl ...`` leaves out the cases and texts of earlier samples, so a fresh sample holds no row
 already read; ``yield_blind.py`` shuffles the two files into reading sheets and scores the labels.
-``--intensifier-sample N SEED PATH`` also draws N of the defaults' intensifier expansions (docs/yield.md,
-ninth round), none of the other samples', for their own reading.
+``--intensifier-sample N SEED PATH`` also draws N of the defaults' intensifier expansions
+(docs/yield-history.md, ninth round), none of the other samples', for their own reading.
 """
 
 from __future__ import annotations

@@ -172,7 +172,7 @@ def test_the_adverb_check(seed, tags, before, word, keeps):
         ("ADJP", ("JJ",), ((0, "RB"),)),  # [very] light
         ("VP", ("VBD", "NP"), ((0, "RB"), (2, "RB"))),  # [still] liked it [enormously]
         ("S", ("NP", "VP"), ((1, "RB"),)),  # It [also] is
-        # round 5: the widening (docs/yield.md)
+        # round 5: the widening (docs/yield-history.md)
         ("NP", ("DT",), ((1, "NN"),)),  # This [film] is
         ("NP", ("DT",), ((1, "JJ"), (1, "NNS"))),  # these [old] [scenes]
         ("NP", ("DT",), ((1, "RB"), (1, "JJ"), (1, "NN"))),  # this [very] [old] [film]
@@ -327,7 +327,7 @@ def test_generation_inserts_one_modifier_or_any_tag_on_request(stand_in_config, 
         ("it is a film", "PRP VBZ DT NN", 2, "really", "RB", True),  # is [really] a film
         ("good inside dope , dope", "JJ IN NN , NN", 3, "alone", "RB", False),  # a noun's end
         ("it works well", "PRP VBZ RB", 1, "really", "RB", True),  # it [really] works
-        # the third round (docs/yield.md), from the second blind reading's rows
+        # the third round (docs/yield-history.md), from the second blind reading's rows
         ("its easily dismissive take", "PRP$ RB JJ NN", 2, "highly", "RB", False),  # stacked degree
         ("it is deadly dull", "PRP VBZ JJ JJ", 3, "quite", "RB", False),  # an -ly adverb the tagger calls JJ
         ("it is actually watchable", "PRP VBZ RB JJ", 3, "very", "RB", True),  # "actually" grades nothing

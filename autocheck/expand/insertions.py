@@ -83,7 +83,7 @@ MODIFIER_PARENTS = {"JJ": frozenset({"NP"}), "RB": frozenset({"S", "VP", "ADJP"}
 # ungrammatical ("an [going] affectionate take", "tier of [made] blaxploitation flicks"), against 21 % of
 # the other words (benchmarks/yield_*sample.jsonl, the tuning rows)
 PRENOMINAL_TAGS = frozenset({"JJ"})
-# round 6 (docs/yield.md): a noun that classifies a film, a story or their parts by genre, medium or
+# round 6 (docs/yield-history.md): a noun that classifies a film, a story or their parts by genre, medium or
 # setting ("a [comedy] film", "these [action] scenes"), before a noun of ``FILM_NOUNS`` only: before other
 # nouns the masked LM's compounds read as nonsense ("the same [horror] time", "a [space] hole", "some
 # [family] juice" on the bench seeds). None names people or judges
@@ -136,7 +136,7 @@ CIRCUMSTANCES = frozenset(
 # "kinda", "mostly", "probably", "generally", "reasonably", "slightly"), approximators that deny what they
 # modify ("nearly worthwhile" is not worthwhile), epistemic hedges, and "too", which makes a quality an
 # excess ("too sweet", "too exciting" are complaints). They move a text's sentiment, so they are never
-# inserted: read blind (docs/fuzz.md, round 5), "a [nearly] worthwhile way", "a [slightly] worthwhile
+# inserted: read blind (docs/fuzz-history.md, round 5), "a [nearly] worthwhile way", "a [slightly] worthwhile
 # way", "a [potentially] loquacious and dreary piece", "a manically [too] generous" had lost their label
 HEDGES = frozenset(
     """somewhat kinda mostly probably generally reasonably slightly almost nearly barely hardly scarcely
@@ -171,7 +171,7 @@ DEGREE_HEADS = frozenset({"JJ", "RB"})
 # (``intensifies``). A model that adds up its words' polarities reads the adverb's own ("terribly" is
 # negative to VADER, AFINN and TextBlob), which no neutral insertion can show. Not "wildly": it grades
 # few adjectives ("wildly uneven"); read while tuning the adjective sites, "wildly painful", "wildly
-# indifferent", "wildly priceless" (docs/yield.md, ninth round)
+# indifferent", "wildly priceless" (docs/yield-history.md, ninth round)
 INTENSIFIERS = frozenset(
     """terribly awfully insanely ridiculously utterly incredibly remarkably amazingly exceptionally
     extraordinarily unbelievably""".split()
@@ -208,7 +208,7 @@ def modifier_phrase(lhs: str, rhs: Sequence[str], placement: Placement) -> bool:
     # amusing"; the words are the ``phrase`` check's), and one attributive adjective: the masked LM's other
     # stacks were out of order or read as a degree ("[very] [really] good", "a [little] [old] loop"), and
     # ordered adjective pairs ("a [new] [political] film") took a quarter of alict60's templates and
-    # twice its masked-LM rows for a handful of fills (docs/yield.md, round 5)
+    # twice its masked-LM rows for a handful of fills (docs/yield-history.md, round 5)
     adverb_gaps = Counter(gap for gap, tag in placement if tag == "RB")
     attributive = sum(
         tag in PRENOMINAL_TAGS and not _coordinated(rhs, placement, n) for n, (_, tag) in enumerate(placement)
@@ -422,7 +422,8 @@ VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 
 class WordOrder:
     """The ``word order`` check of ``--insertions modifiers`` and ``phrases``: an inserted word fits the
-    seed's words on both sides of it, which the production does not show (docs/yield.md, second round):
+    seed's words on both sides of it, which the production does not show (docs/yield-history.md, second
+    round):
 
     - nothing goes inside a name or a title, a word capitalised mid-sentence on either side ("of a [big]
       Dangerous Mind", "the Rings' [wide] trilogy"), nor after "both", "either", "neither";
@@ -434,7 +435,7 @@ class WordOrder:
       between a verb and its object ("lets [exactly] the audience") nor after a noun at a phrase's end
       ("dope [alone],").
 
-    Third round (docs/yield.md), from the second blind reading's rows: no adverb after an -ly adverb
+    Third round (docs/yield-history.md), from the second blind reading's rows: no adverb after an -ly adverb
     grading the same word ("easily [highly] dismissive"), as a linking verb's complement ("make it seem
     [seriously].") or between a verb and a pronoun object ("make [maybe] it"); no inserted word right
     before "to" but after a noun or as a focus adverb ("may be [close] to believe", "come [quickly] to");
@@ -592,7 +593,7 @@ GRADED_FREQUENCY = frozenset({"often", "frequently"})
 
 
 class Phrases:
-    """The ``phrase`` check of ``--insertions phrases`` (round 5, docs/yield.md), on the multi-word
+    """The ``phrase`` check of ``--insertions phrases`` (round 5, docs/yield-history.md), on the multi-word
     insertions beyond one modifier:
 
     - a noun given to a demonstrative ("This [film] is", "these [old] [scenes]"): the seed's word is

@@ -378,7 +378,7 @@ class Spread(Counter[str]):
     expansions a repeated word may take (``cap``; None: no cap, the best repeat of a template that found
     nothing new is taken). With a cap such a template takes its least repeated fill, and none whose word
     has reached the cap: the masked LM's favourites ("very" before an adjective) filled 4.8 % of a suite
-    though every fill call set them aside while another word fitted (docs/yield.md, round 5)."""
+    though every fill call set them aside while another word fitted (docs/yield-history.md, round 5)."""
 
     def __init__(self, cap: float | None = None):
         super().__init__()
@@ -534,7 +534,7 @@ def _spread_words(candidate: Candidate, *, coordinators: bool) -> list[str]:
     """The inserted words a spread counts, lower-cased; a capped one (``--insertions phrases``) no
     coordinator, which there frames a coordinated phrase rather than picks a word ("[long] [and]
     watchable": "and" is the only one the checks keep, so counted it capped every coordinated adjective of
-    a fill call after the first; docs/yield.md, round 8)."""
+    a fill call after the first; docs/yield-history.md, round 8)."""
     return [
         w.lower() for w, tag in zip(candidate.words, candidate.template.tags) if coordinators or tag != "CC"
     ]
