@@ -82,10 +82,20 @@ class Cache:
                 [(k, json.dumps(v, ensure_ascii=False)) for k, v in items.items()],
             )
 
+    def get(self, key: str) -> Any | None:
+        """The value stored under ``key``, or None."""
+        return self.get_many([key]).get(key)
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+    def __enter__(self) -> Cache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def file_checksum(path: str | Path) -> str:

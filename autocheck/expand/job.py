@@ -273,30 +273,26 @@ class Expander:
 
     def cached(self, chunk: list[TestCase]) -> ChunkResult | None:
         """The chunk's cached result, if any (no model is loaded to tell)."""
-        key = content_hash(self.identity(), *(dumps(case.to_json()) for case in chunk))
-        cache = Cache("chunks")
-        try:
-            found = cache.get_many([key]).get(key)
-        finally:
-            cache.close()
+        with Cache("chunks") as cache:
+            found = cache.get(self._chunk_key(chunk))
         if found is None:
             return None
         return ChunkResult(found["expansions"], found["counts"], found["rejected"], cached=True)
 
     def expand_chunk(self, chunk: list[TestCase]) -> ChunkResult:
         """The chunk's result, from the chunk cache when it is there."""
-        key = content_hash(self.identity(), *(dumps(case.to_json()) for case in chunk))
-        cache = Cache("chunks")
-        try:
-            found = cache.get_many([key]).get(key)
+        key = self._chunk_key(chunk)
+        with Cache("chunks") as cache:
+            found = cache.get(key)
             if found is not None:
                 return ChunkResult(found["expansions"], found["counts"], found["rejected"], cached=True)
             result = self._expand_uncached(chunk)
             release_free_memory()  # what the unit's batches freed, so the peak does not creep up
             cache.put_many({key: result.to_json()})
-        finally:
-            cache.close()
         return result
+
+    def _chunk_key(self, chunk: list[TestCase]) -> str:
+        return content_hash(self.identity(), *(dumps(case.to_json()) for case in chunk))
 
     def _expand_uncached(self, chunk: list[TestCase]) -> ChunkResult:
         # grammar expansion inserts words into dataset seeds of MFT tests (their editable spans)

@@ -81,11 +81,8 @@ def cached_search(
     key: str, capabilities: Sequence[Capability], stats: DatasetStats
 ) -> tuple[dict[str, list[Example]], FillerPools] | None:
     """The search stored under ``key`` (its counts put into ``stats``), or None."""
-    cache = Cache(NAMESPACE)
-    try:
-        found = cache.get_many([key]).get(key)
-    finally:
-        cache.close()
+    with Cache(NAMESPACE) as cache:
+        found = cache.get(key)
     if found is None:
         return None
     keys = {repr(k): k for c in capabilities for k in pool_keys(c)}
@@ -117,11 +114,8 @@ def store_search(
         ],
         "stats": {name: getattr(stats, name) for name in COUNTS},
     }
-    cache = Cache(NAMESPACE)
-    try:
+    with Cache(NAMESPACE) as cache:
         cache.put_many({key: value})
-    finally:
-        cache.close()
 
 
 def _record(example: Example) -> dict[str, Any]:
