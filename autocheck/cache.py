@@ -17,6 +17,18 @@ from typing import Any
 
 from .store import file_sha256
 
+# Every namespace autocheck writes, with what it holds (``autocheck cache`` lists and clears them).
+NAMESPACES = {
+    "search": "dataset searches: the seeds, fillers and counts",
+    "chunks": "expansions of chunks of seed cases",
+    "parses": "parses of seed sentences",
+    "suggestions": "masked-LM fills of templates",
+    "vocabulary": "the words each mask tag may be filled with",
+    "fluency": "masked-LM fluency scores of fills",
+    "predictions": "models' answers to inputs",
+    "checksums": "checksums of model files, by path, size and time",
+}
+
 
 def cache_dir() -> Path | None:
     value = os.environ.get("AUTOCHECK_CACHE", "")
@@ -114,3 +126,38 @@ def file_checksum(path: str | Path) -> str:
         return digest
     finally:
         cache.close()
+
+
+def _files(directory: Path, namespace: str) -> list[Path]:
+    """The files of one namespace: its SQLite database and the write-ahead log and index beside it."""
+    paths = (directory / f"{namespace}.sqlite{suffix}" for suffix in ("", "-wal", "-shm"))
+    return [p for p in paths if p.is_file()]
+
+
+def usage(directory: Path) -> list[tuple[str, int, int]]:
+    """(namespace, entries, bytes on disk) of every namespace with a database in ``directory``."""
+    found = []
+    for namespace in NAMESPACES:
+        files = _files(directory, namespace)
+        if files:
+            db = sqlite3.connect(directory / f"{namespace}.sqlite", timeout=_TIMEOUT)
+            try:
+                (entries,) = db.execute("SELECT count(*) FROM kv").fetchone()
+            except sqlite3.OperationalError:  # no kv table yet
+                entries = 0
+            finally:
+                db.close()
+            found.append((namespace, entries, sum(p.stat().st_size for p in files)))
+    return found
+
+
+def clear(directory: Path, namespaces: Iterable[str]) -> dict[str, int]:
+    """Delete the databases of ``namespaces`` in ``directory`` (nothing else there); the bytes each freed."""
+    freed = {}
+    for namespace in namespaces:
+        files = _files(directory, namespace)
+        if files:
+            freed[namespace] = sum(p.stat().st_size for p in files)
+            for path in files:
+                path.unlink()
+    return freed

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__
+from .cache import NAMESPACES, cache_dir, clear, usage
 from .config import DATASET, DEFAULT_MLM, EXPAND, FUZZ_EXPANSION, SEEDS, GenerateConfig, options
 from .resources import ResourceMissing, import_nltk_lean
 from .store import (
@@ -390,6 +391,42 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         table.add_column(column)
     for kind, name, origin in parts():
         table.add_row(kind, name, origin)
+    Console(width=max(100, Console().width)).print(table)
+    return 0
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    directory = cache_dir()
+    if directory is None:
+        print("caching is off (AUTOCHECK_CACHE=off): nothing is stored")
+        return 0
+    if args.clear is not None:
+        unknown = sorted(set(args.clear) - NAMESPACES.keys())
+        if unknown:
+            raise InputError(
+                f"--clear {' '.join(unknown)}: no such cache; the caches: {', '.join(NAMESPACES)}"
+            )
+        freed = clear(directory, args.clear or NAMESPACES)
+        for namespace, size in freed.items():
+            print(f"cleared {namespace} ({size / 2**20:,.1f} MiB)")
+        print(
+            f"{directory}: {sum(freed.values()) / 2**20:,.1f} MiB freed"
+            if freed
+            else f"{directory}: nothing to clear"
+        )
+        return 0
+    table = Table(title=f"autocheck's caches in {directory} (AUTOCHECK_CACHE; --clear NAME clears one)")
+    for column, justify in (("cache", "left"), ("holds", "left"), ("entries", "right"), ("MiB", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    found = usage(directory) if directory.is_dir() else []
+    for namespace, entries, size in found:
+        table.add_row(namespace, NAMESPACES[namespace], f"{entries:,}", f"{size / 2**20:,.1f}")
+    table.add_row(
+        "all", "", f"{sum(e for _, e, _ in found):,}", f"{sum(b for _, _, b in found) / 2**20:,.1f}"
+    )
     Console(width=max(100, Console().width)).print(table)
     return 0
 
@@ -843,6 +880,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("plugins", help="list every registered part (task, output kind, model form, ...)")
     p.set_defaults(func=cmd_plugins)
+
+    p = commands.add_parser("cache", help="what the cache holds ($AUTOCHECK_CACHE), and clearing it")
+    p.add_argument(
+        "--clear",
+        nargs="*",
+        metavar="NAME",
+        help=f"delete these caches (all when none is named): {', '.join(NAMESPACES)}; nothing else in the "
+        "folder is touched",
+    )
+    p.set_defaults(func=cmd_cache)
 
     p = commands.add_parser("run", help="run a suite against one or more models")
     p.add_argument("suite", type=Path, help="suite directory (cases.jsonl)")
