@@ -9,7 +9,11 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from functools import lru_cache
+from importlib.metadata import version
 from pathlib import Path
+
+from .store import content_hash, file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -102,3 +106,22 @@ def nltk_resource(resource: str, package: str) -> str:
     if not nltk.download(package, quiet=True) or (found := find_nltk(resource)) is None:
         raise ResourceMissing(f"NLTK resource '{resource}' could not be downloaded; get it with: {how}")
     return found
+
+
+# The NLTK data whose answers cached results depend on: the POS tagger and the sentence splitter
+# (tokenising, tagging) and WordNet (the lexicon's lemmas, hence words' polarities)
+NLTK_DATA_READ = ("taggers/averaged_perceptron_tagger_eng", "tokenizers/punkt_tab/english", "corpora/wordnet")
+
+
+@lru_cache(maxsize=1)
+def nltk_data_identity() -> str:
+    """NLTK's version and a checksum of each file of the data in ``NLTK_DATA_READ`` (or that it is absent),
+    for the keys of cached results read off tags, sentences or lemmas: another tagger or WordNet never gets
+    the answers of the one before."""
+    parts = [version("nltk")]
+    for resource in NLTK_DATA_READ:
+        found = find_nltk(resource)
+        path = Path(found) if found else None
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path and path.is_dir() else [path]
+        parts += [f"{resource}:{file_sha256(f) if f else None}" for f in files]
+    return content_hash(*parts)

@@ -11,11 +11,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from .resources import find_nltk, nltk_resource
-from .store import content_hash, file_sha256
+from .resources import nltk_resource
 
 # Penn tag prefix -> the coarse classes lexicons use.
 COARSE = {"JJ": "adj", "NN": "noun", "VB": "verb", "RB": "adv"}
@@ -146,21 +144,6 @@ def tokenize(text: str) -> Tokens:
 
 def words(text: str) -> list[str]:
     return list(tokenize(text).words)
-
-
-@lru_cache(maxsize=1)
-def tagger_identity() -> str:
-    """What tokenising and tagging give besides autocheck's code: NLTK's version and the files of its POS
-    tagger and sentence splitter (a checksum of each), for the keys of cached results read off tags."""
-    import nltk
-
-    parts = [nltk.__version__]
-    for resource in ("taggers/averaged_perceptron_tagger_eng", "tokenizers/punkt_tab/english"):
-        found = find_nltk(resource)
-        path = Path(found) if found else None
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path and path.is_dir() else [path]
-        parts += [f"{resource}:{file_sha256(f) if f else None}" for f in files]
-    return content_hash(*parts)
 
 
 @lru_cache(maxsize=1)

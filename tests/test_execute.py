@@ -279,7 +279,8 @@ def test_a_fully_cached_rerun_loads_no_model(stand_in_config, tmp_path, monkeypa
 
 
 def test_another_pos_tagger_misses_the_chunk_cache(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
-    """Validation tags every fill, so a chunk's key holds the tagger's files (``tagger_identity``)."""
+    """Validation tags every fill and reads lemmas, so a chunk's key holds the NLTK data's files
+    (``resources.nltk_data_identity``)."""
     from autocheck.expand import job
 
     generation.generate(stand_in_config, tmp_path / "cold", workers=1)
@@ -288,7 +289,7 @@ def test_another_pos_tagger_misses_the_chunk_cache(stand_in_config, tmp_path, mo
     monkeypatch.setattr(job.Expander, "_expand_uncached", lambda s, *a: expanded.append(a) or real(s, *a))
     generation.generate(stand_in_config, tmp_path / "warm", workers=1)
     assert expanded == []
-    monkeypatch.setattr(job, "tagger_identity", lambda: "another tagger")
+    monkeypatch.setattr(job, "nltk_data_identity", lambda: "another tagger")
     generation.generate(stand_in_config, tmp_path / "retagged", workers=1)
     assert expanded
 

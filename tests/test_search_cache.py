@@ -102,7 +102,7 @@ def test_anything_the_search_reads_changed_searches_again(tmp_path, dataset, mon
     elif change == "another file in the folder":  # a folder's key covers every file under it
         _sst_folder(source, 30)
     elif change == "the POS tagger":  # its files, which the search's word classes are read with
-        monkeypatch.setattr(search_cache, "tagger_identity", lambda: "another tagger")
+        monkeypatch.setattr(search_cache, "nltk_data_identity", lambda: "another tagger")
     elif change == "label_map":
         changes = {"label_map": {"negative": "negative", "positive": "positive", "neutral": "neutral"}}
     else:

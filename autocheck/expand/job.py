@@ -18,10 +18,11 @@ from ..cache import Cache
 from ..config import GenerateConfig
 from ..memory import bound_heap_growth, release_free_memory
 from ..records import SEED, MaskedTemplate, TestCase
+from ..resources import nltk_data_identity
 from ..sources.search import satisfies
 from ..sources.transform import seed_text
 from ..store import InputError, canonical, code_fingerprint, content_hash, dumps
-from ..tagging import is_single_token, proper_noun, tagger_dictionary, tagger_identity
+from ..tagging import is_single_token, proper_noun, tagger_dictionary
 from .agreement import Agreement
 from .context import build_function_pairs, load_function_pairs
 from .expansion import Differentiator
@@ -237,7 +238,7 @@ class Expander:
             self._identity = content_hash(
                 self.config.fingerprint(),
                 code_fingerprint(),
-                tagger_identity(),  # validation tags every fill
+                nltk_data_identity(),  # validation tags every fill and reads lemmas
                 self.parser.identity,
                 model_identity(self.config.mlm),
                 dumps(self.grammar.provenance),

@@ -5,7 +5,7 @@ normalises and tokenises none of it.
 The key holds everything ``seeds.select_seeds`` depends on: the dataset's bytes (every file of a local
 file or folder, and its path, which the manifest's encodings name), how it is read (columns, label map,
 split, encoding, ...), the capabilities' specifications, the lexicon's description, ``--max-seeds``,
-``--seed``, ``--compat``, the package's code and the files of the POS tagger and sentence splitter. A
+``--seed``, ``--compat``, the package's code and the NLTK data it reads (tagger, splitter, WordNet). A
 source that is no local file or folder (a Hugging Face hub id, a reader plug-in's ``name:location``) or
 a lexicon that cannot describe itself is searched every time: nothing pins what it holds. The value is
 the chosen seeds, the filler pools and the dataset's counts for the manifest; a result that would not
@@ -22,8 +22,8 @@ from typing import Any
 from ..cache import Cache, cache_dir
 from ..records import Example
 from ..requirements import Capability
+from ..resources import nltk_data_identity
 from ..store import canonical, code_fingerprint, content_hash, dumps, file_sha256
-from ..tagging import tagger_identity
 from .datasets import DatasetStats
 from .seeds import FillerPools, pool_keys
 
@@ -67,7 +67,7 @@ def search_key(
     return content_hash(
         "seed-search-1",
         code_fingerprint(),
-        tagger_identity(),
+        nltk_data_identity(),
         str(Path(source).resolve()),
         digest,
         dumps(canonical(read_options)),
