@@ -143,3 +143,18 @@ def test_allowed_words_are_cached_by_the_filters_fingerprint(tiny_bert):  # noqa
     assert other.allowed("JJ") == [i for i in allowed if tiny_bert.words[i] != "old"]
     undescribed = vocabulary_filter(tiny_bert, Lexicon({"good"}))
     assert undescribed.allowed("JJ") == allowed and undescribed.lexicon.calls  # never cached
+
+
+def test_other_nltk_data_misses_the_allowed_words_cache(tiny_bert, monkeypatch):  # noqa: F811
+    """The lexicon reads words' lemmas off WordNet: another WordNet (or tagger) computes them again."""
+    from autocheck.expand import vocabulary
+
+    class Described(Lexicon):
+        def describe(self):
+            return {"polar": sorted(self.polar)}
+
+    vocabulary_filter(tiny_bert, Described({"good"})).allowed("JJ")
+    monkeypatch.setattr(vocabulary, "nltk_data_identity", lambda: "another WordNet")
+    again = vocabulary_filter(tiny_bert, Described({"good"}))
+    again.allowed("JJ")
+    assert again.lexicon.calls  # looked up, not read from the cache

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..cache import Cache
+from ..resources import nltk_data_identity
 from ..sources.lexicon import NEGATIONS
 from ..store import content_hash, dumps
 from ..tagging import PROPER_TAGS, coarse_pos
@@ -101,6 +102,7 @@ class VocabularyFilter:
         self.fingerprint = content_hash(
             "vocabulary-filter-1",
             identity,
+            nltk_data_identity(),  # the lexicon's lemmas come from WordNet
             dumps(sorted(self.words.items())),
             tag_dictionary.fingerprint,
             dumps(describe() if describe else type(lexicon).__name__),
