@@ -139,7 +139,7 @@ def usage(directory: Path) -> list[tuple[str, int, int]]:
     found = []
     for namespace in NAMESPACES:
         files = _files(directory, namespace)
-        if files:
+        if (directory / f"{namespace}.sqlite") in files:  # (connecting would make a missing one)
             db = sqlite3.connect(directory / f"{namespace}.sqlite", timeout=_TIMEOUT)
             try:
                 (entries,) = db.execute("SELECT count(*) FROM kv").fetchone()
