@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .store import file_sha256
+from .store import InputError, file_sha256
 
 # Every namespace autocheck writes, with what it holds (``autocheck cache`` lists and clears them).
 NAMESPACES = {
@@ -66,8 +66,17 @@ class Cache:
         self._db: sqlite3.Connection | None = None
         if directory is None:
             return
-        directory.mkdir(parents=True, exist_ok=True)
-        self._db = _connect(directory / f"{namespace}.sqlite")
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            self._db = _connect(directory / f"{namespace}.sqlite")
+        except (OSError, sqlite3.OperationalError) as error:
+            if "locked" in str(error):  # another process held it past the timeout: not the folder
+                raise
+            reason = getattr(error, "strerror", None) or str(error)
+            raise InputError(
+                f"{directory}: the cache folder cannot be used ({reason}); set AUTOCHECK_CACHE to a folder "
+                "autocheck may write, or to off"
+            ) from None
 
     @property
     def enabled(self) -> bool:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import ast
 
-from conftest import REPO
+import pytest
+from conftest import REPO, SHARED_DATA, require
 
 from autocheck.cache import NAMESPACES, Cache
 from autocheck.cli import main
+from autocheck.store import InputError
 
 
 def test_every_cache_the_package_opens_is_one_the_command_knows():
@@ -55,3 +57,22 @@ def test_with_caching_off_it_says_so(monkeypatch, capsys):
     monkeypatch.setenv("AUTOCHECK_CACHE", "off")
     assert main(["cache", "--clear"]) == 0
     assert "caching is off" in capsys.readouterr().out
+
+
+def test_a_cache_folder_that_cannot_be_made_is_a_clear_error(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(blocker / "cache"))  # under a file: no folder can be made
+    with pytest.raises(InputError, match=r"cache folder cannot be used .*set AUTOCHECK_CACHE to a folder"):
+        Cache("chunks")
+
+
+def test_seeds_with_an_unusable_cache_folder_says_which_setting_to_change(tmp_path, monkeypatch, capsys):
+    require(SHARED_DATA / "nltk_data" / "corpora")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("AUTOCHECK_CACHE", str(blocker / "cache"))
+    argv = ["seeds", "--dataset", str(REPO / "data/demo/reviews.csv"), "--label-map", "0=negative,1=positive"]
+    argv += ["--lexicon", "opinion", "--max-seeds", "2", "--out", str(tmp_path / "suite")]
+    assert main(argv) == 2
+    assert "set AUTOCHECK_CACHE to a folder autocheck may write, or to off" in capsys.readouterr().err
