@@ -125,16 +125,13 @@ def file_checksum(path: str | Path) -> str:
     path = Path(path).resolve()
     stat = path.stat()
     key = f"{path}\x1f{stat.st_size}\x1f{stat.st_mtime_ns}"
-    cache = Cache("checksums")
-    try:
-        known = cache.get_many([key]).get(key)
+    with Cache("checksums") as cache:
+        known = cache.get(key)
         if isinstance(known, str):
             return known
         digest = file_sha256(path)
         cache.put_many({key: digest})
         return digest
-    finally:
-        cache.close()
 
 
 def _files(directory: Path, namespace: str) -> list[Path]:

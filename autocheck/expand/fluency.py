@@ -96,8 +96,7 @@ class FluencyScorer:
         fill search's own log-probability and one or two rows (README, Performance)."""
         fills = list(known) if known is not None else [None] * len(pairs)
         keys = [self._key(pair, fill) for pair, fill in zip(pairs, fills)]
-        cache = Cache("fluency")
-        try:
+        with Cache("fluency") as cache:
             found = cache.get_many(keys)
             missing = {key: (pair, fill) for key, pair, fill in zip(keys, pairs, fills) if key not in found}
             if missing:
@@ -106,8 +105,6 @@ class FluencyScorer:
                 new = dict(zip(missing, computed))
                 cache.put_many({key: value for key, (value, exact) in new.items() if exact})
                 found.update({key: value for key, (value, _) in new.items()})
-        finally:
-            cache.close()
         return [found[key] for key in keys]
 
     def _key(self, pair: tuple[str, str], fill: Known | None) -> str:

@@ -302,8 +302,7 @@ class MaskedLM:
             )
             for query in queries
         }
-        cache = Cache("suggestions")
-        try:
+        with Cache("suggestions") as cache:
             found = cache.get_many(keys.values())
             missing = [query for query in keys if keys[query] not in found]
             if missing:
@@ -323,8 +322,6 @@ class MaskedLM:
                 }
                 cache.put_many(new)
                 found.update(new)
-        finally:
-            cache.close()
         fills = [found[keys[query]] for query in queries]
         return [None if f is None else [(tuple(words), score) for words, score in f] for f in fills]
 
