@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..cache import Cache, cache_dir
+from ..cache import Cache, cache_dir, file_checksum
 from ..records import Example
 from ..requirements import Capability
 from ..resources import nltk_data_identity
-from ..store import canonical, code_fingerprint, content_hash, dumps, file_sha256
+from ..store import canonical, code_fingerprint, content_hash, dumps
 from .datasets import DatasetStats
 from .seeds import FillerPools, pool_keys
 
@@ -36,13 +36,14 @@ COUNTS = ("read", "kept", "skipped", "encodings", "unknown_labels")
 
 def source_digest(source: str) -> str | None:
     """A checksum of a local dataset file, or of every file under a local folder with its relative path;
-    None for any other source."""
+    None for any other source. Each file's is ``cache.file_checksum``'s: read in full again only when its
+    size or modification time changed."""
     path = Path(source)
     if path.is_file():
-        return file_sha256(path)
+        return file_checksum(path)
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.is_file())
-        return content_hash(*(f"{p.relative_to(path).as_posix()}:{file_sha256(p)}" for p in files))
+        return content_hash(*(f"{p.relative_to(path).as_posix()}:{file_checksum(p)}" for p in files))
     return None
 
 
