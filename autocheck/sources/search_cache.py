@@ -2,8 +2,9 @@
 same capabilities (another ``--max-variants``, ``fuzz`` after ``generate``, a resumed run) reads,
 normalises and tokenises none of it.
 
-The key holds everything ``seeds.select_seeds`` depends on: the dataset's bytes (every file of a local
-file or folder, and its path, which the manifest's encodings name), how it is read (columns, label map,
+The key holds everything ``seeds.select_seeds`` depends on: the dataset's bytes (a checksum of every
+file of a local file or folder, remembered by size and modification time as model weights' are; and its
+path, which the manifest's encodings name), how it is read (columns, label map,
 split, encoding, ...), the capabilities' specifications, the lexicon's description, ``--max-seeds``,
 ``--seed``, ``--compat``, the package's code and the NLTK data it reads (tagger, splitter, WordNet). A
 source that is no local file or folder (a Hugging Face hub id, a reader plug-in's ``name:location``) or
