@@ -88,6 +88,11 @@ class FuzzCounts:
     broken: int = 0  # seeds for which a failing expansion was found
     failures: int = 0  # failing expansions found
     near_misses: int = 0  # nearest passing expansions of the seeds left unbroken
+    # why the others were left unbroken: validation kept no candidate (no insertion site, or every fill
+    # rejected); every valid candidate was asked, to --depth; queries ran out with candidates left
+    no_candidate: int = 0
+    exhausted: int = 0
+    out_of_queries: int = 0
     queries: int = 0  # model inputs asked, seeds included
     errors: int = 0  # inputs without an answer (never a failure)
 
@@ -105,7 +110,11 @@ class FuzzSummary:
             table.add_column(column, justify="left" if column == "capability" else "right")
         for cap_id, counts in self.counts.items():
             table.add_row(cap_id, *(f"{n:,}" for n in asdict(counts).values()))
-        Console().print(table)
+        console = Console()
+        console.print(table)
+        short = sum(c.out_of_queries for c in self.counts.values())
+        if short:
+            console.print(f"{short:,} unbroken seeds had candidates left when their --queries ran out")
 
 
 @dataclass
@@ -369,6 +378,11 @@ def search_chunk(
         tally = counts[seed.capability]
         tally.broken += bool(done.failures)
         tally.failures += len(done.failures)
+        if not done.failures:
+            tally.out_of_queries += bool(done.pending)
+            asked = done.spent > 1  # beyond the seed's own answer
+            tally.no_candidate += not done.pending and not asked
+            tally.exhausted += not done.pending and asked
         near = [] if done.failures or done.nearest is None else [done.nearest[1]]
         tally.near_misses += len(near)
         yield [seed, *done.failures, *near]

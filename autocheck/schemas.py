@@ -199,7 +199,18 @@ _CAPABILITY_COUNTS = (
 )
 RESUME_STATE = _state(_CAPABILITY_COUNTS, rejected={"type": "object", "additionalProperties": _COUNT})
 # a fuzz's counts are its search's (fuzz.FuzzCounts)
-FUZZ_COUNTS = ("seeds", "already_failing", "broken", "failures", "near_misses", "queries", "errors")
+FUZZ_COUNTS = (
+    "seeds",
+    "already_failing",
+    "broken",
+    "failures",
+    "near_misses",
+    "no_candidate",
+    "exhausted",
+    "out_of_queries",
+    "queries",
+    "errors",
+)
 FUZZ_STATE = _state(FUZZ_COUNTS)
 
 _WORDS = {

@@ -6,7 +6,7 @@ output a suite that run reruns on another model and that explain groups by word,
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import pytest
 from conftest import require
@@ -20,6 +20,7 @@ from autocheck.fuzz import FuzzCounts, SearchConfig, fuzz, search_chunk
 from autocheck.generate import generate
 from autocheck.records import EXPANSION, SEED, TestCase
 from autocheck.run import run_suite
+from autocheck.schemas import FUZZ_COUNTS
 from autocheck.store import InputError, content_hash, read_jsonl
 
 
@@ -88,6 +89,19 @@ def test_the_search_goes_on_from_the_edit_nearest_to_failing():
     assert counts == FuzzCounts(
         seeds=3, already_failing=2, broken=1, failures=1, near_misses=0, queries=12, errors=1
     )
+
+
+def test_each_unbroken_seed_is_counted_by_why_it_was_left():
+    seeds = [_seed("d", "a dull film"), _seed("s", "a good film")]  # "dull": no candidate at all
+    _, counts = _search(seeds, queries=4, beam=1, depth=3)  # s: 1 + 3 of the 6 its chunk has
+    assert (counts.no_candidate, counts.exhausted, counts.out_of_queries) == (1, 0, 1)
+    _, counts = _search([_seed("s", "a good film")], queries=50, beam=1, depth=1)  # x, y, z: none fails
+    assert (counts.no_candidate, counts.exhausted, counts.out_of_queries) == (0, 1, 0)
+    assert counts.broken == 0 and counts.near_misses == 1
+
+
+def test_the_resume_state_schema_takes_every_count():
+    assert FUZZ_COUNTS == tuple(asdict(FuzzCounts()))
 
 
 def test_the_query_budget_stops_a_seed_and_its_nearest_miss_is_kept():
