@@ -39,7 +39,9 @@ asked without a flip, or its budget spent with candidates left).
 Validity: ``--sample N`` draws N found failures of fuzz and of BAE-I (``default_rng(2026)``), shuffles
 them together and writes them without their method to ``fuzz_reading.jsonl`` for a blind reader, who
 fills ``grammatical``, ``natural`` and ``label_kept`` (true/false) into ``benchmarks/fuzz_labels.jsonl``
-(the same rows); the shares are then printed per method with Wilson intervals.
+(the same rows); the shares are then printed per method with Wilson intervals. Every failure each method
+found is also written to ``failures.jsonl`` (method, target, seed and text): ``fuzz_blind.py valid``
+counts, per method, the seeds broken by a failure read grammatical with its label kept.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ HERE = Path(__file__).resolve().parent
 LABELS = HERE / "fuzz_labels.jsonl"
 ALICT60 = SHARED.parent / "bench" / "alict60"
 K = 50  # BAE's masked-LM candidates per insertion
+BAE_EQUAL, BAE_CARRIED = "BAE-I", "BAE-I, carried"  # the two variants' names in failures.jsonl
 
 
 def cpu() -> float:
@@ -83,19 +86,17 @@ def cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-SEARCHED: list[Path] = []  # the search cache every fresh cache starts with (--search-once)
-
-
-def fresh_cache(root: Path, name: str) -> None:
+def fresh_cache(root: Path, name: str, searched: Path | None = None) -> None:
     """An empty cache for the next method: one a ``--work`` of an earlier run left is emptied first. It
     would answer the parses, fills and predictions that run computed: docs/fuzz.md's tenth- and
-    eleventh-round panel tables were measured so, in work folders reused from earlier rounds."""
+    eleventh-round panel tables were measured so, in work folders reused from earlier rounds. With
+    ``searched`` (``--search-once``) the cache starts with that dataset search."""
     directory = root / f"cache-{name}"
     shutil.rmtree(directory, ignore_errors=True)  # the benchmark's own folder
     os.environ["AUTOCHECK_CACHE"] = str(directory)
-    if SEARCHED:
+    if searched is not None:
         directory.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(SEARCHED[0], directory / SEARCHED[0].name)
+        shutil.copyfile(searched, directory / searched.name)
 
 
 def bae_i(seed: TestCase, ask: Any, mlm: Any, budget: int) -> tuple[TestCase | None, int]:
@@ -268,14 +269,15 @@ def main() -> int:
     fresh_cache(work, "warm-up")
     first = next(iter(configs.values()))
     generate(replace(first, max_seeds=1), work / "warm-up", overwrite=True)
+    searched = None
     if args.search_once:  # each capability's seeds searched once, untimed; each fresh cache starts with it
         fresh_cache(work, "search")
         for config in configs.values():
             seed_cases(config)
-        SEARCHED.append(work / "cache-search" / "search.sqlite")
+        searched = work / "cache-search" / "search.sqlite"
 
     # 1. model-blind generate, run on the whole panel
-    fresh_cache(work, "generate")
+    fresh_cache(work, "generate", searched)
     started = cpu()
     for cap, config in configs.items():
         generate(config, work / f"generate-{cap}", overwrite=True)
@@ -295,7 +297,8 @@ def main() -> int:
     ranked = sorted(panel, key=lambda name: (blind[name], name))
     target = args.target or ranked[len(ranked) // 2]
     model = panel[target]
-    fresh_cache(work, "generate-run")  # the blind suite's cost on the target: generating it, then running it
+    # the blind suite's cost on the target: generating it, then running it
+    fresh_cache(work, "generate-run", searched)
     started = cpu()
     for cap in configs:
         new_failures(work / f"generate-{cap}", {target: model}, work / f"run-generate-target-{cap}")
@@ -303,7 +306,7 @@ def main() -> int:
     print(f"new failures of the model-blind suite per panel model: {blind}; target (median): {target}")
 
     # 2. fuzz on the target
-    fresh_cache(work, "fuzz")
+    fresh_cache(work, "fuzz", searched)
     changed = dict(item.split("=", 1) for item in args.set)
     trace = SeedTrace()
     logging.getLogger("autocheck.fuzz").addHandler(trace)
@@ -334,7 +337,7 @@ def main() -> int:
     # 3. BAE-I on the target, the same seeds it passes
     from autocheck.expand.mlm import MaskedLM
 
-    fresh_cache(work, "bae")
+    fresh_cache(work, "bae", searched)
     started = cpu()
     mlm = MaskedLM.from_pretrained(mlm_dir, device="cpu")
     ask = mft_answers(model, default_task())
@@ -385,6 +388,13 @@ def main() -> int:
         cells = [name, n, broken or "–", shown, asked or "–", f"{seconds:.1f}", f"{n / seconds:.3f}"]
         print("| " + " | ".join(map(str, cells)) + " |")
     bae_failures = bae[True][0]
+    with open(work / "failures.jsonl", "w", encoding="utf-8") as f:  # every one, for fuzz_blind.py valid
+        methods = (("fuzz", fuzz_failures), (BAE_EQUAL, bae[False][0]), (BAE_CARRIED, bae_failures))
+        for method, cases in methods:
+            for case in cases:
+                seed = seeds[str(case.seed_id)]
+                row = {"method": method, "target": target, "seed_id": seed.id, "seed_text": seed.text}
+                f.write(json.dumps(row | {"text": case.text, "expected": case.expected}) + "\n")
     lost = sorted({str(f.seed_id) for f in bae[False][0]} - set(first))
     print(f"\nseeds BAE-I breaks (at equal queries) and fuzz does not: {len(lost)}")
     for seed_id in lost:

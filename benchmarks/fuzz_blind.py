@@ -34,15 +34,6 @@ LABELS = ("grammatical", "natural", "label_kept")
 SHEETS = ("a", "b")
 
 
-def already_read() -> set[tuple[str, str]]:
-    read = set()
-    for path in sorted(BENCHMARKS.glob("fuzz_labels_round*.jsonl")):
-        for line in path.read_text().splitlines():
-            row = json.loads(line)
-            read.add((row["original"], row["edited"]))
-    return read
-
-
 def draw(works: list[tuple[Path, str]], prefix: str, seed: int, per_method: int) -> None:
     pools: dict[str, dict[tuple[str, str], tuple[str, object, str | None]]] = {"fuzz": {}, "BAE-I": {}}
     for work, target in works:
@@ -56,27 +47,74 @@ def draw(works: list[tuple[Path, str]], prefix: str, seed: int, per_method: int)
         for r in json.loads((work / "fuzz_reading_key.json").read_text()):
             if r["method"] == "BAE-I":
                 pools["BAE-I"].setdefault((r["seed_text"], r["text"]), (target, r["expected"], None))
-    read = already_read()
+    read = set(labelled())
     rng = np.random.default_rng(seed)
     drawn = []
     for method, pool in pools.items():
         pairs = sorted(pair for pair in pool if pair not in read)
         picks = rng.choice(len(pairs), size=min(per_method, len(pairs)), replace=False)
         drawn += [(method, pairs[int(i)], pool[pairs[int(i)]]) for i in sorted(picks)]
+    write_sheets(drawn, prefix, rng)
+    counts = {m: sum(1 for d in drawn if d[0] == m) for m in pools}
+    found = {m: len(pool) for m, pool in pools.items()}
+    print(f"{counts} rows drawn from the distinct failures {found}, less the rows read in earlier rounds")
+    print("(the rows are not printed: have them read blind)")
+
+
+def write_sheets(drawn: list, prefix: str, rng: np.random.Generator) -> None:
+    """Shuffle the drawn ``(method, (original, edited), (target, label, case))`` rows and deal them into the
+    two sheets (no method shown) and the key."""
     key, rows = [], []
     for n, i in enumerate(rng.permutation(len(drawn))):
         method, (original, edited), (target, label, case) = drawn[i]
-        label = label if isinstance(label, str) else " or ".join(label)  # type: ignore[arg-type]
+        label = label if isinstance(label, str) else " or ".join(label)
         rows.append({"id": n, "original": original, "edited": edited, "original_label": label})
         key.append({"id": n, "method": method, "target": target, "case": case})
     half = (len(rows) + 1) // 2
     for sheet, chunk in zip(SHEETS, (rows[:half], rows[half:])):
         Path(f"{prefix}-{sheet}.jsonl").write_text("".join(json.dumps(row) + "\n" for row in chunk))
     Path(f"{prefix}-key.json").write_text(json.dumps(key, indent=1))
-    counts = {m: sum(1 for d in drawn if d[0] == m) for m in pools}
-    found = {m: len(pool) for m, pool in pools.items()}
-    print(f"{counts} rows drawn from the distinct failures {found}, less the rows read in earlier rounds")
-    print("(the rows are not printed: have them read blind)")
+
+
+def labelled() -> dict[tuple[str, str], dict]:
+    """Every (seed text, failing text) read in a round so far, with its labels."""
+    labels = {}
+    for path in sorted(BENCHMARKS.glob("fuzz_labels_round*.jsonl")):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            labels[(row["original"], row["edited"])] = row
+    return labels
+
+
+def count_valid(works: list[Path], prefix: str | None, seed: int) -> None:
+    """Per target and method (``failures.jsonl`` of each work folder): the seeds broken, and those broken by
+    a failure read grammatical with its label kept. With ``prefix``, the failures no round has read yet are
+    dealt into sheets for a blind reading (all of them: a census, not a sample)."""
+    labels = labelled()
+    unread: dict[tuple[str, str], tuple[str, tuple[str, object, None]]] = {}
+    columns = ("target", "method", "failures", "read", "seeds broken", "by a valid failure", "not settled")
+    print("| " + " | ".join(columns) + " |\n" + "|---" * len(columns) + "|")
+    for work in works:
+        rows = [json.loads(line) for line in open(work / "failures.jsonl")]
+        for method in dict.fromkeys(r["method"] for r in rows):
+            mine = [r for r in rows if r["method"] == method]
+            seeds: dict[str, list[bool | None]] = {}
+            for r in mine:
+                pair = (r["seed_text"], r["text"])
+                label = labels.get(pair)
+                if label is None:
+                    unread.setdefault(pair, (method, (r["target"], r["expected"], None)))
+                seeds.setdefault(r["seed_id"], []).append(
+                    None if label is None else bool(label["grammatical"] and label["label_kept"])
+                )
+            settled = {s: True in v for s, v in seeds.items() if True in v or None not in v}
+            read = sum(1 for r in mine if (r["seed_text"], r["text"]) in labels)
+            cells = [mine[0]["target"], method, len(mine), read, len(seeds), sum(settled.values())]
+            print("| " + " | ".join(map(str, cells + [len(seeds) - len(settled)])) + " |")
+    if prefix and unread:
+        drawn = [(method, pair, rest) for pair, (method, rest) in sorted(unread.items())]
+        write_sheets(drawn, prefix, np.random.default_rng(seed))
+        print(f"{len(drawn)} unread failures dealt into {prefix}-a.jsonl and -b.jsonl (have them read blind)")
 
 
 def score(prefix: str, store: str | None) -> None:
@@ -115,6 +153,10 @@ def main() -> None:
     drawn.add_argument("--prefix", required=True)
     drawn.add_argument("--seed", type=int, required=True)
     drawn.add_argument("--per-method", type=int, default=40)
+    counted = commands.add_parser("valid")
+    counted.add_argument("works", nargs="+", type=Path, help="bench_fuzz.py --work folders")
+    counted.add_argument("--unread", metavar="PREFIX", help="deal the failures no round read into sheets")
+    counted.add_argument("--seed", type=int, default=2050)
     scored = commands.add_parser("score")
     scored.add_argument("--prefix", required=True)
     scored.add_argument("--store", help="write the labelled rows here")
@@ -122,6 +164,8 @@ def main() -> None:
     if args.command == "draw":
         works = [(Path(work), target) for work, _, target in (w.rpartition("=") for w in args.works)]
         draw(works, args.prefix, args.seed, args.per_method)
+    elif args.command == "valid":
+        count_valid(args.works, args.unread, args.seed)
     else:
         score(args.prefix, args.store)
 
