@@ -5,6 +5,7 @@
     python benchmarks/fuzz_blind.py draw W/final-tfidf-lr=tfidf-lr W/final-vader=vader \\
         --prefix /tmp/blind-fuzz --seed 2033
     python benchmarks/fuzz_blind.py score --prefix /tmp/blind-fuzz --store benchmarks/fuzz_labels_roundN.jsonl
+    python benchmarks/fuzz_blind.py valid W/final-* [--labels FILE ...] [--deal PREFIX]
 
 ``draw`` pools the distinct (seed text, failing text) pairs of each method over the work folders (fuzz's
 failures from its suites, BAE-I's from ``fuzz_reading_key.json``, the variant that carries unspent
@@ -15,7 +16,10 @@ failing text (``edited``) and the seed's label, never the method; ``PREFIX-key.j
 method, target and case. Each reader, told only the labelling scheme, writes ``PREFIX-a.labels.jsonl``
 (``{"id", "grammatical", "natural", "label_kept"}`` a line). ``score`` prints per method the shares with
 Wilson 95 % intervals and the seeds with a failure read grammatical and label kept, and ``--store`` writes
-the labelled rows.
+the labelled rows. ``valid`` counts, per target and method, the seeds broken and those broken by a failure
+read grammatical with its label kept, over every failure of the work folders (``failures.jsonl``); with
+``--deal`` it deals the failures its labels lack into sheets (``--labels`` with no file: all of them, for
+a census read afresh), which ``score`` then scores and stores.
 """
 
 from __future__ import annotations
@@ -76,21 +80,22 @@ def write_sheets(drawn: list, prefix: str, rng: np.random.Generator) -> None:
     Path(f"{prefix}-key.json").write_text(json.dumps(key, indent=1))
 
 
-def labelled() -> dict[tuple[str, str], dict]:
-    """Every (seed text, failing text) read in a round so far, with its labels."""
+def labelled(paths: list[Path] | None = None) -> dict[tuple[str, str], dict]:
+    """Every (seed text, failing text) read in ``paths`` (default: every round's labels), with its labels."""
     labels = {}
-    for path in sorted(BENCHMARKS.glob("fuzz_labels_round*.jsonl")):
+    for path in sorted(BENCHMARKS.glob("fuzz_labels_round*.jsonl")) if paths is None else paths:
         for line in path.read_text().splitlines():
             row = json.loads(line)
             labels[(row["original"], row["edited"])] = row
     return labels
 
 
-def count_valid(works: list[Path], prefix: str | None, seed: int) -> None:
+def count_valid(works: list[Path], paths: list[Path] | None, prefix: str | None, seed: int) -> None:
     """Per target and method (``failures.jsonl`` of each work folder): the seeds broken, and those broken by
-    a failure read grammatical with its label kept. With ``prefix``, the failures no round has read yet are
-    dealt into sheets for a blind reading (all of them: a census, not a sample)."""
-    labels = labelled()
+    a failure read grammatical with its label kept, by the labels of ``paths`` (default: every round's).
+    With ``prefix``, the failures those labels lack are dealt into sheets for a blind reading (all of them:
+    a census, not a sample; with ``--labels`` and no file, every failure found)."""
+    labels = labelled(paths)
     unread: dict[tuple[str, str], tuple[str, tuple[str, object, None]]] = {}
     columns = ("target", "method", "failures", "read", "seeds broken", "by a valid failure", "not settled")
     print("| " + " | ".join(columns) + " |\n" + "|---" * len(columns) + "|")
@@ -121,7 +126,7 @@ def score(prefix: str, store: str | None) -> None:
     key = {k["id"]: k for k in json.loads(Path(f"{prefix}-key.json").read_text())}
     rows = {r["id"]: r for s in SHEETS for r in map(json.loads, open(f"{prefix}-{s}.jsonl"))}
     labels = [json.loads(line) for s in SHEETS for line in open(f"{prefix}-{s}.labels.jsonl")]
-    for method in ("fuzz", "BAE-I"):
+    for method in dict.fromkeys(k["method"] for k in key.values()):
         mine = [label for label in labels if key[label["id"]]["method"] == method]
         print(f"{method}: n = {len(mine)}")
         if not mine:  # every failure of the method was read in an earlier round
@@ -155,7 +160,8 @@ def main() -> None:
     drawn.add_argument("--per-method", type=int, default=40)
     counted = commands.add_parser("valid")
     counted.add_argument("works", nargs="+", type=Path, help="bench_fuzz.py --work folders")
-    counted.add_argument("--unread", metavar="PREFIX", help="deal the failures no round read into sheets")
+    counted.add_argument("--labels", nargs="*", type=Path, help="labels to count by (default: all rounds')")
+    counted.add_argument("--deal", metavar="PREFIX", help="deal the failures those labels lack into sheets")
     counted.add_argument("--seed", type=int, default=2050)
     scored = commands.add_parser("score")
     scored.add_argument("--prefix", required=True)
@@ -165,7 +171,7 @@ def main() -> None:
         works = [(Path(work), target) for work, _, target in (w.rpartition("=") for w in args.works)]
         draw(works, args.prefix, args.seed, args.per_method)
     elif args.command == "valid":
-        count_valid(args.works, args.unread, args.seed)
+        count_valid(args.works, args.labels, args.deal, args.seed)
     else:
         score(args.prefix, args.store)
 

@@ -47,3 +47,35 @@ def test_new_failures_are_failing_cases_whose_seed_passes(tmp_path):
     assert [r["case"] for r in found.rows] == ["s1-x1", "s1-p1"]
     assert found.seeds_broken == 1
     assert found.rows[0]["seed_text"] == "a good film" and found.rows[0]["text"] == "a good odd film"
+
+
+def test_a_seed_counts_as_validly_broken_only_by_a_failure_read_grammatical_with_its_label(tmp_path, capsys):
+    import json
+
+    from fuzz_blind import count_valid
+
+    work = tmp_path / "work"
+    work.mkdir()
+    rows = [  # a: one valid failure; b: grammatical, label lost; d: label kept, ungrammatical; c: unread
+        ("fuzz", "a", "A film.", "A new film."),
+        ("fuzz", "b", "B film.", "B no film."),
+        ("fuzz", "d", "D film.", "D the film."),
+        ("fuzz", "c", "C film.", "C long film."),
+    ]
+    with open(work / "failures.jsonl", "w") as f:
+        for method, seed_id, seed_text, text in rows:
+            row = {"method": method, "target": "toy", "seed_id": seed_id, "seed_text": seed_text}
+            f.write(json.dumps(row | {"text": text, "expected": "positive"}) + "\n")
+    labels = tmp_path / "labels.jsonl"
+    read = {"A new film.": (True, True), "B no film.": (True, False), "D the film.": (False, True)}
+    labels.write_text(
+        "".join(
+            json.dumps({"original": t[0] + " film.", "edited": t, "grammatical": g, "label_kept": k}) + "\n"
+            for t, (g, k) in read.items()
+        )
+    )
+    count_valid([work], [labels], str(tmp_path / "sheet"), seed=1)
+    table = capsys.readouterr().out
+    assert "| toy | fuzz | 4 | 3 | 4 | 1 | 1 |" in table  # a valid, b and d not, c not settled
+    sheets = [json.loads(line) for s in "ab" for line in open(tmp_path / f"sheet-{s}.jsonl")]
+    assert [row["edited"] for row in sheets] == ["C long film."] and "method" not in sheets[0]
