@@ -3,8 +3,8 @@ rows each), start-up and model loading included, as ONE ``autocheck generate`` p
 capabilities (the headline: one start-up, one set of models, one pool of workers) and as one process per
 capability (the second line, the form the original and earlier versions were measured in).
 
-    python benchmarks/bench_alict60.py [--workers 2] [--src CHECKOUT] [--count-shim] [--original-settings]
-        [--baseline CHECKOUT [--rounds 2]] [--precisions fp32,bf16]
+    python benchmarks/bench_alict60.py [--workers 2] [--src CHECKOUT] [--count-shim] [--account]
+        [--original-settings] [--baseline CHECKOUT [--rounds 2]] [--precisions fp32,bf16]
         [--forms one,three] [--capabilities LC2,LC4] [-- extra generate args]
 
 The one-process form reads the 60 rows as one JSON Lines dataset (the rows as autocheck reads them, each
@@ -29,7 +29,10 @@ baseline's); it is how a speed ratio between two versions is measured (``docs/sp
 own; ``benchmarks/explain_bf16.py`` says why bf16's kept cases differ from fp32's. ``--src`` runs
 another checkout (e.g. the commit before this work) and ``--count-shim`` counts its forward rows by
 wrapping the model calls (for code that does not report them in timings.json). Printed first: the
-CPU model, its cores and the load average. Last, the import floor: one process that only imports what a
+CPU model, its cores and the load average. ``--account`` runs the one-process form with every import and
+every load of a model or resource (the parser, the masked LM, WordNet, the POS tagger, the grammar, the
+lexicon) timed in each process, each its own CPU-s (an import inside a load counts as an import), and prints
+their share of the run's CPU-s. Last, the import floor: one process that only imports what a
 generate process must (autocheck's CLI, torch, the masked LM's model module, benepar), the way it does
 (Python's collector off while importing, what is alive frozen at exit); bench_startup.py measures a real
 run up to its first model call.
@@ -110,6 +113,50 @@ def tree_rss(pid: int) -> int:
     return total
 
 
+# --account: the CPU-s each process (a worker's own, from its fork) spends importing and loading each model
+# or resource, each event's own (an import inside a load is counted as an import). ``_find_and_load`` is what
+# the interpreter calls for a module not yet imported; the loads are autocheck's loading functions, wrapped
+# where the run calls them (not importing torch before the workers fork)
+ACCOUNT_SHIM = r"""
+import json, os, resource, sys
+import _frozen_importlib as bootstrap
+path, stack, spent = os.environ["BENCH_ACCOUNT"], [], {}
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+def accounted(kind, fn):
+    def wrapper(*args, **kwargs):
+        start = cpu()
+        stack.append(0.0)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            inner, took = stack.pop(), cpu() - start
+            spent[kind] = spent.get(kind, 0.0) + took - inner
+            if stack:
+                stack[-1] += took
+            elif sum(spent.values()) > 1e-3:  # written between events (the workers fork there), not
+                with open(path, "a") as f:  # after each look-up of a model already loaded
+                    f.write(json.dumps({"pid": os.getpid(), **spent}) + "\n")
+                spent.clear()
+    return wrapper
+bootstrap._find_and_load = accounted("imports", bootstrap._find_and_load)
+from autocheck import generate, tagging
+from autocheck.expand import job, parsing
+from autocheck.sources import lexicon
+parsing._load_benepar = accounted("parser", parsing._load_benepar)
+job.Expander.mlm = property(accounted("masked LM", job.Expander.mlm.fget))
+lexicon._wordnet = accounted("WordNet", lexicon._wordnet)
+generate.load_lexicon = accounted("lexicon", generate.load_lexicon)
+tagging._tagger = accounted("POS tagger", tagging._tagger)
+job.load_grammar = accounted("grammar", job.load_grammar)
+job._vocabulary_filter = accounted("fill vocabulary", job._vocabulary_filter)
+from autocheck.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+LOADS = ("parser", "masked LM", "WordNet", "lexicon", "POS tagger", "grammar")
+
+
 def measure(
     argv: list[str], log: Path, env: dict, state: Path | None = None, cwd: Path | None = None
 ) -> dict:
@@ -180,11 +227,13 @@ def run(name: str, data: list[str], args, out: Path, env: dict, extra: list[str]
         "--workers", str(args.workers), "--out", str(out / name), "--overwrite", *extra,
     ]  # fmt: skip
     calls_file = out / f"{name}.calls.json"
-    if args.count_shim:
+    if args.account:
+        argv = [sys.executable, "-c", ACCOUNT_SHIM, *command]
+    elif args.count_shim:
         argv = [sys.executable, "-c", SHIM, *command]
     else:
         argv = [sys.executable, "-m", "autocheck", *command]
-    env = {**env, "BENCH_CALLS": str(calls_file)}
+    env = {**env, "BENCH_CALLS": str(calls_file), "BENCH_ACCOUNT": str(out / f"{name}.account.jsonl")}
     figures = measure(argv, out / f"{name}.log", env, cwd=args.src)
     manifest = json.loads((out / name / "manifest.json").read_text())
     timings = json.loads((out / name / "timings.json").read_text())
@@ -266,6 +315,34 @@ def precision_args(precision: str) -> list[str]:
     return ["--precision", precision] if precision else []
 
 
+def account(events: Path, cpu: float) -> None:
+    """``--account``'s figures: each process's CPU-s in imports and in each load, and their share of the
+    run's CPU-s (the process tree's)."""
+    spent: dict[int, dict[str, float]] = {}
+    for line in events.read_text().splitlines():
+        event = json.loads(line)
+        kinds = spent.setdefault(event.pop("pid"), {})
+        for kind, seconds in event.items():
+            kinds[kind] = kinds.get(kind, 0.0) + seconds
+    print(f"imports and loading (--account), of the run's {cpu:.2f} CPU-s:")
+    totals: dict[str, float] = {}
+    for n, kinds in enumerate(spent.values()):
+        shown = ", ".join(
+            f"{kind} {seconds:.2f}" for kind, seconds in sorted(kinds.items(), key=lambda i: -i[1])
+        )
+        print(f"  {'main process' if n == 0 else f'worker {n}'}: {shown}")
+        for kind, seconds in kinds.items():
+            totals[kind] = totals.get(kind, 0.0) + seconds
+    imports = totals.get("imports", 0.0)
+    loads = sum(totals.get(kind, 0.0) for kind in LOADS)
+    vocabulary = totals.get("fill vocabulary", 0.0)
+    print(
+        f"  imports {imports:.2f} CPU-s ({imports / cpu:.0%}), loading models and data {loads:.2f} "
+        f"({loads / cpu:.0%}): {imports + loads:.2f} CPU-s, {(imports + loads) / cpu:.0%} of the run; "
+        f"building the fill vocabulary {vocabulary:.2f} ({vocabulary / cpu:.0%}) more"
+    )
+
+
 def table(title: str, rows: dict[str, dict]) -> None:
     print(title)
     print(
@@ -303,6 +380,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--src", type=Path, default=REPO, help="checkout to run (default: this one)")
     parser.add_argument("--count-shim", action="store_true", help="count forward rows by wrapping calls")
+    parser.add_argument(
+        "--account",
+        action="store_true",
+        help="CPU-s in imports and in loading, per process (one-process form)",
+    )
     parser.add_argument("--cache", type=Path, help="cache directory (default: caches off)")
     parser.add_argument("--out", type=Path, help="suite directories (default: a temporary directory)")
     parser.add_argument("--forms", default="one,three", help="one (process), three (processes), or both")
@@ -342,9 +424,10 @@ def main() -> None:
             interleaved(args, out, env, extra, line)
         return
     if "one" in forms:
-        table(
-            "one process for LC2, LC4, LC9 (the default settings):", one_process(args, out, env, args.extra)
-        )
+        rows = one_process(args, out, env, args.extra)
+        table("one process for LC2, LC4, LC9 (the default settings):", rows)
+        if args.account:
+            account(out / "one.account.jsonl", rows["total"]["cpu"])
     if "three" in forms:
         table(
             "one process per capability (the default settings):", three_processes(args, out, env, args.extra)
