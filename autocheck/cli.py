@@ -301,17 +301,13 @@ def cmd_generate(args: argparse.Namespace, expand: bool) -> int:
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from .execute.local import default_workers
     from .fuzz import SearchConfig, fuzz
-    from .models import load_model
-    from .requirements import load_spec
 
     import_nltk_lean()
     config = _config(args, expand=True)
     search = SearchConfig(args.queries, args.beam, args.depth, args.max_queries)  # bad values: before loading
-    task = load_spec(config.requirements, config.task if config.requirements is None else None).task
-    model = load_model(args.model, task, batch_size=args.model_batch_size, device=args.device)
     summary = fuzz(
         config,
-        model,
+        args.model,  # loaded by fuzz once its worker processes have started
         args.out,
         search=search,
         seeds_from=args.seeds_from,
@@ -323,6 +319,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         executor=args.executor,
         ray_address=args.ray_address,
+        model_batch_size=args.model_batch_size,
     )
     summary.print_table()
     return 0

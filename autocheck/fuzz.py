@@ -40,6 +40,7 @@ import re
 import string
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import asdict, dataclass, field, replace
 from itertools import islice
 from pathlib import Path
@@ -50,11 +51,11 @@ from rich.table import Table
 
 from . import __version__
 from .config import FUZZ_EXPANSION, GenerateConfig
-from .execute import expand_chunks, make_executor
+from .execute import Executor, expand_chunks, expansion_work, make_executor
 from .expand.job import Expander, Timer
 from .expect import mft_outcome
 from .generate import Progress, describe_capability, expandable, seed_cases
-from .models import Model, as_model
+from .models import Model, as_model, load_model
 from .outputs import FAIL, allowed
 from .records import SEED, TestCase
 from .requirements import load_spec
@@ -104,17 +105,22 @@ class FuzzSummary:
     timings: dict[str, float] = field(default_factory=dict)
 
     def print_table(self) -> None:
+        # a row per count, a column per capability: the counts' names stay whole in a narrow terminal
         table = Table(title=f"fuzz suite written to {self.out}")
-        columns = [f.replace("_", " ") for f in asdict(FuzzCounts())]
-        for column in ["capability", *columns]:
-            table.add_column(column, justify="left" if column == "capability" else "right")
-        for cap_id, counts in self.counts.items():
-            table.add_row(cap_id, *(f"{n:,}" for n in asdict(counts).values()))
+        columns = {cap_id: asdict(counts) for cap_id, counts in self.counts.items()}
+        if len(columns) > 1:
+            columns["all"] = {name: sum(c[name] for c in columns.values()) for name in asdict(FuzzCounts())}
+        table.add_column("")
+        for cap_id in columns:
+            table.add_column(cap_id, justify="right")
+        for name in asdict(FuzzCounts()):
+            table.add_row(name.replace("_", " "), *(f"{c[name]:,}" for c in columns.values()))
         console = Console()
         console.print(table)
         short = sum(c.out_of_queries for c in self.counts.values())
         if short:
-            console.print(f"{short:,} unbroken seeds had candidates left when their --queries ran out")
+            seeds = "seed" if short == 1 else "seeds"
+            console.print(f"{short:,} unbroken {seeds} had candidates left when their --queries ran out")
 
 
 @dataclass
@@ -185,12 +191,37 @@ def fuzz(
     executor: str = "local",
     ray_address: str | None = None,
     ray_actors: int | None = None,
+    model_batch_size: int = 32,
 ) -> FuzzSummary:
     """Fuzz the MFT dataset seeds ``config`` selects (or those of the suite directory ``seeds_from``)
-    against ``model`` (any form ``models.as_model`` takes) and write what was found into ``out`` as a
+    against ``model`` (any form ``models.as_model`` takes; a spec such as a directory or a hub id is loaded
+    with ``model_batch_size`` inputs per batch, on ``device``) and write what was found into ``out`` as a
     suite; the scheduling options are ``generate``'s."""
     started, cpu_started = time.perf_counter(), time.process_time()
     scheduler = make_executor(executor, workers=workers, address=ray_address, actors=ray_actors)
+    with closing(scheduler):  # its worker processes serve every depth of every chunk, then stop
+        return _fuzz(
+            config, model, Path(out), search, seeds_from, resume, overwrite, progress, scheduler,
+            device, batch_size, model_batch_size, (started, cpu_started, workers),
+        )  # fmt: skip
+
+
+def _fuzz(
+    config: GenerateConfig,
+    model: Any,
+    out: Path,
+    search: SearchConfig,
+    seeds_from: str | Path | None,
+    resume: bool,
+    overwrite: bool,
+    progress: Progress | None,
+    scheduler: Executor,
+    device: str,
+    batch_size: int,
+    model_batch_size: int,
+    clock: tuple[float, float, int],
+) -> FuzzSummary:
+    started, cpu_started, workers = clock
     out = prepare_output_dir(out, resume=resume, overwrite=overwrite, files=SUITE_FILES, manifest=MANIFEST)
     timer = Timer()
     if seeds_from is None:
@@ -202,16 +233,20 @@ def fuzz(
             f"{spec.path}: fuzz expands the MFT seeds of a one-field task's dataset search; none of "
             f"{', '.join(c.id for c in capabilities)} has any"
         )
-    target: Model = as_model(model, spec.task)
+    expander = Expander(
+        config, lexicon, {c.id: c for c in capabilities}, timer, device=device, batch_size=batch_size
+    )
+    if isinstance(model, str):  # loading runs torch here: the workers fork before, not spawn after
+        getattr(scheduler, "prepare", lambda work: None)(expansion_work(expander))
+        target = load_model(model, spec.task, batch_size=model_batch_size, device=device)
+    else:
+        target = as_model(model, spec.task, batch_size=model_batch_size)
     source = () if seeds_from is None else (str(Path(seeds_from).resolve()),)
     fingerprint = content_hash(config.fingerprint(), dumps(asdict(search)), target.identity, *source)
     state: dict[str, Any] = {"chunks": 0, "offset": 0, "counts": {}}
     if resume:
         state = _resume_point(out, fingerprint)
     counts = {c.id: FuzzCounts(**state["counts"].get(c.id, {})) for c in capabilities}
-    expander = Expander(
-        config, lexicon, {c.id: c for c in capabilities}, timer, device=device, batch_size=batch_size
-    )
 
     def expand(nodes: list[TestCase]) -> dict[str, list[dict[str, Any]]]:
         found: dict[str, list[dict[str, Any]]] = {}
@@ -240,7 +275,6 @@ def fuzz(
                     "counts": {k: asdict(v) for k, v in counts.items()},
                 }
             )
-        scheduler.close()
         timings = {
             **{stage: round(seconds, 3) for stage, seconds in timer.seconds.items() if "/" not in stage},
             "wall": round(time.perf_counter() - started, 3),
@@ -380,9 +414,9 @@ def search_chunk(
         tally.failures += len(done.failures)
         if not done.failures:
             tally.out_of_queries += bool(done.pending)
-            asked = done.spent > 1  # beyond the seed's own answer
-            tally.no_candidate += not done.pending and not asked
-            tally.exhausted += not done.pending and asked
+            tried = done.spent > 1  # a candidate asked, beyond the seed's own answer
+            tally.no_candidate += not done.pending and not tried
+            tally.exhausted += not done.pending and tried
         near = [] if done.failures or done.nearest is None else [done.nearest[1]]
         tally.near_misses += len(near)
         yield [seed, *done.failures, *near]

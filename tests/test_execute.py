@@ -196,6 +196,53 @@ def test_forked_workers_collect_garbage_but_never_walk_what_they_inherit():
     assert parent_on == "True" and parent_frozen == "0" and preloaded == "True"
 
 
+def test_the_workers_serve_every_map_of_the_same_work_until_closed():
+    """``fuzz`` maps once per depth of each chunk: its workers (and their models) start once."""
+    import operator
+
+    from autocheck.execute.local import LocalExecutor
+    from autocheck.execute.work import Work
+
+    executor = LocalExecutor(workers=2)
+    work = Work(os.getpid, (), operator.add)  # each worker's state is its pid, which each unit returns
+    try:
+        first = set(executor.map(work, [0] * 8))
+        pool = executor._pool
+        again = set(executor.map(Work(os.getpid, (), operator.add), [0] * 8))  # an equal work, built anew
+        assert executor._pool is pool and again <= {process.pid for process in pool._pool}  # type: ignore[union-attr]
+        assert first <= {process.pid for process in pool._pool} and os.getpid() not in first  # type: ignore[union-attr]
+        other = set(executor.map(Work(os.getpid, (), operator.or_), [0] * 4))  # another work
+        assert executor._pool is not pool and not other & first
+    finally:
+        executor.close()
+    assert executor._pool is None
+
+
+@pytest.mark.slow
+def test_fuzz_forks_its_workers_before_it_loads_its_target(shared_data, tmp_path):
+    """A target given as a spec (the CLI's) loads after the workers fork: loading runs torch, after which
+    they would be spawned, each importing and loading everything again."""
+    models = shared_data / "models"
+    argv = [
+        sys.executable, "-m", "autocheck", "-v", "fuzz", "--model", str(require(models / "mini-bert-sst2")),
+        "--dataset", str(require(shared_data.parent / "bench/alict60/LC2/SSTB_train.csv")),
+        "--capability", "LC2", "--lexicon", "opinion", "--max-seeds", "4",
+        "--parser", str(models / "benepar_ptbsample_charlstm"), "--mlm", str(models / "mini-bert-mlm"),
+        "--max-variants", "1", "--queries", "10", "--seed", "1",
+    ]  # fmt: skip
+    outs = {}
+    for workers in ("1", "2"):
+        out = tmp_path / f"workers-{workers}"
+        env = {**os.environ, "AUTOCHECK_CACHE": str(tmp_path / f"cache-{workers}")}
+        command = [*argv, "--workers", workers, "--out", str(out)]
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+        assert done.returncode == 0, done.stderr
+        outs[workers] = (out / "cases.jsonl").read_bytes()
+    assert "expanding with 2 worker processes (fork)" in done.stderr
+    assert done.stderr.count("expanding with") == 1  # one pool for every depth
+    assert outs["1"] == outs["2"]
+
+
 def test_a_worker_that_cannot_start_fails_the_first_unit_instead_of_restarting_forever():
     from autocheck.execute import local
 

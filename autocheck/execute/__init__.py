@@ -4,9 +4,11 @@ how the work is scheduled, never what it computes: each unit is computed by the 
 runs it and results are taken in order, so the same ``--seed`` gives the same bytes.
 
 An executor is one registered part (``EXECUTORS``): a class built with ``workers``, ``address`` and
-``actors`` (each executor uses those it understands) that has ``map``, ``predictor`` and ``close``.
-``map(work, units)`` is a generic ordered map: ``work.step(state, unit)`` for each unit, results in unit
-order, where each process's ``state`` is built once by ``work.start(*work.setup)`` (its models load there).
+``actors`` (each executor uses those it understands) that has ``map``, ``predictor`` and ``close``, and
+may have ``prepare(work)``, which starts its processes for ``work`` before the first unit (``fuzz`` calls
+it before loading its target model). ``map(work, units)`` is a generic ordered map: ``work.step(state,
+unit)`` for each unit, results in unit order, where each process's ``state`` is built once by
+``work.start(*work.setup)`` (its models load there); the processes may serve later maps of the same work.
 The unit loop around it (cutting chunks into units, answering cached units here, merging each chunk's
 results, telling progress) is ``expand_chunks``, one loop for every executor. A plug-in adds an executor
 through the entry-point group ``autocheck.executors``.
@@ -84,10 +86,7 @@ def expand_chunks(
             if queued:
                 yield queued.popleft()
 
-    options = expander.options()
-    setup = (expander.config, expander.lexicon, expander.capabilities, options)
-    work = Work(start_expander, setup, expand_unit, here=expander, device=options.get("device", "auto"))
-    computed = executor.map(work, uncached())
+    computed = executor.map(expansion_work(expander), uncached())
     try:
         while drawn or draw():
             chunk, found = drawn.popleft()
@@ -99,6 +98,13 @@ def expand_chunks(
             yield chunk, ChunkResult.merge(results)
     finally:
         getattr(computed, "close", lambda: None)()  # a pool or actors stop with the loop
+
+
+def expansion_work(expander: Expander) -> Work:
+    """Expanding units of seed cases as ``expander`` does, in whatever process computes them."""
+    options = expander.options()
+    setup = (expander.config, expander.lexicon, expander.capabilities, options)
+    return Work(start_expander, setup, expand_unit, here=expander, device=options.get("device", "auto"))
 
 
 def _register_builtins() -> None:

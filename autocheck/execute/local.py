@@ -4,7 +4,8 @@ their results taken in order (``LocalExecutor.map``).
 Each worker builds the work's state once (``generate``'s: an ``expand.job.Expander``, whose models load on
 the first unit that needs them) and computes whole units, so a unit's result is exactly what one process
 computes for it. The pool starts at the first unit (the unit loop, ``execute.expand_chunks``, answers
-cached units itself, so a fully cached rerun starts no worker). At most ``2 × workers`` units are in
+cached units itself, so a fully cached rerun starts no worker), or when ``prepare`` is called, and serves
+every map of the same work until ``close``. At most ``2 × workers`` units are in
 flight: memory does not grow with the number of seeds. Workers are forked
 when this process has not imported torch, after importing (never running) torch, transformers and
 benepar once here so that the workers share them; they are spawned otherwise (forking a process whose
@@ -140,43 +141,60 @@ def _forked_pool(workers: int, args: tuple[Any, ...]) -> Pool:
             gc.enable()
 
 
-def map_in_processes(work: Work, units: Iterable[Any], workers: int) -> Iterator[Any]:
-    """``work`` over ``units`` in ``workers`` processes, results in unit order; the pool starts at the first
-    unit (none for no unit) and at most ``2 × workers`` units are in flight."""
-    pool: Pool | None = None
+def start_pool(work: Work, workers: int) -> Pool:
+    """``workers`` processes that each build ``work``'s state once: forked after ``_preload`` where this
+    process has not imported torch, else spawned."""
+    name = context_name()
+    args = (work.start, work.setup, work.step, THREADS)
+    log.info("expanding with %d worker processes (%s)", workers, name)
+    if name == "fork":
+        return _forked_pool(workers, args)
+    return multiprocessing.get_context(name).Pool(workers, _start, args)
+
+
+def map_in_processes(pool: Callable[[], Pool], units: Iterable[Any], workers: int) -> Iterator[Any]:
+    """``_step`` over ``units`` in the processes of ``pool()`` (asked for at the first unit, so that no
+    unit starts none), results in unit order, at most ``2 × workers`` units in flight."""
     pending: deque[ApplyResult[Any]] = deque()
-    try:
-        for unit in units:
-            if pool is None:
-                name = context_name()
-                args = (work.start, work.setup, work.step, THREADS)
-                if name == "fork":
-                    pool = _forked_pool(workers, args)
-                else:
-                    pool = multiprocessing.get_context(name).Pool(workers, _start, args)
-                log.info("expanding with %d worker processes (%s)", workers, name)
-            pending.append(pool.apply_async(_step, (unit,)))
-            if len(pending) >= 2 * workers:
-                yield pending.popleft().get()
-        while pending:
+    started: Pool | None = None
+    for unit in units:
+        if started is None:
+            started = pool()
+        pending.append(started.apply_async(_step, (unit,)))
+        if len(pending) >= 2 * workers:
             yield pending.popleft().get()
-    finally:
-        if pool is not None:
-            pool.terminate()
+    while pending:
+        yield pending.popleft().get()
 
 
 class LocalExecutor:
     """The ``local`` executor: this process (``workers`` 1) or ``workers`` processes on this machine for
-    ``generate``; ``run`` predicts in this process."""
+    ``generate`` and ``fuzz``; ``run`` predicts in this process. The processes are kept from one map to
+    the next of the same work (``fuzz`` maps once per depth of each chunk), until ``close``."""
 
     def __init__(self, *, workers: int = 1, address: str | None = None, actors: int | None = None):
         if workers < 1:
             raise InputError(f"--workers must be at least 1, not {workers}")
         self.workers = workers
+        self._pool: Pool | None = None
+        self._work: Work | None = None  # what the pool's processes were started for
+
+    def prepare(self, work: Work) -> None:
+        """Start the worker processes for ``work`` now rather than at its first unit: ``fuzz`` starts them
+        before its target model loads, so that they fork from a process whose torch has not run."""
+        if self.workers > 1:
+            self._pool_for(work)
+
+    def _pool_for(self, work: Work) -> Pool:
+        if self._pool is not None and not work.same_as(self._work):
+            self.close()
+        if self._pool is None:
+            self._pool, self._work = start_pool(work, self.workers), work
+        return self._pool
 
     def map(self, work: Work, units: Iterable[Any]) -> Iterator[Any]:
         if self.workers > 1:
-            yield from map_in_processes(work, units, self.workers)
+            yield from map_in_processes(lambda: self._pool_for(work), units, self.workers)
             return
         limit_threads(THREADS)
         state = None
@@ -189,4 +207,6 @@ class LocalExecutor:
         return None
 
     def close(self) -> None:
-        pass
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool, self._work = None, None

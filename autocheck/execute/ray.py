@@ -240,18 +240,22 @@ class RayExecutor:
     def __init__(self, *, workers: int = 1, address: str | None = None, actors: int | None = None):
         self.address, self.actors = address, actors
         self._pools: list[ActorPool | RayPredictor] = []
+        self._running: tuple[Work, ActorPool] | None = None  # the latest map's work and its actors
 
     def map(self, work: Work, units: Iterable[Any]) -> Iterator[Any]:
-        """``work`` over ``units`` by ``_Runner`` actors (``work.device`` places them), results in order."""
-        pool = ActorPool(
-            _Runner,
-            (work.start, work.setup, work.step),
-            device=work.device,
-            address=self.address,
-            actors=self.actors,
-        )
-        self._pools.append(pool)
-        return pool.map("step", units)
+        """``work`` over ``units`` by ``_Runner`` actors (``work.device`` places them), results in order;
+        the actors started for a map serve the next maps of the same work (``fuzz``'s depths)."""
+        if self._running is None or not work.same_as(self._running[0]):
+            pool = ActorPool(
+                _Runner,
+                (work.start, work.setup, work.step),
+                device=work.device,
+                address=self.address,
+                actors=self.actors,
+            )
+            self._pools.append(pool)
+            self._running = (work, pool)
+        return self._running[1].map("step", units)
 
     def predictor(self, model: Any) -> RayPredictor | None:
         """Actors that load ``model`` from its spec; None for a model given as an object (a callable, a
@@ -267,3 +271,4 @@ class RayExecutor:
         for pool in self._pools:
             pool.close()
         self._pools.clear()
+        self._running = None

@@ -20,3 +20,12 @@ class Work:
     step: Callable[[Any, Any], Any]
     here: Any = None
     device: str = "auto"
+
+    def same_as(self, other: Work | None) -> bool:
+        """Whether processes started for ``other`` compute this work too (the same functions and setup):
+        an executor keeps them for a second map of the same work (``fuzz`` maps once per depth)."""
+        return (
+            other is not None
+            and (self.start, self.step, self.device) == (other.start, other.step, other.device)
+            and self.setup == other.setup  # a tuple compares its items by identity first
+        )
