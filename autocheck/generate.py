@@ -17,6 +17,7 @@ import logging
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -353,7 +354,8 @@ def generate(
         # finished, not as the executor takes them: worker processes and Ray actors read ahead
         pairs = bar = progress(pairs, max(0, -(-total // config.chunk_size) - first), "generate")
     calls: dict[str, dict] = {}  # worker process -> its model calls and stage times so far
-    with SuiteWriter(out, offset=state["offset"] if resume else None) as writer:
+    # the executor's worker processes stop with the loop, however it ends
+    with closing(scheduler), SuiteWriter(out, offset=state["offset"] if resume else None) as writer:
         for index, (chunk, result) in enumerate(pairs, start=first):
             for case in chunk:
                 if case.kind == SEED:
@@ -385,7 +387,6 @@ def generate(
                     refresh=False,
                 )
 
-        scheduler.close()
         if calls:  # worker processes: their stage times and model calls, summed
             for worker in calls.values():
                 for stage, seconds in worker.get("timings", {}).items():
