@@ -51,7 +51,7 @@ from rich.table import Table
 
 from . import __version__
 from .config import FUZZ_EXPANSION, GenerateConfig
-from .execute import Executor, expand_chunks, expansion_work, make_executor
+from .execute import expand_chunks, expansion_work, make_executor
 from .expand.job import Expander, Timer
 from .expect import mft_outcome
 from .generate import Progress, describe_capability, expandable, seed_cases
@@ -200,102 +200,85 @@ def fuzz(
     started, cpu_started = time.perf_counter(), time.process_time()
     scheduler = make_executor(executor, workers=workers, address=ray_address, actors=ray_actors)
     with closing(scheduler):  # its worker processes serve every depth of every chunk, then stop
-        return _fuzz(
-            config, model, Path(out), search, seeds_from, resume, overwrite, progress, scheduler,
-            device, batch_size, model_batch_size, (started, cpu_started, workers),
-        )  # fmt: skip
-
-
-def _fuzz(
-    config: GenerateConfig,
-    model: Any,
-    out: Path,
-    search: SearchConfig,
-    seeds_from: str | Path | None,
-    resume: bool,
-    overwrite: bool,
-    progress: Progress | None,
-    scheduler: Executor,
-    device: str,
-    batch_size: int,
-    model_batch_size: int,
-    clock: tuple[float, float, int],
-) -> FuzzSummary:
-    started, cpu_started, workers = clock
-    out = prepare_output_dir(out, resume=resume, overwrite=overwrite, files=SUITE_FILES, manifest=MANIFEST)
-    timer = Timer()
-    if seeds_from is None:
-        spec, capabilities, lexicon, _, _, cases = seed_cases(config, timer, progress)
-    else:
-        spec, capabilities, lexicon, cases = suite_seeds(config, Path(seeds_from))
-    if not expandable(spec.task, capabilities) or not config.expand:
-        raise InputError(
-            f"{spec.path}: fuzz expands the MFT seeds of a one-field task's dataset search; none of "
-            f"{', '.join(c.id for c in capabilities)} has any"
+        out = prepare_output_dir(
+            out, resume=resume, overwrite=overwrite, files=SUITE_FILES, manifest=MANIFEST
         )
-    expander = Expander(
-        config, lexicon, {c.id: c for c in capabilities}, timer, device=device, batch_size=batch_size
-    )
-    if isinstance(model, str):  # loading runs torch here: the workers fork before, not spawn after
-        getattr(scheduler, "prepare", lambda work: None)(expansion_work(expander))
-        target = load_model(model, spec.task, batch_size=model_batch_size, device=device)
-    else:
-        target = as_model(model, spec.task, batch_size=model_batch_size)
-    source = () if seeds_from is None else (str(Path(seeds_from).resolve()),)
-    fingerprint = content_hash(config.fingerprint(), dumps(asdict(search)), target.identity, *source)
-    state: dict[str, Any] = {"chunks": 0, "offset": 0, "counts": {}}
-    if resume:
-        state = _resume_point(out, fingerprint)
-    counts = {c.id: FuzzCounts(**state["counts"].get(c.id, {})) for c in capabilities}
-
-    def expand(nodes: list[TestCase]) -> dict[str, list[dict[str, Any]]]:
-        found: dict[str, list[dict[str, Any]]] = {}
-        for _, result in expand_chunks(scheduler, [nodes], expander):
-            found.update(result.expansions)
-        return found
-
-    answers = mft_answers(target, spec.task)
-    prior = label_word_distance(lexicon)
-    fuzzable = (c for c in cases if c.kind == SEED and c.test_type == "MFT" and c.editable)
-    chunks: Iterable[list[TestCase]] = islice(_chunks(fuzzable, config.chunk_size), state["chunks"], None)
-    if progress is not None:
-        chunks = progress(chunks, None, "fuzz")
-    with SuiteWriter(out, offset=state["offset"] if resume else None) as writer:
-        for index, chunk in enumerate(chunks, start=state["chunks"]):
-            spent = sum(c.queries for c in counts.values())
-            if search.max_queries is not None and spent >= search.max_queries:
-                log.info("fuzz: %d queries spent (--max-queries %d); stopping", spent, search.max_queries)
-                break
-            for found in search_chunk(chunk, search, expand, answers, target.identity, counts, prior):
-                writer.write_all(case.to_json() for case in found)
-            writer.checkpoint(
-                {
-                    "fingerprint": fingerprint,
-                    "chunks": index + 1,
-                    "counts": {k: asdict(v) for k, v in counts.items()},
-                }
+        timer = Timer()
+        if seeds_from is None:
+            spec, capabilities, lexicon, _, _, cases = seed_cases(config, timer, progress)
+        else:
+            spec, capabilities, lexicon, cases = suite_seeds(config, Path(seeds_from))
+        if not expandable(spec.task, capabilities) or not config.expand:
+            raise InputError(
+                f"{spec.path}: fuzz expands the MFT seeds of a one-field task's dataset search; none of "
+                f"{', '.join(c.id for c in capabilities)} has any"
             )
-        timings = {
-            **{stage: round(seconds, 3) for stage, seconds in timer.seconds.items() if "/" not in stage},
-            "wall": round(time.perf_counter() - started, 3),
-            "cpu_main_process": round(time.process_time() - cpu_started, 3),
-            "workers": workers,
-        }
-        writer.finish(
-            {
-                "autocheck": __version__,
-                "task": spec.task.to_json(),
-                "capabilities": {c.id: describe_capability(c) for c in capabilities},
-                "settings": config.settings(),
-                "fuzz": {**asdict(search), "target": {"name": target.name, "identity": target.identity}},
-                "fingerprint": fingerprint,
-                "environment": environment(),
-                "resources": {**({"lexicon": lexicon.describe()} if lexicon else {}), **expander.describe()},
-                "counts": {k: asdict(v) for k, v in counts.items()},
-            },
-            timings,
+        expander = Expander(
+            config, lexicon, {c.id: c for c in capabilities}, timer, device=device, batch_size=batch_size
         )
-    return FuzzSummary(out, counts, timings)
+        if isinstance(model, str):  # loading runs torch here: the workers fork before, not spawn after
+            getattr(scheduler, "prepare", lambda work: None)(expansion_work(expander))
+            target = load_model(model, spec.task, batch_size=model_batch_size, device=device)
+        else:
+            target = as_model(model, spec.task, batch_size=model_batch_size)
+        source = () if seeds_from is None else (str(Path(seeds_from).resolve()),)
+        fingerprint = content_hash(config.fingerprint(), dumps(asdict(search)), target.identity, *source)
+        state: dict[str, Any] = {"chunks": 0, "offset": 0, "counts": {}}
+        if resume:
+            state = _resume_point(out, fingerprint)
+        counts = {c.id: FuzzCounts(**state["counts"].get(c.id, {})) for c in capabilities}
+
+        def expand(nodes: list[TestCase]) -> dict[str, list[dict[str, Any]]]:
+            found: dict[str, list[dict[str, Any]]] = {}
+            for _, result in expand_chunks(scheduler, [nodes], expander):
+                found.update(result.expansions)
+            return found
+
+        answers = mft_answers(target, spec.task)
+        prior = label_word_distance(lexicon)
+        fuzzable = (c for c in cases if c.kind == SEED and c.test_type == "MFT" and c.editable)
+        chunks: Iterable[list[TestCase]] = islice(_chunks(fuzzable, config.chunk_size), state["chunks"], None)
+        if progress is not None:
+            chunks = progress(chunks, None, "fuzz")
+        with SuiteWriter(out, offset=state["offset"] if resume else None) as writer:
+            for index, chunk in enumerate(chunks, start=state["chunks"]):
+                spent = sum(c.queries for c in counts.values())
+                if search.max_queries is not None and spent >= search.max_queries:
+                    log.info("fuzz: %d queries spent (--max-queries %d); stopping", spent, search.max_queries)
+                    break
+                for found in search_chunk(chunk, search, expand, answers, target.identity, counts, prior):
+                    writer.write_all(case.to_json() for case in found)
+                writer.checkpoint(
+                    {
+                        "fingerprint": fingerprint,
+                        "chunks": index + 1,
+                        "counts": {k: asdict(v) for k, v in counts.items()},
+                    }
+                )
+            timings = {
+                **{stage: round(seconds, 3) for stage, seconds in timer.seconds.items() if "/" not in stage},
+                "wall": round(time.perf_counter() - started, 3),
+                "cpu_main_process": round(time.process_time() - cpu_started, 3),
+                "workers": workers,
+            }
+            writer.finish(
+                {
+                    "autocheck": __version__,
+                    "task": spec.task.to_json(),
+                    "capabilities": {c.id: describe_capability(c) for c in capabilities},
+                    "settings": config.settings(),
+                    "fuzz": {**asdict(search), "target": {"name": target.name, "identity": target.identity}},
+                    "fingerprint": fingerprint,
+                    "environment": environment(),
+                    "resources": {
+                        **({"lexicon": lexicon.describe()} if lexicon else {}),
+                        **expander.describe(),
+                    },
+                    "counts": {k: asdict(v) for k, v in counts.items()},
+                },
+                timings,
+            )
+        return FuzzSummary(out, counts, timings)
 
 
 def suite_seeds(config: GenerateConfig, suite: Path) -> tuple[Any, list[Any], Any, Iterator[TestCase]]:

@@ -153,8 +153,8 @@ def start_pool(work: Work, workers: int) -> Pool:
 
 
 def map_in_processes(pool: Callable[[], Pool], units: Iterable[Any], workers: int) -> Iterator[Any]:
-    """``_step`` over ``units`` in the processes of ``pool()`` (asked for at the first unit, so that no
-    unit starts none), results in unit order, at most ``2 × workers`` units in flight."""
+    """``_step`` over ``units`` in the processes of ``pool()`` (asked for at the first unit: no units, no
+    processes), results in unit order, at most ``2 × workers`` units in flight."""
     pending: deque[ApplyResult[Any]] = deque()
     started: Pool | None = None
     for unit in units:
