@@ -29,7 +29,9 @@ seeds of a chunk advance one depth together (their partial edits expanded in one
 cut into the same units whatever the workers; their candidates asked in one batched model call), and a
 chunk's cases are written and checkpointed before the next begins, so an interrupted fuzz resumes after
 its last finished chunk with the same bytes. Expansions come from the chunk cache and answers from the
-prediction cache, so a rerun does no model work it has done before.
+prediction cache, so a rerun does no model work it has done before. With ``workers`` the executor's
+processes start once for the whole search, before a target given as a spec is loaded (so that they fork
+from a process whose torch has not run).
 """
 
 from __future__ import annotations
