@@ -57,7 +57,7 @@ from .execute import expand_chunks, expansion_work, make_executor
 from .expand.job import Expander, Timer
 from .expect import mft_outcome
 from .generate import Progress, describe_capability, expandable, seed_cases
-from .models import Model, as_model, load_model
+from .models import Model, as_model
 from .outputs import FAIL, allowed
 from .records import SEED, TestCase
 from .requirements import load_spec
@@ -109,13 +109,14 @@ class FuzzSummary:
     def print_table(self) -> None:
         # a row per count, a column per capability: the counts' names stay whole in a narrow terminal
         table = Table(title=f"fuzz suite written to {self.out}")
+        names = list(asdict(FuzzCounts()))
         columns = {cap_id: asdict(counts) for cap_id, counts in self.counts.items()}
         if len(columns) > 1:
-            columns["all"] = {name: sum(c[name] for c in columns.values()) for name in asdict(FuzzCounts())}
+            columns["all"] = {name: sum(c[name] for c in columns.values()) for name in names}
         table.add_column("")
         for cap_id in columns:
             table.add_column(cap_id, justify="right")
-        for name in asdict(FuzzCounts()):
+        for name in names:
             table.add_row(name.replace("_", " "), *(f"{c[name]:,}" for c in columns.values()))
         console = Console()
         console.print(table)
@@ -218,11 +219,9 @@ def fuzz(
         expander = Expander(
             config, lexicon, {c.id: c for c in capabilities}, timer, device=device, batch_size=batch_size
         )
-        if isinstance(model, str):  # loading runs torch here: the workers fork before, not spawn after
+        if isinstance(model, str):  # a spec loads below, running torch: the workers fork first
             getattr(scheduler, "prepare", lambda work: None)(expansion_work(expander))
-            target = load_model(model, spec.task, batch_size=model_batch_size, device=device)
-        else:
-            target = as_model(model, spec.task, batch_size=model_batch_size)
+        target = as_model(model, spec.task, batch_size=model_batch_size, device=device)
         source = () if seeds_from is None else (str(Path(seeds_from).resolve()),)
         fingerprint = content_hash(config.fingerprint(), dumps(asdict(search)), target.identity, *source)
         state: dict[str, Any] = {"chunks": 0, "offset": 0, "counts": {}}

@@ -114,10 +114,10 @@ def load_model(
     return model
 
 
-def as_model(obj: Any, task: Task | None = None, *, batch_size: int = 32) -> Model:
-    """Any model form as a ``Model``: a ``Model`` as is, a spec (``load_model``), or a Python object
-    (a Hugging Face pipeline, an estimator with ``predict_proba`` and ``classes_``, a function)."""
+def as_model(obj: Any, task: Task | None = None, *, batch_size: int = 32, device: str = "auto") -> Model:
+    """Any model form as a ``Model``: a ``Model`` as is, a spec (``load_model``, on ``device``), or a Python
+    object (a Hugging Face pipeline, an estimator with ``predict_proba`` and ``classes_``, a function)."""
     task = task or default_task()
     if isinstance(obj, str):
-        return load_model(obj, task, batch_size=batch_size)
+        return load_model(obj, task, batch_size=batch_size, device=device)
     return python_model(obj, task, batch_size=batch_size)
