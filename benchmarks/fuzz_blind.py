@@ -80,6 +80,11 @@ def write_sheets(drawn: list, prefix: str, rng: np.random.Generator) -> None:
     Path(f"{prefix}-key.json").write_text(json.dumps(key, indent=1))
 
 
+def is_valid(label: dict) -> bool:
+    """A failure that is a bug: read grammatical, with the seed's label kept."""
+    return bool(label["grammatical"] and label["label_kept"])
+
+
 def labelled(paths: list[Path] | None = None) -> dict[tuple[str, str], dict]:
     """Every (seed text, failing text) read in ``paths`` (default: every round's labels), with its labels."""
     labels = {}
@@ -109,11 +114,9 @@ def count_valid(works: list[Path], paths: list[Path] | None, prefix: str | None,
                 label = labels.get(pair)
                 if label is None:
                     unread.setdefault(pair, (method, (r["target"], r["expected"], None)))
-                seeds.setdefault(r["seed_id"], []).append(
-                    None if label is None else bool(label["grammatical"] and label["label_kept"])
-                )
+                seeds.setdefault(r["seed_id"], []).append(None if label is None else is_valid(label))
             settled = {s: True in v for s, v in seeds.items() if True in v or None not in v}
-            read = sum(1 for r in mine if (r["seed_text"], r["text"]) in labels)
+            read = sum(v is not None for found in seeds.values() for v in found)
             cells = [mine[0]["target"], method, len(mine), read, len(seeds), sum(settled.values())]
             print("| " + " | ".join(map(str, cells + [len(seeds) - len(settled)])) + " |")
     if prefix and unread:
@@ -138,7 +141,7 @@ def score(prefix: str, store: str | None) -> None:
         valid: dict[tuple[str, str], bool] = {}
         for label in mine:
             seed = (key[label["id"]]["target"], rows[label["id"]]["original"])
-            valid[seed] = valid.get(seed, False) or (label["grammatical"] and label["label_kept"])
+            valid[seed] = valid.get(seed, False) or is_valid(label)
         print(f"  seeds with a failure read grammatical and label kept: {sum(valid.values())}/{len(valid)}")
     if store:
         with open(store, "w") as out:
