@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -70,6 +71,30 @@ def test_ray_writes_the_same_bytes_and_survives_a_killed_worker(
     assert killed
     assert _bytes(tmp_path / "ray") == _bytes(tmp_path / "local")  # nothing lost, nothing twice
     assert sum(c.expansions for c in summary.counts.values()) > 0
+
+
+def test_ray_actors_serve_every_map_of_the_same_work(cluster):
+    """``fuzz`` maps once per depth: the actors (and their models) start once, and again only for other
+    work, after the first ones stop (each holds a CPU: with every CPU taken a second pool never started)."""
+    import operator
+
+    from autocheck.execute.ray import RayExecutor
+    from autocheck.execute.work import Work
+
+    executor = RayExecutor(actors=2)
+    try:
+        first = set(executor.map(Work(os.getpid, (), operator.add), [0] * 6))
+        again = set(executor.map(Work(os.getpid, (), operator.add), [0] * 6))  # an equal work, built anew
+        assert len(executor._pools) == 1 and again == first and os.getpid() not in first
+        pool, found = executor._pools[0], {}
+        other = Work(os.getpid, (), operator.or_)  # 2 actors more on the 2 CPUs: in a thread, not to hang
+        thread = threading.Thread(target=lambda: found.update(other=set(executor.map(other, [0] * 4))))
+        thread.start()
+        thread.join(timeout=180)
+        assert "other" in found, "the new actors waited for the CPUs the first ones hold"
+        assert executor._pools != [pool] and len(executor._pools) == 1 and not found["other"] & first
+    finally:
+        executor.close()
 
 
 @pytest.mark.shared_data

@@ -244,8 +244,13 @@ class RayExecutor:
 
     def map(self, work: Work, units: Iterable[Any]) -> Iterator[Any]:
         """``work`` over ``units`` by ``_Runner`` actors (``work.device`` places them), results in order;
-        the actors started for a map serve the next maps of the same work (``fuzz``'s depths)."""
+        the actors started for a map serve the next maps of the same work (``fuzz``'s depths), and stop
+        before another work's start (they hold the CPUs the next ones need: a new pool beside them waited
+        forever where the actors took every CPU, as ``fuzz``'s second depth did)."""
         if self._running is None or not work.same_as(self._running[0]):
+            if self._running is not None:
+                self._running[1].close()
+                self._pools.remove(self._running[1])
             pool = ActorPool(
                 _Runner,
                 (work.start, work.setup, work.step),
