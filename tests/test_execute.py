@@ -219,6 +219,21 @@ def test_the_workers_serve_every_map_of_the_same_work_until_closed():
 
 
 @pytest.mark.slow
+def test_generate_stops_its_workers_when_it_fails_midway(stand_in_config, tmp_path, monkeypatch):  # noqa: F811
+    """The workers outlive a map (``fuzz`` reuses them), so ``generate`` stops them itself, on any exit."""
+    from autocheck.suite import SuiteWriter
+
+    def failing(self, state):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(SuiteWriter, "checkpoint", failing)  # after the first chunk's units are computed
+    monkeypatch.setenv("AUTOCHECK_CACHE", "off")
+    with pytest.raises(RuntimeError, match="disk full"):
+        generation.generate(stand_in_config, tmp_path / "out", workers=2)
+    assert multiprocessing.active_children() == []
+
+
+@pytest.mark.slow
 def test_fuzz_forks_its_workers_before_it_loads_its_target(shared_data, tmp_path):
     """A target given as a spec (the CLI's) loads after the workers fork: loading runs torch, after which
     they would be spawned, each importing and loading everything again."""
