@@ -229,6 +229,11 @@ def load_json(path: str | Path, what: str = "JSON file") -> Any:
         raise InputError(f"{path}: {what} not found") from None
     except OSError as e:
         raise InputError(f"{path}: cannot read the {what} ({e.strerror or e})") from None
+    return parse_json(raw, path, what)
+
+
+def parse_json(raw: bytes, path: str | Path, what: str = "JSON file") -> Any:
+    """``load_json`` of bytes already read from ``path`` (named in its errors)."""
     try:
         text = raw.decode("utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else "utf-8")
     except UnicodeDecodeError as e:

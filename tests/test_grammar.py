@@ -90,6 +90,18 @@ def test_json_round_trip_and_checksum(tiny_treebank, tmp_path):
         load_grammar(path)
 
 
+def test_a_grammar_file_is_built_once_until_its_bytes_change(tiny_treebank, tmp_path):
+    path = tmp_path / "g.json"
+    built = build_grammar(str(tiny_treebank))
+    built.save(path)
+    first = load_grammar(path)
+    assert load_grammar(path) is first  # the expander, the noun dictionary and forked workers share it
+    roots = {**built.root_counts, "S": built.root_counts["S"] + 1}
+    Grammar(built.counts, built.lexical_counts, roots, built.provenance).save(path)
+    changed = load_grammar(path)
+    assert changed is not first and changed.root_counts == roots
+
+
 def test_probabilities_sum_to_one_per_lhs(tiny_treebank):
     g = build_grammar(str(tiny_treebank))
     for lhs, rows in g.rules.items():

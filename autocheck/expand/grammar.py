@@ -28,7 +28,7 @@ from typing import Any
 
 from .. import __version__
 from ..resources import nltk_resource, project_file
-from ..store import InputError, atomic_write_json, dumps, load_json
+from ..store import InputError, atomic_write_json, dumps, load_json, parse_json
 
 log = logging.getLogger(__name__)
 
@@ -296,8 +296,24 @@ def build_grammar(treebank: str = "nltk") -> Grammar:
 
 
 def load_grammar(path_or_name: str | Path = "ptb_sample") -> Grammar:
-    """Load a grammar file, or a shipped one by name (``"ptb_sample"`` -> ``grammars/ptb_sample.json``)."""
+    """Load a grammar file, or a shipped one by name (``"ptb_sample"`` -> ``grammars/ptb_sample.json``).
+
+    The same bytes at the same path give the same object, to be read only: building it costs about
+    0.1 CPU-s, and the expander, the dictionary of common nouns and every worker process forked after the
+    first load share one."""
     path = Path(path_or_name)
     if not path.suffix and not path.exists():
         path = project_file(f"grammars/{path_or_name}.json")
-    return Grammar.from_json(load_json(path, "grammar"), source=str(path))
+    try:
+        raw = path.read_bytes()
+    except OSError:  # load_json names the file and the reason
+        return Grammar.from_json(load_json(path, "grammar"), source=str(path))
+    digest = hashlib.sha256(raw).hexdigest()
+    held = _LOADED.get(str(path))
+    if held is None or held[0] != digest:
+        held = _LOADED[str(path)] = (digest, Grammar.from_json(parse_json(raw, path, "grammar"), str(path)))
+    return held[1]
+
+
+# path -> (the sha256 of its bytes, the grammar they hold): ``load_grammar``'s
+_LOADED: dict[str, tuple[str, Grammar]] = {}
