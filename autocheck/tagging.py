@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from .resources import nltk_resource
+from .store import parse_json
 
 # Penn tag prefix -> the coarse classes lexicons use.
 COARSE = {"JJ": "adj", "NN": "noun", "VB": "verb", "RB": "adv"}
@@ -146,12 +147,28 @@ def words(text: str) -> list[str]:
     return list(tokenize(text).words)
 
 
+TAGGER = "taggers/averaged_perceptron_tagger_eng"
+
+
 @lru_cache(maxsize=1)
 def _tagger():
+    """NLTK's averaged perceptron with its English model, its three JSON files parsed here: NLTK 3.10's
+    own loading walks every weight after parsing to reject NaN and infinities, 0.3-0.5 CPU-s per process,
+    where ``store.parse_json`` rejects them while parsing (about 0.1)."""
+    import nltk
     from nltk.tag import PerceptronTagger
 
-    nltk_resource("taggers/averaged_perceptron_tagger_eng", "averaged_perceptron_tagger_eng")
-    return PerceptronTagger()
+    nltk_resource(TAGGER, "averaged_perceptron_tagger_eng")
+
+    def part(name: str) -> Any:
+        path = f"{TAGGER}/averaged_perceptron_tagger_eng.{name}.json"
+        with nltk.data.find(path).open() as f:
+            return parse_json(f.read(), path, "POS tagger model")
+
+    tagger = PerceptronTagger(load=False)
+    tagger.model.weights, tagger.tagdict = part("weights"), part("tagdict")
+    tagger.classes = tagger.model.classes = set(part("classes"))
+    return tagger
 
 
 def pos_tag_sents(sentences: Sequence[Sequence[str]]) -> list[list[str]]:

@@ -163,3 +163,17 @@ def test_benepar_is_imported_without_spacy_and_whole_for_a_user(shared_data, mon
     finally:
         parsing.benepar_nltk.cache_clear()
         parsing._load_benepar.cache_clear()
+
+
+def test_the_pos_tagger_is_nltks_own_model_loaded_without_its_slow_walk():
+    """``tagging._tagger`` parses the tagger's JSON itself (NLTK's loader takes 0.2-0.4 CPU-s more): the
+    weights, tag dictionary and classes must be NLTK's, so every tag is."""
+    from nltk.tag import PerceptronTagger
+
+    from autocheck.tagging import _tagger, pos_tag_sents
+
+    ours, nltks = _tagger(), PerceptronTagger()
+    assert ours.model.weights == nltks.model.weights and ours.tagdict == nltks.tagdict
+    assert ours.classes == ours.model.classes == nltks.classes
+    sentences = [["The", "film", "is", "rather", "long", "."], ["I", "'d", "watch", "it", "again", "!"]]
+    assert pos_tag_sents(sentences) == [[t for _, t in nltks.tag(s)] for s in sentences]
