@@ -153,8 +153,8 @@ TAGGER = "taggers/averaged_perceptron_tagger_eng"
 @lru_cache(maxsize=1)
 def _tagger():
     """NLTK's averaged perceptron with its English model, its three JSON files parsed here: NLTK 3.10's
-    own loading walks every weight after parsing to reject NaN and infinities, 0.3-0.5 CPU-s per process,
-    where ``store.parse_json`` rejects them while parsing (about 0.1)."""
+    own loading walks every weight after parsing to reject NaN and infinities (0.3-0.5 CPU-s per process
+    in all), where ``store.parse_json`` rejects them while parsing (about 0.1 in all)."""
     import nltk
     from nltk.tag import PerceptronTagger
 

@@ -103,8 +103,9 @@ class WordNetForms:
 
     Read straight from WordNet's files rather than through NLTK's reader, which also parses every synset
     offset of the indexes and scans every adjective synset for satellites, none of which ``morphy`` reads:
-    0.56 CPU-s per process on the shared partial WordNet, against 0.07 here (``tests/test_lexicon.py``
-    checks that both give the same base form for every lemma, inflection and exception of WordNet)."""
+    0.45-0.75 CPU-s per process on the shared partial WordNet, against about 0.1 here
+    (``tests/test_lexicon.py`` checks that both give the same base form for every lemma, inflection and
+    exception of WordNet)."""
 
     lemmas: Mapping[str, frozenset[str]]  # WordNet's POS letter -> its lemmas
     exceptions: Mapping[str, Mapping[str, tuple[str, ...]]]  # POS letter -> inflected form -> base forms
