@@ -116,7 +116,8 @@ def tree_rss(pid: int) -> int:
 # --account: the CPU-s each process (a worker's own, from its fork) spends importing and loading each model
 # or resource, each event's own (an import inside a load is counted as an import). ``_find_and_load`` is what
 # the interpreter calls for a module not yet imported; the loads are autocheck's loading functions, wrapped
-# where the run calls them (not importing torch before the workers fork)
+# where the run calls them (not importing torch before the workers fork), and what the main process prepares
+# of the masked LM's loading for its workers before they fork (transformers' table of checkpoint renamings)
 ACCOUNT_SHIM = r"""
 import json, os, resource, sys
 import _frozen_importlib as bootstrap
@@ -151,6 +152,8 @@ generate.load_lexicon = accounted("lexicon", generate.load_lexicon)
 tagging._tagger = accounted("POS tagger", tagging._tagger)
 job.load_grammar = accounted("grammar", job.load_grammar)
 job._vocabulary_filter = accounted("fill vocabulary", job._vocabulary_filter)
+from autocheck.execute import local  # what the main process loads for the workers before they fork
+local._preload = accounted("masked LM", local._preload)
 from autocheck.cli import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -457,3 +457,16 @@ def test_workers_are_capped_at_the_usable_cores_unless_forced(small_dataset, tmp
     assert f"--workers 100000: this process may use {cores} cores; using {cores}" in caplog.text
     assert main([*argv, "--workers", str(cores + 1), "--force-workers", "--out", str(tmp_path / "b")]) == 0
     assert f'"workers": {cores + 1}' in (tmp_path / "b" / "timings.json").read_text()
+
+
+def test_the_workers_inherit_transformers_table_of_checkpoint_renamings(monkeypatch):
+    """transformers 5 builds its checkpoint renamings (about a thousand regular expressions) at a process's
+    first model load: ``_preload`` builds them before the workers fork, so no worker builds its own."""
+    from autocheck.execute import local
+
+    conversion = pytest.importorskip("transformers.conversion_mapping")
+    if not hasattr(conversion, "_checkpoint_conversion_mapping_cache"):
+        pytest.skip("this transformers keeps no table of checkpoint renamings")
+    monkeypatch.setattr(conversion, "_checkpoint_conversion_mapping_cache", None)
+    local._preload()
+    assert conversion._checkpoint_conversion_mapping_cache is not None

@@ -120,8 +120,12 @@ def _preload() -> None:
         pass
     try:
         from transformers import AutoModelForMaskedLM, AutoTokenizer  # noqa: F401
+        from transformers.conversion_mapping import get_checkpoint_conversion_mapping
     except ImportError:
-        pass
+        return
+    # transformers 5 builds its table of checkpoint renamings (about a thousand regular expressions, 0.15
+    # CPU-s, no torch) at a process's first model load, and keeps it: built here, every worker has it
+    get_checkpoint_conversion_mapping("bert")  # type: ignore[no-untyped-call]
 
 
 def _forked_pool(workers: int, args: tuple[Any, ...]) -> Pool:
