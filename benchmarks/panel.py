@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import version
@@ -147,8 +147,13 @@ class Yield:
         return len({r["seed"] for r in self.rows})
 
 
-def new_failures(suite_dir: str | Path, models: dict[str, Any], out: str | Path) -> dict[str, Yield]:
-    """Run ``suite_dir`` on ``models`` (results in ``out``) and count each model's new failures."""
+def seeded_outcomes(
+    suite_dir: str | Path, models: dict[str, Any], out: str | Path
+) -> Iterator[tuple[str, dict[str, Any], dict[str, Any], str | None, dict[str, Any]]]:
+    """Run ``suite_dir`` on ``models`` (results in ``out``); for each model and each case made from a seed
+    (an expansion, a perturbation) that the model passed or failed: the model's panel name, the case and
+    its seed (their records in the suite), the seed's outcome and the case's prediction row (``outcome``,
+    ``label``)."""
     from autocheck.expect import FAIL, PASS
     from autocheck.run import PREDICTIONS, run_suite
     from autocheck.store import read_jsonl
@@ -156,36 +161,39 @@ def new_failures(suite_dir: str | Path, models: dict[str, Any], out: str | Path)
 
     run_suite(suite_dir, list(models.values()), out)
     cases = {c["id"]: c for c in read_jsonl(Path(suite_dir) / CASES)}
-    outcomes: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in models}
+    outcomes: dict[str, dict[str, dict[str, Any]]] = {model.name: {} for model in models.values()}
     for row in read_jsonl(Path(out) / PREDICTIONS):
         outcomes[row["model"]][row["case"]] = row
-    by_model = {name: model.name for name, model in models.items()}
-    found = {}
-    for name, model_name in by_model.items():
-        rows = outcomes[model_name]
-        result = Yield(name)
+    for name, model in models.items():
+        rows = outcomes[model.name]
         for case_id, row in rows.items():
             seed_id = row["seed"]
-            if seed_id is None or row["outcome"] not in (PASS, FAIL):
-                continue
-            result.cases += 1
-            if row["outcome"] != FAIL:
-                continue
-            result.failures += 1
-            if rows[seed_id]["outcome"] == PASS:
-                case, seed = cases[case_id], cases[seed_id]
-                result.rows.append(
-                    {
-                        "case": case_id,
-                        "seed": seed_id,
-                        "capability": case["capability"],
-                        "kind": case["kind"],
-                        "seed_text": seed["text"],
-                        "text": case["text"],
-                        "expected": case["expected"],
-                        "label": row.get("label"),
-                        "provenance": case.get("provenance", {}),
-                    }
-                )
-        found[name] = result
+            if seed_id is not None and row["outcome"] in (PASS, FAIL):
+                seed = rows.get(seed_id)
+                yield name, cases[case_id], cases[seed_id], seed and seed["outcome"], row
+
+
+def new_failures(suite_dir: str | Path, models: dict[str, Any], out: str | Path) -> dict[str, Yield]:
+    """Run ``suite_dir`` on ``models`` (results in ``out``) and count each model's new failures."""
+    from autocheck.expect import FAIL, PASS
+
+    found = {name: Yield(name) for name in models}
+    for name, case, seed, seed_outcome, row in seeded_outcomes(suite_dir, models, out):
+        result = found[name]
+        result.cases += 1
+        result.failures += row["outcome"] == FAIL
+        if row["outcome"] == FAIL and seed_outcome == PASS:
+            result.rows.append(
+                {
+                    "case": case["id"],
+                    "seed": seed["id"],
+                    "capability": case["capability"],
+                    "kind": case["kind"],
+                    "seed_text": seed["text"],
+                    "text": case["text"],
+                    "expected": case["expected"],
+                    "label": row.get("label"),
+                    "provenance": case.get("provenance", {}),
+                }
+            )
     return found

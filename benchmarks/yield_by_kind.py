@@ -16,12 +16,9 @@ from collections import Counter
 from pathlib import Path
 
 from bench_yield import insertion
-from panel import NAMES, load_panel
+from panel import NAMES, load_panel, seeded_outcomes
 
 from autocheck.expect import FAIL, PASS
-from autocheck.run import PREDICTIONS, run_suite
-from autocheck.store import read_jsonl
-from autocheck.suite import CASES
 
 
 def main() -> None:
@@ -32,30 +29,22 @@ def main() -> None:
     args = parser.parse_args()
     models = load_panel(args.models)
     out = args.suite.parent / f"{args.suite.name}-panel"
-    run_suite(args.suite, list(models.values()), out)
-    cases = {c["id"]: c for c in read_jsonl(args.suite / CASES)}
-    outcomes: dict[str, dict[str, str]] = {}
-    for row in read_jsonl(out / PREDICTIONS):
-        outcomes.setdefault(row["model"], {})[row["case"]] = row["outcome"]
     pairs: Counter[str] = Counter()
     new: Counter[str] = Counter()
     string_pairs: Counter[str] = Counter()
     string_new: Counter[str] = Counter()
-    for answers in outcomes.values():
-        for case_id, outcome in answers.items():
-            case = cases[case_id]
-            inserted = insertion(case)
-            seed = case.get("seed_id")
-            if inserted is None or answers.get(seed) != PASS or outcome not in (PASS, FAIL):
-                continue
-            words, tags, _ = inserted
-            pairs[tags] += 1
-            string_pairs[words] += 1
-            if outcome == FAIL:
-                new[tags] += 1
-                string_new[words] += 1
+    for _, case, _, seed_outcome, row in seeded_outcomes(args.suite, models, out):
+        inserted = insertion(case)
+        if inserted is None or seed_outcome != PASS:
+            continue
+        words, tags, _ = inserted
+        pairs[tags] += 1
+        string_pairs[words] += 1
+        if row["outcome"] == FAIL:
+            new[tags] += 1
+            string_new[words] += 1
     total, found = sum(pairs.values()), sum(new.values())
-    print(f"{args.suite}: {len(outcomes)} models; {found} new failures of {total} pairs", end="")
+    print(f"{args.suite}: {len(models)} models; {found} new failures of {total} pairs", end="")
     print(f" ({found / total:.1%})")
     print(f"{'inserted tags':<16}{'pairs':>8}{'new':>6}{'share':>8}")
     for tags, n in pairs.most_common():
