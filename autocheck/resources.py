@@ -13,7 +13,8 @@ from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
 
-from .store import content_hash, file_sha256
+from .cache import file_checksum
+from .store import content_hash
 
 log = logging.getLogger(__name__)
 
@@ -117,11 +118,12 @@ NLTK_DATA_READ = ("taggers/averaged_perceptron_tagger_eng", "tokenizers/punkt_ta
 def nltk_data_identity() -> str:
     """NLTK's version and a checksum of each file of the data in ``NLTK_DATA_READ`` (or that it is absent),
     for the keys of cached results read off tags, sentences or lemmas: another tagger or WordNet never gets
-    the answers of the one before."""
+    the answers of the one before. The checksums are remembered by each file's path, size and modification
+    time (``cache.file_checksum``): WordNet's and the tagger's files are 15 MB to read in every process."""
     parts = [version("nltk")]
     for resource in NLTK_DATA_READ:
         found = find_nltk(resource)
         path = Path(found) if found else None
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path and path.is_dir() else [path]
-        parts += [f"{resource}:{file_sha256(f) if f else None}" for f in files]
+        parts += [f"{resource}:{file_checksum(f) if f else None}" for f in files]
     return content_hash(*parts)

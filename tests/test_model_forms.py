@@ -548,3 +548,21 @@ def test_a_dict_a_short_list_or_nan_from_a_callable_is_named_in_the_message(answ
     answer.labels = ["negative", "positive"]
     with pytest.raises(InputError, match=re.escape(f"model m: {message}")):
         CallableModel("m", answer).predict([("good",), ("bad",)])
+
+
+def test_the_nltk_data_identity_reads_each_file_once_until_it_changes(monkeypatch):
+    """A process's first cached look-up keys on a checksum of the tagger's, the sentence splitter's and
+    WordNet's files: they are read once, then remembered with the model checksums, with the same identity."""
+    import autocheck.cache
+    from autocheck.resources import nltk_data_identity
+
+    real, hashed = autocheck.cache.file_sha256, []
+    monkeypatch.setattr(autocheck.cache, "file_sha256", lambda p: hashed.append(p) or real(p))
+    nltk_data_identity.cache_clear()  # as in a new process
+    try:
+        first = nltk_data_identity()
+        read = len(hashed)
+        nltk_data_identity.cache_clear()
+        assert nltk_data_identity() == first and read > 0 and len(hashed) == read
+    finally:
+        nltk_data_identity.cache_clear()
