@@ -550,7 +550,7 @@ def test_a_dict_a_short_list_or_nan_from_a_callable_is_named_in_the_message(answ
         CallableModel("m", answer).predict([("good",), ("bad",)])
 
 
-def test_the_nltk_data_identity_reads_each_file_once_until_it_changes(monkeypatch):
+def test_the_nltk_data_identity_reads_its_files_once_then_from_the_checksum_cache(monkeypatch):
     """A process's first cached look-up keys on a checksum of the tagger's, the sentence splitter's and
     WordNet's files: they are read once, then remembered with the model checksums, with the same identity."""
     import autocheck.cache

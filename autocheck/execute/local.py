@@ -120,12 +120,16 @@ def _preload() -> None:
         pass
     try:
         from transformers import AutoModelForMaskedLM, AutoTokenizer  # noqa: F401
-        from transformers.conversion_mapping import get_checkpoint_conversion_mapping
     except ImportError:
         return
     # transformers 5 builds its table of checkpoint renamings (about a thousand regular expressions, 0.15
     # CPU-s, no torch) at a process's first model load, and keeps it: built here, every worker has it
-    get_checkpoint_conversion_mapping("bert")  # type: ignore[no-untyped-call]
+    try:
+        from transformers.conversion_mapping import get_checkpoint_conversion_mapping
+
+        get_checkpoint_conversion_mapping("bert")  # type: ignore[no-untyped-call]
+    except Exception as e:  # a saving only: a transformers without the table (4.x), or with another API
+        log.debug("transformers' checkpoint renamings not built before the fork: %s", e)
 
 
 def _forked_pool(workers: int, args: tuple[Any, ...]) -> Pool:
