@@ -119,7 +119,9 @@ def nltk_data_identity() -> str:
     """NLTK's version and a checksum of each file of the data in ``NLTK_DATA_READ`` (or that it is absent),
     for the keys of cached results read off tags, sentences or lemmas: another tagger or WordNet never gets
     the answers of the one before. The checksums are remembered by each file's path, size and modification
-    time (``cache.file_checksum``): WordNet's and the tagger's files are 15 MB to read in every process."""
+    time (``cache.file_checksum``): WordNet's and the tagger's files are 15 MB to read in every process. As
+    for model weights, a file replaced by another of the same size and modification time (``cp -p``) keeps
+    the old checksum: ``autocheck cache --clear checksums`` forgets them."""
     parts = [version("nltk")]
     for resource in NLTK_DATA_READ:
         found = find_nltk(resource)

@@ -7,14 +7,16 @@ stages insert words at exact token boundaries instead of by string replacement.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 from .resources import nltk_resource
-from .store import parse_json
+from .store import InputError, parse_json
 
 # Penn tag prefix -> the coarse classes lexicons use.
 COARSE = {"JJ": "adj", "NN": "noun", "VB": "verb", "RB": "adv"}
@@ -153,8 +155,9 @@ TAGGER = "taggers/averaged_perceptron_tagger_eng"
 @lru_cache(maxsize=1)
 def _tagger():
     """NLTK's averaged perceptron with its English model, its three JSON files parsed here: NLTK 3.10's
-    own loading walks every weight after parsing to reject NaN and infinities (0.3-0.5 CPU-s per process
-    in all), where ``store.parse_json`` rejects them while parsing (about 0.1 in all)."""
+    own loading walks every object it parsed to reject NaN and infinities (0.3-0.5 CPU-s per process in
+    all), where ``store.parse_json`` rejects them while parsing and one pass over the weights catches a
+    number too large for a float (about 0.1 in all)."""
     import nltk
     from nltk.tag import PerceptronTagger
 
@@ -165,8 +168,15 @@ def _tagger():
         with nltk.data.find(path).open() as f:
             return parse_json(f.read(), path, "POS tagger model")
 
+    weights = part("weights")
+    try:  # a number too large for a float (1e999) parses as infinity
+        finite = all(map(math.isfinite, chain.from_iterable(row.values() for row in weights.values())))
+    except (AttributeError, TypeError):
+        finite = False
+    if not finite:
+        raise InputError(f"{TAGGER}: the POS tagger's weights are not a table of finite numbers")
     tagger = PerceptronTagger(load=False)
-    tagger.model.weights, tagger.tagdict = part("weights"), part("tagdict")
+    tagger.model.weights, tagger.tagdict = weights, part("tagdict")
     tagger.classes = tagger.model.classes = set(part("classes"))
     return tagger
 

@@ -250,6 +250,9 @@ def test_wordnet_base_forms_are_nltks_for_every_lemma_inflection_and_exception()
 
     forms = _wordnet()
     assert forms is not None and forms.lemmas["a"] and forms.exceptions["v"]
+    for pos in forms.exceptions:  # every lemma and exception NLTK reads, and no other
+        assert forms.lemmas.get(pos, frozenset()) == set(wordnet.all_lemma_names(pos))
+        assert forms.exceptions[pos] == {k: tuple(v) for k, v in wordnet._exception_map[pos].items()}
     checked = 0
     for pos, rules in WordNetCorpusReader.MORPHOLOGICAL_SUBSTITUTIONS.items():
         if pos not in forms.exceptions:  # "s": satellites are adjectives of index.adj
@@ -264,3 +267,39 @@ def test_wordnet_base_forms_are_nltks_for_every_lemma_inflection_and_exception()
             assert forms.morphy(word, pos) == wordnet.morphy(word, pos), (word, pos)
         checked += len(words)
     assert checked > 50_000
+
+
+def test_wordnet_is_read_from_the_copy_nltks_loader_reads_and_a_missing_file_is_named(tmp_path, monkeypatch):
+    """A ``wordnet.zip`` anywhere on NLTK's path comes before a ``wordnet`` folder (as NLTK's own loader
+    has it); an installed WordNet without one of its files is an error naming the file, not a silent
+    fall-back to suffix rules."""
+    import zipfile
+
+    from autocheck.sources import lexicon
+
+    try:
+        shipped = Path(nltk.data.find("corpora/wordnet"))
+    except LookupError:
+        pytest.skip("WordNet is not installed")
+    folder, zipped = tmp_path / "folder" / "corpora", tmp_path / "zipped" / "corpora"
+    shutil.copytree(shipped, folder / "wordnet")
+    (folder / "wordnet").chmod(0o755)  # the shared copy is read-only
+    zipped.mkdir(parents=True)
+    with zipfile.ZipFile(zipped / "wordnet.zip", "w") as z:
+        for path in sorted((folder / "wordnet").iterdir()):
+            text = path.read_bytes()
+            if path.name == "index.adv":  # a lemma only the zip has
+                text += b"zzqx r 1 0 1 0 00000001\n"
+            z.writestr(f"wordnet/{path.name}", text)
+    monkeypatch.setenv("NLTK_DATA", "")
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "folder"), str(tmp_path / "zipped")])
+    lexicon._wordnet.cache_clear()
+    try:
+        assert "zzqx" in lexicon._wordnet().lemmas["r"]
+        (zipped / "wordnet.zip").unlink()
+        (folder / "wordnet" / "adv.exc").unlink()
+        lexicon._wordnet.cache_clear()
+        with pytest.raises(ResourceMissing, match="adv.exc"):
+            lexicon._wordnet()
+    finally:
+        lexicon._wordnet.cache_clear()

@@ -12,6 +12,7 @@ import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
@@ -554,7 +555,8 @@ def test_the_nltk_data_identity_reads_its_files_once_then_from_the_checksum_cach
     """A process's first cached look-up keys on a checksum of the tagger's, the sentence splitter's and
     WordNet's files: they are read once, then remembered with the model checksums, with the same identity."""
     import autocheck.cache
-    from autocheck.resources import nltk_data_identity
+    from autocheck.resources import NLTK_DATA_READ, find_nltk, nltk_data_identity
+    from autocheck.store import content_hash, file_sha256
 
     real, hashed = autocheck.cache.file_sha256, []
     monkeypatch.setattr(autocheck.cache, "file_sha256", lambda p: hashed.append(p) or real(p))
@@ -566,3 +568,9 @@ def test_the_nltk_data_identity_reads_its_files_once_then_from_the_checksum_cach
         assert nltk_data_identity() == first and read > 0 and len(hashed) == read
     finally:
         nltk_data_identity.cache_clear()
+    parts = [version("nltk")]  # the identity as each file read afresh gave it: caches made before still match
+    for resource in NLTK_DATA_READ:
+        path = Path(found) if (found := find_nltk(resource)) else None
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path and path.is_dir() else [path]
+        parts += [f"{resource}:{file_sha256(f) if f else None}" for f in files]
+    assert first == content_hash(*parts)

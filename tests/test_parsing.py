@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import importlib.abc
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -177,3 +178,30 @@ def test_the_pos_tagger_is_nltks_own_model_loaded_without_its_slow_walk():
     assert ours.classes == ours.model.classes == nltks.classes
     sentences = [["The", "film", "is", "rather", "long", "."], ["I", "'d", "watch", "it", "again", "!"]]
     assert pos_tag_sents(sentences) == [[t for _, t in nltks.tag(s)] for s in sentences]
+
+
+def test_a_pos_tagger_model_with_an_infinite_weight_is_a_clear_error(tmp_path, monkeypatch):
+    """NLTK rejects a model whose weights are not finite; so does autocheck, whose own parse would read
+    1e999 as infinity."""
+    import shutil
+
+    import nltk
+
+    from autocheck import tagging
+    from autocheck.store import InputError
+
+    shipped = Path(nltk.data.find(tagging.TAGGER))
+    model = tmp_path / tagging.TAGGER
+    shutil.copytree(shipped, model)
+    model.chmod(0o755)
+    weights = model / "averaged_perceptron_tagger_eng.weights.json"
+    weights.chmod(0o644)
+    weights.write_text('{"bias": {"NN": 1e999}}')
+    monkeypatch.setenv("NLTK_DATA", "")
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
+    tagging._tagger.cache_clear()
+    try:
+        with pytest.raises(InputError, match="not a table of finite numbers"):
+            tagging._tagger()
+    finally:
+        tagging._tagger.cache_clear()

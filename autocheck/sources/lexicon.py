@@ -44,7 +44,7 @@ from typing import Any, Protocol
 
 from ..languages.en.words import NEGATIONS  # noqa: F401 (read from here by search, transform, expand)
 from ..registry import Registry
-from ..resources import nltk_resource
+from ..resources import ResourceMissing, find_nltk, nltk_resource
 from ..store import InputError
 
 log = logging.getLogger(__name__)
@@ -127,28 +127,39 @@ _WORDNET_FILES = {"a": "adj", "r": "adv", "n": "noun", "v": "verb"}  # POS lette
 
 @lru_cache(maxsize=1)
 def _wordnet() -> WordNetForms | None:
-    """WordNet's lemmas and exception lists when the corpus is installed (a folder or NLTK's zip), else
-    None (lemmatisation falls back to rules)."""
+    """WordNet's lemmas and exception lists when the corpus is installed, else None (lemmatisation falls
+    back to rules). Read from the copy NLTK's own WordNet loader reads: a ``wordnet.zip`` anywhere on NLTK's
+    path before a ``wordnet`` folder. An installed WordNet missing one of its files is an error naming it."""
     import nltk
 
+    if find_nltk("corpora/wordnet") is None:  # (which also puts a late NLTK_DATA on NLTK's path)
+        log.info("WordNet not installed; lemmatising with suffix rules only")
+        return None
+    try:
+        root = nltk.data.find("corpora/wordnet.zip/wordnet/")
+    except LookupError:
+        root = nltk.data.find("corpora/wordnet")
+
     def lines(name: str) -> list[str]:
-        with nltk.data.find(f"corpora/wordnet/{name}").open() as f:
-            return f.read().decode("utf-8").splitlines()
+        try:
+            with root.join(name).open() as f:
+                return f.read().decode("utf-8").splitlines()
+        except OSError:
+            raise ResourceMissing(
+                f"WordNet at {root} has no readable {name}; get it whole with: "
+                "python -m nltk.downloader wordnet"
+            ) from None
 
     lemmas: dict[str, set[str]] = defaultdict(set)
     exceptions: dict[str, dict[str, tuple[str, ...]]] = {}
-    try:
-        for pos, name in _WORDNET_FILES.items():
-            for line in lines(f"index.{name}"):
-                if line and not line.startswith(" "):  # lines of the licence start with spaces
-                    lemma, lemma_pos, *_ = line.split()
-                    lemmas[lemma_pos].add(lemma)
-            exceptions[pos] = {
-                terms[0]: tuple(terms[1:]) for terms in map(str.split, lines(f"{name}.exc")) if terms
-            }
-    except LookupError:
-        log.info("WordNet not installed; lemmatising with suffix rules only")
-        return None
+    for pos, name in _WORDNET_FILES.items():
+        for line in lines(f"index.{name}"):
+            if line and not line.startswith(" "):  # lines of the licence start with spaces
+                lemma, lemma_pos, *_ = line.split()
+                lemmas[lemma_pos].add(lemma)
+        exceptions[pos] = {
+            terms[0]: tuple(terms[1:]) for terms in map(str.split, lines(f"{name}.exc")) if terms
+        }
     return WordNetForms({pos: frozenset(words) for pos, words in lemmas.items()}, exceptions)
 
 
