@@ -31,7 +31,7 @@ from .models.hf import check_head, hf_form
 from .outputs import OUTPUT_KINDS, kind_of
 from .registry import Registry
 from .requirements import TASKS, load_spec, spec_path
-from .resources import find_nltk, offline, project_file, shared_data_dir
+from .resources import TAGGER, find_nltk, offline, project_file, shared_data_dir
 from .sources.cases import SOURCES
 from .sources.datasets import DATASETS
 from .sources.lexicon import LEXICONS as LEXICON_PARTS
@@ -244,7 +244,7 @@ def _generate_rows(spec: Any, lexicon: str, parser: str, mlm: str, grammar: str)
         rows.append(
             _nltk_row(
                 "POS tagger (search)",
-                "taggers/averaged_perceptron_tagger_eng",
+                TAGGER,
                 "averaged_perceptron_tagger_eng",
                 True,
             )

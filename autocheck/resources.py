@@ -111,7 +111,8 @@ def nltk_resource(resource: str, package: str) -> str:
 
 # The NLTK data whose answers cached results depend on: the POS tagger and the sentence splitter
 # (tokenising, tagging) and WordNet (the lexicon's lemmas, hence words' polarities)
-NLTK_DATA_READ = ("taggers/averaged_perceptron_tagger_eng", "tokenizers/punkt_tab/english", "corpora/wordnet")
+TAGGER = "taggers/averaged_perceptron_tagger_eng"  # NLTK's English POS tagger
+NLTK_DATA_READ = (TAGGER, "tokenizers/punkt_tab/english", "corpora/wordnet")
 
 
 @lru_cache(maxsize=1)

@@ -222,14 +222,18 @@ def atomic_write_json(path: str | Path, obj: Any) -> None:
 def load_json(path: str | Path, what: str = "JSON file") -> Any:
     """Parse a JSON file; a missing, unreadable, non-UTF-8, malformed or absurdly nested file is an
     ``InputError`` naming the file (and line:column where JSON can say)."""
+    return parse_json(read_input(path, what), path, what)
+
+
+def read_input(path: str | Path, what: str) -> bytes:
+    """A file's bytes; a missing or unreadable one is an ``InputError`` naming it."""
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            return f.read()
     except FileNotFoundError:
         raise InputError(f"{path}: {what} not found") from None
     except OSError as e:
         raise InputError(f"{path}: cannot read the {what} ({e.strerror or e})") from None
-    return parse_json(raw, path, what)
 
 
 def parse_json(raw: bytes, path: str | Path, what: str = "JSON file") -> Any:

@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import Any
 
-from .resources import nltk_resource
+from .resources import TAGGER, nltk_resource
 from .store import InputError, parse_json
 
 # Penn tag prefix -> the coarse classes lexicons use.
@@ -147,9 +147,6 @@ def tokenize(text: str) -> Tokens:
 
 def words(text: str) -> list[str]:
     return list(tokenize(text).words)
-
-
-TAGGER = "taggers/averaged_perceptron_tagger_eng"
 
 
 @lru_cache(maxsize=1)

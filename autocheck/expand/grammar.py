@@ -28,7 +28,7 @@ from typing import Any
 
 from .. import __version__
 from ..resources import nltk_resource, project_file
-from ..store import InputError, atomic_write_json, dumps, load_json, parse_json
+from ..store import InputError, atomic_write_json, dumps, parse_json, read_input
 
 log = logging.getLogger(__name__)
 
@@ -304,10 +304,7 @@ def load_grammar(path_or_name: str | Path = "ptb_sample") -> Grammar:
     path = Path(path_or_name)
     if not path.suffix and not path.exists():
         path = project_file(f"grammars/{path_or_name}.json")
-    try:
-        raw = path.read_bytes()
-    except OSError:  # load_json names the file and the reason
-        return Grammar.from_json(load_json(path, "grammar"), source=str(path))
+    raw = read_input(path, "grammar")
     digest = hashlib.sha256(raw).hexdigest()
     held = _LOADED.get(str(path))
     if held is None or held[0] != digest:
