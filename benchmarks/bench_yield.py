@@ -5,7 +5,7 @@
         [--models vader textblob ...] [--out /tmp/bench-yield] [--write-sample N] [--rounds N]
 
 One sample of seeds (SST, LC1-LC10, the offline stand-ins: stand-in benepar, mini BERT masked LM, opinion
-lexicon) expanded under each setting (``SETTINGS``):
+lexicon unless ``--lexicon`` names another) expanded under each setting (``SETTINGS``):
 
 * ``baseline``: the defaults of 9b0ddbd, frozen: made by 9b0ddbd's own code with ``--baseline-src
   CHECKOUT`` (``git archive 9b0ddbd | tar -x -C CHECKOUT``), else by this code with ``--insertions
@@ -95,7 +95,7 @@ def generated(name: str, settings: dict[str, Any], args, out: Path) -> float:
     included, caches off."""
     config = stand_in_config(max_seeds=args.max_seeds, max_variants=args.max_variants, seed=args.seed)
     command = [sys.executable, "-m", "autocheck", "generate", "--out", str(out), "--dataset", config.dataset,
-               "--lexicon", config.lexicon, "--parser", config.parser, "--mlm", config.mlm,
+               "--lexicon", args.lexicon, "--parser", config.parser, "--mlm", config.mlm,
                "--max-seeds", str(args.max_seeds), "--max-variants", str(args.max_variants),
                "--seed", str(args.seed)]  # fmt: skip
     src = args.baseline_src if name == "baseline" and args.baseline_src else REPO
@@ -184,6 +184,12 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=list(NAMES), choices=NAMES)
     parser.add_argument("--settings", nargs="+", default=[*SETTINGS, *PERTURBATIONS])
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench-yield"))
+    parser.add_argument(
+        "--lexicon",
+        default="opinion",
+        help="the polarity lexicon of every generated suite (default opinion; autocheck's own default, "
+        "SentiWordNet, by path: a file the baseline's code reads too, docs/reference/resources.md)",
+    )
     parser.add_argument("--write-sample", type=int, default=0)
     parser.add_argument("--sample-seed", type=int, help="the seed of the sample's draw (default: --seed)")
     parser.add_argument(
