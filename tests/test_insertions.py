@@ -15,9 +15,11 @@ from autocheck.expand.expansion import Differentiator
 from autocheck.expand.insertions import (
     CIRCUMSTANCES,
     DETERMINATIVES,
+    FUNCTION_ADVERBS,
     INSERTABLE,
     Adverbs,
     Determinatives,
+    FunctionAdverbsNeutral,
     Phrases,
     WordOrder,
     intensifies,
@@ -619,3 +621,70 @@ def test_the_fill_vocabulary_admits_the_intensifiers_for_adverbs_where_modifiers
     assert allowed("any", "RB") == allowed("content", "RB") == ["often"]
     assert allowed("phrases", "JJ") == []  # a polar adjective stays out
     assert allowed("phrases", "RB:modifying") == []  # before another inserted word: the degree adverbs
+
+
+class _Glosses:
+    """A lexicon that scores words by their glosses, as SentiWordNet does: closed-class adverbs polar."""
+
+    POLAR = {"very", "quite", "just", "actually", "pretty", "fairly", "clearly", "somewhat", "good", "dull"}
+
+    def polarity(self, word, pos):
+        return "positive" if word in self.POLAR else "neutral"
+
+    def is_neutral(self, word, pos):
+        return word not in self.POLAR
+
+    def describe(self):
+        return {"name": "glosses"}
+
+
+def test_function_adverbs_are_neutral_to_what_judges_an_inserted_word():
+    """SentiWordNet scores "very" and "quite" from their glosses, so its pure-neutral rule barred every
+    degree, focus and stance adverb; the adverb checks place them instead. Hedges and downtoners stay
+    the lexicon's, as do the words as other parts of speech, and every other adverb."""
+    judge = FunctionAdverbsNeutral(_Glosses())
+    neutral = [w for w in sorted(_Glosses.POLAR) if judge.is_neutral(w, "adv")]
+    assert neutral == ["actually", "just", "quite", "very"]
+    assert not judge.is_neutral("very", "adj")  # "the very man": an adjective, the lexicon's
+    assert {"very", "quite", "just", "really", "even", "still", "actually"} <= FUNCTION_ADVERBS
+    assert not {"pretty", "fairly", "clearly", "somewhat", "too", "almost"} & FUNCTION_ADVERBS
+    candidate = phrase_candidate("It is sweet", "PRP VBZ JJ", 2, ("very",), ("RB",))
+    candidate.tags = ("RB",)
+    assert Polarity(judge).passes([candidate]) == [True]
+    assert Polarity(_Glosses()).passes([candidate]) == [False]
+    assert judge.describe() == {"name": "glosses", "neutral_adverbs": sorted(FUNCTION_ADVERBS)}
+    assert getattr(FunctionAdverbsNeutral(SimpleNamespace(is_neutral=None)), "describe", None) is None
+
+
+def test_the_fill_vocabulary_takes_the_function_adverbs_from_what_judges_insertions():
+    words = {0: "very", 1: "pretty", 2: "often", 3: "dull"}
+    lexical = {"RB": {"very": 2, "pretty": 2, "often": 2}, "JJ": {"dull": 2}}
+
+    def allowed(lexicon) -> list[str]:
+        vocabulary = VocabularyFilter(
+            words, TagDictionary(lexical, {}), lexicon, proper_noun=lambda w: False,
+            single_token=lambda w: True,
+        )  # fmt: skip
+        return [words[i] for i in vocabulary.allowed("RB")]
+
+    assert allowed(FunctionAdverbsNeutral(_Glosses())) == ["very", "often"]
+    assert allowed(_Glosses()) == ["often"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "compat", "function_adverbs"),
+    [("phrases", False, True), ("modifiers", False, True), ("any", False, False), ("content", False, False),
+     ("phrases", True, False)],
+)  # fmt: skip
+def test_the_function_adverbs_go_where_modifiers_do_and_the_requirement_reads_the_lexicon(
+    tmp_path, mode, compat, function_adverbs
+):
+    from autocheck.config import GenerateConfig
+    from autocheck.expand.job import Expander
+
+    lexicon = _Glosses()
+    config = GenerateConfig(dataset=None, parser=str(tmp_path), insertions=mode, compat=compat)
+    expander = Expander(config, lexicon, {})
+    assert isinstance(expander.insertion_lexicon, FunctionAdverbsNeutral) == function_adverbs
+    assert expander.insertion_lexicon.is_neutral("very", "adv") == function_adverbs
+    assert expander.lexicon is lexicon  # the capability's requirement: ``Expander.requirement``

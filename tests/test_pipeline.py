@@ -464,6 +464,37 @@ def test_an_intensifier_grades_an_adjective_that_carries_the_label(stand_in_conf
     assert not any(graded.search(case.text) for case in _cases(tmp_path / "any"))
 
 
+def test_a_gloss_scored_degree_adverb_is_inserted_under_sentiwordnets_pure_neutral_rule(
+    stand_in_config, tmp_path
+):
+    """SentiWordNet scores "very" and "really" from their glosses (0.25 positive and 0.25 negative:
+    neutral on balance, but not pure neutral), so its rule for inserted words barred them, and every
+    degree, focus and stance adverb with them; they are placed by the adverb checks instead
+    (``insertions.FUNCTION_ADVERBS``). Not under ``any``, the paper's, which keeps its output."""
+    lexicon = tmp_path / "swn.txt"
+    lexicon.write_text(
+        "# POS\tID\tPosScore\tNegScore\tSynsetTerms\tGloss\n"
+        "a\t00001\t0\t0.75\tdull#1\tlacking interest\n"
+        "a\t00002\t0.75\t0\tbeautiful#1\tdelighting the senses\n"
+        "r\t00003\t0.25\t0.25\tvery#1 really#4\tused as intensifiers\n"
+        "r\t00004\t0\t0\talso#1\tin addition\n"
+    )
+    dataset = tmp_path / "two.csv"
+    dataset.write_text('text,label\n"The film is dull.",negative\n"The story is beautiful.",positive\n')
+    config = replace(stand_in_config, dataset=str(dataset), capabilities=["LC2"], lexicon=str(lexicon))
+    generation.generate(config, tmp_path / "suite")
+    inserted = {
+        w["word"].lower() for case in _cases(tmp_path / "suite") if case.kind == EXPANSION
+        for w in case.provenance["inserted"]
+    }  # fmt: skip
+    assert inserted & {"very", "really"}, inserted
+    generation.generate(replace(config, insertions="any"), tmp_path / "any")
+    assert not {
+        w["word"].lower() for case in _cases(tmp_path / "any") if case.kind == EXPANSION
+        for w in case.provenance["inserted"]
+    } & {"very", "really"}  # fmt: skip
+
+
 def test_adjective_fills_bound_the_adjective_templates_but_not_under_compat(stand_in_config, tmp_path):
     """A template that inserts only adjectives keeps at most --adjective-fills fills, the others up to
     --fills-per-mask; --compat (the original code, which has no such bound) keeps every valid fill."""

@@ -157,6 +157,14 @@ CLAUSE_ADVERBS = frozenset(
     """absolutely actually apparently basically certainly clearly definitely essentially evidently indeed
     just naturally obviously really simply still also surely truly ultimately undoubtedly finally""".split()
 )
+# closed-class adverbs that grade, focus or comment on what they modify, with no polarity of their own.
+# A gloss-based lexicon scores them anyway (SentiWordNet: "very", "used as intensifiers", 0.25 positive
+# and 0.25 negative; "quite", "to a degree", 0.625 negative), and its pure-neutral rule then bars them all:
+# under it the defaults inserted 6 tag patterns, against 16 under the opinion lexicon, which calls these
+# words neutral (docs/yield.md). The adverb checks decide where they go, not the lexicon
+# (``FunctionAdverbsNeutral``). Not "pretty" and "fairly", downtoners like the hedges, nor "clearly",
+# whose adjective evaluates: the opinion lexicon calls all three polar
+FUNCTION_ADVERBS = (DEGREE | FOCUS | CLAUSE_ADVERBS) - HEDGES - {"pretty", "fairly", "clearly"}
 # the degree adverbs that grade an attributive adjective in place ("a [very] [old] film"; not "a so old
 # film", which English writes "so old a film")
 ATTRIBUTIVE_DEGREE = frozenset("very extremely fairly rather pretty really".split())
@@ -716,6 +724,24 @@ def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | No
         return True
 
     return fits
+
+
+class FunctionAdverbsNeutral:
+    """The lexicon that judges the words an expansion inserts under ``modifiers`` and ``phrases``:
+    ``lexicon`` itself, but for ``FUNCTION_ADVERBS``, neutral as adverbs. Validation's polarity check and
+    the fill vocabulary ask it; the capability's requirement and the intensifier sites ask ``lexicon``.
+    ``describe`` exists where ``lexicon``'s does (a lexicon that cannot say what it holds is not cached)."""
+
+    def __init__(self, lexicon: Lexicon):
+        self.lexicon = lexicon
+
+    def is_neutral(self, word: str, pos: str | None) -> bool:
+        return pos == "adv" and word in FUNCTION_ADVERBS or self.lexicon.is_neutral(word, pos)
+
+    @property
+    def describe(self) -> Callable[[], dict]:
+        inner = self.lexicon.describe  # an AttributeError where the lexicon has none: so has this
+        return lambda: {**inner(), "neutral_adverbs": sorted(FUNCTION_ADVERBS)}
 
 
 def carries(lexicon: Lexicon, label: object, word: str) -> bool:

@@ -32,6 +32,7 @@ from .insertions import (
     INSERTABLE,
     INTENSIFYING,
     SPREAD_CAP,
+    FunctionAdverbsNeutral,
     carries,
     checks_for,
     intensifier_sites,
@@ -172,6 +173,8 @@ class Expander:
         # the intensifiers the fill vocabulary admits (``vocabulary_limits``) kept where they keep the label
         mode = "any" if config.compat else config.insertions
         self.polarity_exempt = intensifies(lexicon) if mode in INTENSIFYING else None
+        # what judges an inserted word's polarity (the requirement reads ``lexicon`` itself)
+        self.insertion_lexicon = FunctionAdverbsNeutral(lexicon) if mode in INTENSIFYING else lexicon
         self.intensify = intensifier_sites(lexicon) if mode in INTENSIFYING else None
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
@@ -211,7 +214,7 @@ class Expander:
                 )
                 # the shared model's counters so far: this expander reports its own calls
                 self._calls_before = (mlm.forward_passes, mlm.forward_rows, mlm.forward_seconds)
-                self.vocabulary = _vocabulary_filter(self.config, self.grammar, mlm, self.lexicon)
+                self.vocabulary = _vocabulary_filter(self.config, self.grammar, mlm, self.insertion_lexicon)
                 if self.config.slot_threshold is not None and self.vocabulary is not None:
                     from .slot import SlotRule
 
@@ -393,7 +396,7 @@ class Expander:
                     group,
                     cases_by_id,
                     mlm,
-                    self.lexicon,
+                    self.insertion_lexicon,
                     self.requirement,
                     fills_per_mask=self.config.fills_per_mask,
                     adjective_fills=None if self.config.compat else self.config.adjective_fills,
