@@ -15,6 +15,7 @@ from autocheck.expand.expansion import Differentiator
 from autocheck.expand.insertions import (
     CIRCUMSTANCES,
     DETERMINATIVES,
+    FOCUS,
     FUNCTION_ADVERBS,
     INSERTABLE,
     Adverbs,
@@ -640,14 +641,14 @@ class _Glosses:
 
 def test_function_adverbs_are_neutral_to_what_judges_an_inserted_word():
     """SentiWordNet scores "very" and "quite" from their glosses, so its pure-neutral rule barred every
-    degree, focus and stance adverb; the adverb checks place them instead. Hedges and downtoners stay
-    the lexicon's, as do the words as other parts of speech, and every other adverb."""
+    degree and stance adverb; the adverb checks place them instead. Focus adverbs, hedges and downtoners
+    stay the lexicon's, as do the words as other parts of speech, and every other adverb."""
     judge = FunctionAdverbsNeutral(_Glosses())
     neutral = [w for w in sorted(_Glosses.POLAR) if judge.is_neutral(w, "adv")]
-    assert neutral == ["actually", "just", "quite", "very"]
+    assert neutral == ["actually", "quite", "very"]
     assert not judge.is_neutral("very", "adj")  # "the very man": an adjective, the lexicon's
-    assert {"very", "quite", "just", "really", "even", "still", "actually"} <= FUNCTION_ADVERBS
-    assert not {"pretty", "fairly", "clearly", "somewhat", "too", "almost"} & FUNCTION_ADVERBS
+    assert {"very", "quite", "really", "still", "actually", "extremely"} <= FUNCTION_ADVERBS
+    assert not (FOCUS | {"pretty", "fairly", "clearly", "somewhat", "too", "almost"}) & FUNCTION_ADVERBS
     candidate = phrase_candidate("It is sweet", "PRP VBZ JJ", 2, ("very",), ("RB",))
     candidate.tags = ("RB",)
     assert Polarity(judge).passes([candidate]) == [True]

@@ -44,7 +44,10 @@ grade a seed's adjective that carries the seed's label ("a [terribly] funny film
 one": ``INTENSIFIERS``, ``intensifies``): the one place an inserted word need not be neutral. Since the
 ninth round each such adjective (tagged ``JJ`` by the tagger) is a site of its own beyond the seed's top
 k, filled from the intensifiers alone (``intensifier_sites``, ``Differentiator.adjective_sites``), and
-the capability's requirement reads the intensifier as absent (``validate.MeetsRequirement``).
+the capability's requirement reads the intensifier as absent (``validate.MeetsRequirement``). Degree,
+and stance adverbs (``FUNCTION_ADVERBS``) are neutral to what judges an inserted word there
+(``FunctionAdverbsNeutral``): SentiWordNet scores them from their glosses, and the adverb checks place
+them.
 """
 
 from __future__ import annotations
@@ -157,14 +160,16 @@ CLAUSE_ADVERBS = frozenset(
     """absolutely actually apparently basically certainly clearly definitely essentially evidently indeed
     just naturally obviously really simply still also surely truly ultimately undoubtedly finally""".split()
 )
-# closed-class adverbs that grade, focus or comment on what they modify, with no polarity of their own.
-# A gloss-based lexicon scores them anyway (SentiWordNet: "very", "used as intensifiers", 0.25 positive
-# and 0.25 negative; "quite", "to a degree", 0.625 negative), and its pure-neutral rule then bars them all:
+# closed-class adverbs that grade or comment on what they modify, with no polarity of their own. A
+# gloss-based lexicon scores them anyway (SentiWordNet: "very", "used as intensifiers", 0.25 positive and
+# 0.25 negative; "quite", "to a degree", 0.625 negative), and its pure-neutral rule then bars them all:
 # under it the defaults inserted 6 tag patterns, against 16 under the opinion lexicon, which calls these
 # words neutral (docs/yield.md). The adverb checks decide where they go, not the lexicon
-# (``FunctionAdverbsNeutral``). Not "pretty" and "fairly", downtoners like the hedges, nor "clearly",
-# whose adjective evaluates: the opinion lexicon calls all three polar
-FUNCTION_ADVERBS = (DEGREE | FOCUS | CLAUSE_ADVERBS) - HEDGES - {"pretty", "fairly", "clearly"}
+# (``FunctionAdverbsNeutral``). Not the focus adverbs, which need a contrast the sentence may not give
+# (with them fuzz found "brought [just] to life", "is [exactly] magnetic": docs/fuzz-history.md, round
+# 14), nor "pretty" and "fairly", downtoners like the hedges, nor "clearly", whose adjective evaluates:
+# the opinion lexicon calls these three polar
+FUNCTION_ADVERBS = (DEGREE | CLAUSE_ADVERBS) - FOCUS - HEDGES - {"pretty", "fairly", "clearly"}
 # the degree adverbs that grade an attributive adjective in place ("a [very] [old] film"; not "a so old
 # film", which English writes "so old a film")
 ATTRIBUTIVE_DEGREE = frozenset("very extremely fairly rather pretty really".split())
