@@ -674,10 +674,10 @@ def test_the_fill_vocabulary_takes_the_function_adverbs_from_what_judges_inserti
 
 @pytest.mark.parametrize(
     ("mode", "compat", "function_adverbs"),
-    [("phrases", False, True), ("modifiers", False, True), ("any", False, False), ("content", False, False),
+    [("phrases", False, True), ("modifiers", False, False), ("any", False, False), ("content", False, False),
      ("phrases", True, False)],
 )  # fmt: skip
-def test_the_function_adverbs_go_where_modifiers_do_and_the_requirement_reads_the_lexicon(
+def test_the_function_adverbs_go_where_phrases_do_and_the_requirement_reads_the_lexicon(
     tmp_path, mode, compat, function_adverbs
 ):
     from autocheck.config import GenerateConfig

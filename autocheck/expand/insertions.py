@@ -44,8 +44,8 @@ grade a seed's adjective that carries the seed's label ("a [terribly] funny film
 one": ``INTENSIFIERS``, ``intensifies``): the one place an inserted word need not be neutral. Since the
 ninth round each such adjective (tagged ``JJ`` by the tagger) is a site of its own beyond the seed's top
 k, filled from the intensifiers alone (``intensifier_sites``, ``Differentiator.adjective_sites``), and
-the capability's requirement reads the intensifier as absent (``validate.MeetsRequirement``). Degree,
-and stance adverbs (``FUNCTION_ADVERBS``) are neutral to what judges an inserted word there
+the capability's requirement reads the intensifier as absent (``validate.MeetsRequirement``). Under
+``phrases`` degree and stance adverbs (``FUNCTION_ADVERBS``) are neutral to what judges an inserted word
 (``FunctionAdverbsNeutral``): SentiWordNet scores them from their glosses, and the adverb checks place
 them.
 """
@@ -165,10 +165,12 @@ CLAUSE_ADVERBS = frozenset(
 # 0.25 negative; "quite", "to a degree", 0.625 negative), and its pure-neutral rule then bars them all:
 # under it the defaults inserted 6 tag patterns, against 16 under the opinion lexicon, which calls these
 # words neutral (docs/yield.md). The adverb checks decide where they go, not the lexicon
-# (``FunctionAdverbsNeutral``). Not the focus adverbs, which need a contrast the sentence may not give
-# (with them fuzz found "brought [just] to life", "is [exactly] magnetic": docs/fuzz-history.md, round
-# 14), nor "pretty" and "fairly", downtoners like the hedges, nor "clearly", whose adjective evaluates:
-# the opinion lexicon calls these three polar
+# (``FunctionAdverbsNeutral``), under ``phrases`` only: ``modifiers``, fuzz's, goes down to the last
+# valid candidate and over its depths stacked them ("Very [quite] bad", "no [suddenly] [definitely]
+# good", read blind: docs/fuzz-history.md, round 14), which ``phrases``' own check keeps out. Not the
+# focus adverbs, which need a contrast the sentence may not give ("brought [just] to life", "is [exactly]
+# magnetic"), nor "pretty" and "fairly", downtoners like the hedges, nor "clearly", whose adjective
+# evaluates: the opinion lexicon calls these three polar
 FUNCTION_ADVERBS = (DEGREE | CLAUSE_ADVERBS) - FOCUS - HEDGES - {"pretty", "fairly", "clearly"}
 # the degree adverbs that grade an attributive adjective in place ("a [very] [old] film"; not "a so old
 # film", which English writes "so old a film")
@@ -732,7 +734,7 @@ def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | No
 
 
 class FunctionAdverbsNeutral:
-    """The lexicon that judges the words an expansion inserts under ``modifiers`` and ``phrases``:
+    """The lexicon that judges the words an expansion inserts under ``phrases``:
     ``lexicon`` itself, but for ``FUNCTION_ADVERBS``, neutral as adverbs. Validation's polarity check and
     the fill vocabulary ask it; the capability's requirement and the intensifier sites ask ``lexicon``.
     ``describe`` exists where ``lexicon``'s does (a lexicon that cannot say what it holds is not cached)."""

@@ -174,7 +174,7 @@ class Expander:
         mode = "any" if config.compat else config.insertions
         self.polarity_exempt = intensifies(lexicon) if mode in INTENSIFYING else None
         # what judges an inserted word's polarity (the requirement reads ``lexicon`` itself)
-        self.insertion_lexicon = FunctionAdverbsNeutral(lexicon) if mode in INTENSIFYING else lexicon
+        self.insertion_lexicon = FunctionAdverbsNeutral(lexicon) if mode == "phrases" else lexicon
         self.intensify = intensifier_sites(lexicon) if mode in INTENSIFYING else None
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
