@@ -701,12 +701,14 @@ def slot_features(rows: list[dict], mlm) -> tuple[list[dict[str, float]], list[f
 
     from autocheck.expand.fill import WORD_TAGS
     from autocheck.expand.grammar import load_grammar
+    from autocheck.expand.insertions import insertion_lexicon
     from autocheck.expand.job import _vocabulary_filter
     from autocheck.expand.slot import SlotRule
     from autocheck.sources.lexicon import load_lexicon
 
     config = stand_in_config()  # the grammar and lexicon the sample was drawn with
-    vocabulary = _vocabulary_filter(config, load_grammar(config.grammar), mlm, load_lexicon(config.lexicon))
+    judge = insertion_lexicon(load_lexicon(config.lexicon), config.insertions)  # as ``generate`` judges
+    vocabulary = _vocabulary_filter(config, load_grammar(config.grammar), mlm, judge)
     size = getattr(mlm.model.config, "vocab_size", None) or len(mlm.tokenizer)  # the logits' width
     allowed = {}  # tag -> 0 where admitted, -inf elsewhere (as the fill search adds them)
     for tag in sorted(WORD_TAGS):

@@ -215,6 +215,8 @@ def main() -> None:
         "--baseline-src", type=Path, help="a checkout of 9b0ddbd: the baseline made by its code, its defaults"
     )
     args = parser.parse_args()
+    if Path(args.lexicon).is_file():  # the baseline's process runs in its own checkout
+        args.lexicon = str(Path(args.lexicon).resolve())
     os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
     import torch
 

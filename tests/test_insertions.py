@@ -627,6 +627,7 @@ def test_the_fill_vocabulary_admits_the_intensifiers_for_adverbs_where_modifiers
 class _Glosses:
     """A lexicon that scores words by their glosses, as SentiWordNet does: closed-class adverbs polar."""
 
+    name = "sentiwordnet"
     POLAR = {"very", "quite", "just", "actually", "pretty", "fairly", "clearly", "somewhat", "good", "dull"}
 
     def polarity(self, word, pos):
@@ -672,18 +673,25 @@ def test_the_fill_vocabulary_takes_the_function_adverbs_from_what_judges_inserti
     assert allowed(_Glosses()) == ["often"]
 
 
+class _Valences(_Glosses):
+    """A lexicon whose scores for "very" or "truly" are meant (VADER's valences, a user's own list)."""
+
+    name = "vader"
+
+
 @pytest.mark.parametrize(
-    ("mode", "compat", "function_adverbs"),
-    [("phrases", False, True), ("modifiers", False, False), ("any", False, False), ("content", False, False),
-     ("phrases", True, False)],
+    ("mode", "compat", "lexicon", "function_adverbs"),
+    [("phrases", False, _Glosses, True), ("modifiers", False, _Glosses, False),
+     ("any", False, _Glosses, False), ("content", False, _Glosses, False), ("phrases", True, _Glosses, False),
+     ("phrases", False, _Valences, False)],
 )  # fmt: skip
 def test_the_function_adverbs_go_where_phrases_do_and_the_requirement_reads_the_lexicon(
-    tmp_path, mode, compat, function_adverbs
+    tmp_path, mode, compat, lexicon, function_adverbs
 ):
     from autocheck.config import GenerateConfig
     from autocheck.expand.job import Expander
 
-    lexicon = _Glosses()
+    lexicon = lexicon()
     config = GenerateConfig(dataset=None, parser=str(tmp_path), insertions=mode, compat=compat)
     expander = Expander(config, lexicon, {})
     assert isinstance(expander.insertion_lexicon, FunctionAdverbsNeutral) == function_adverbs

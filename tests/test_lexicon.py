@@ -141,6 +141,12 @@ def test_sentiwordnet_missing_offline(tmp_path, monkeypatch):
             "a,00002,lots,0,bad#1,gloss\n",
             4,
         ),
+        (  # a bad record over two lines: its first
+            "swn.csv",
+            "POS,ID,PosScore,NegScore,SynsetTerms,Gloss\na,00001,0.5,0,good#1,gloss\n"
+            'a,00002,lots,0,bad#1,"a gloss,\nover two lines"\n',
+            3,
+        ),
     ],
 )
 def test_sentiwordnet_bad_line_names_file_and_line(tmp_path, name, text, line):
@@ -148,6 +154,31 @@ def test_sentiwordnet_bad_line_names_file_and_line(tmp_path, name, text, line):
     path.write_text(text)
     with pytest.raises(InputError, match=rf"{name}:{line}: not a SentiWordNet line"):
         load_lexicon(str(path))
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("POS,ID,PosScore,NegScore,SynsetTerms,Gloss\n", r"swn.csv: no SentiWordNet synsets"),
+        (  # a quote left open runs on to the csv module's field size limit
+            'POS,ID,PosScore,NegScore,SynsetTerms,Gloss\na,00001,0.5,0,good#1,"a gloss\n' + "x" * 200_000,
+            r"swn.csv:2: not a CSV record",
+        ),
+    ],
+)
+def test_a_sentiwordnet_csv_without_synsets_is_a_clear_error(tmp_path, text, error):
+    path = tmp_path / "swn.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=error):
+        load_lexicon(str(path))
+
+
+def test_a_sentiwordnet_csv_with_a_byte_order_mark_is_the_same_lexicon(tmp_path, fixed):
+    path = tmp_path / "swn.csv"
+    swn_as_csv(SWN, path)
+    path.write_text("\ufeff" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    as_csv = load_lexicon(str(path))
+    assert (as_csv.entries, as_csv.neutral) == (fixed.entries, fixed.neutral)
 
 
 def swn_as_csv(tsv: Path, csv_path: Path) -> None:

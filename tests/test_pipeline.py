@@ -469,8 +469,9 @@ def test_a_gloss_scored_degree_adverb_is_inserted_under_sentiwordnets_pure_neutr
 ):
     """SentiWordNet scores "very" and "really" from their glosses (0.25 positive and 0.25 negative:
     neutral on balance, but not pure neutral), so its rule for inserted words barred them, and every
-    degree, focus and stance adverb with them; they are placed by the adverb checks instead
-    (``insertions.FUNCTION_ADVERBS``). Not under ``any``, the paper's, which keeps its output."""
+    degree and stance adverb with them; they are placed by the adverb checks instead
+    (``insertions.FUNCTION_ADVERBS``), and the manifest says so. Not under ``any``, the paper's, which
+    keeps its output."""
     lexicon = tmp_path / "swn.txt"
     lexicon.write_text(
         "# POS\tID\tPosScore\tNegScore\tSynsetTerms\tGloss\n"
@@ -488,7 +489,12 @@ def test_a_gloss_scored_degree_adverb_is_inserted_under_sentiwordnets_pure_neutr
         for w in case.provenance["inserted"]
     }  # fmt: skip
     assert inserted & {"very", "really"}, inserted
+    judged = json.loads((tmp_path / "suite" / "manifest.json").read_text())["resources"]["insertion_lexicon"]
+    assert judged["name"] == "sentiwordnet" and "very" in judged["neutral_adverbs"]
     generation.generate(replace(config, insertions="any"), tmp_path / "any")
+    assert (
+        "insertion_lexicon" not in json.loads((tmp_path / "any" / "manifest.json").read_text())["resources"]
+    )
     assert not {
         w["word"].lower() for case in _cases(tmp_path / "any") if case.kind == EXPANSION
         for w in case.provenance["inserted"]

@@ -45,8 +45,8 @@ one": ``INTENSIFIERS``, ``intensifies``): the one place an inserted word need no
 ninth round each such adjective (tagged ``JJ`` by the tagger) is a site of its own beyond the seed's top
 k, filled from the intensifiers alone (``intensifier_sites``, ``Differentiator.adjective_sites``), and
 the capability's requirement reads the intensifier as absent (``validate.MeetsRequirement``). Under
-``phrases`` degree and stance adverbs (``FUNCTION_ADVERBS``) are neutral to what judges an inserted word
-(``FunctionAdverbsNeutral``): SentiWordNet scores them from their glosses, and the adverb checks place
+``phrases`` degree and stance adverbs (``FUNCTION_ADVERBS``) are neutral to SentiWordNet as it judges an
+inserted word (``insertion_lexicon``): it scores them from their glosses, and the adverb checks place
 them.
 """
 
@@ -165,7 +165,7 @@ CLAUSE_ADVERBS = frozenset(
 # 0.25 negative; "quite", "to a degree", 0.625 negative), and its pure-neutral rule then bars them all:
 # under it the defaults inserted no "very", "really" or "quite" at all, which the opinion lexicon calls
 # neutral (docs/yield.md). The adverb checks decide where they go, not the lexicon
-# (``FunctionAdverbsNeutral``), under ``phrases`` only: ``modifiers``, fuzz's, goes down to the last
+# (``insertion_lexicon``), under ``phrases`` only: ``modifiers``, fuzz's, goes down to the last
 # valid candidate and over its depths stacked them ("Very [quite] bad", "no [suddenly] [definitely]
 # good", read blind: docs/fuzz-history.md, round 14), which ``phrases``' own check keeps out. Not the
 # focus adverbs, which need a contrast the sentence may not give ("brought [just] to life", "is [exactly]
@@ -733,11 +733,22 @@ def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | No
     return fits
 
 
+def insertion_lexicon(lexicon: Lexicon, mode: str) -> Lexicon | FunctionAdverbsNeutral:
+    """What judges the polarity of the words an expansion inserts under ``mode`` (validation's polarity
+    check and the fill vocabulary; the capability's requirement and the intensifier sites read
+    ``lexicon``): ``FunctionAdverbsNeutral`` over SentiWordNet under ``phrases``, else ``lexicon`` itself.
+    Only SentiWordNet scores the function adverbs from glosses; VADER's valences for "certainly" or
+    "truly" and a user's own list are meant, and kept."""
+    if mode == "phrases" and getattr(lexicon, "name", None) == "sentiwordnet":
+        return FunctionAdverbsNeutral(lexicon)
+    return lexicon
+
+
 class FunctionAdverbsNeutral:
-    """The lexicon that judges the words an expansion inserts under ``phrases``:
-    ``lexicon`` itself, but for ``FUNCTION_ADVERBS``, neutral as adverbs. Validation's polarity check and
-    the fill vocabulary ask it; the capability's requirement and the intensifier sites ask ``lexicon``.
-    ``describe`` exists where ``lexicon``'s does (a lexicon that cannot say what it holds is not cached)."""
+    """SentiWordNet as it judges the words an expansion inserts under ``phrases`` (``insertion_lexicon``):
+    itself, but for ``FUNCTION_ADVERBS``, neutral as adverbs. ``describe`` exists where the lexicon's
+    does (a lexicon that cannot say what it holds is not cached) and names the adverbs, so a suite's
+    manifest records them."""
 
     def __init__(self, lexicon: Lexicon):
         self.lexicon = lexicon

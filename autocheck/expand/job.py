@@ -32,9 +32,9 @@ from .insertions import (
     INSERTABLE,
     INTENSIFYING,
     SPREAD_CAP,
-    FunctionAdverbsNeutral,
     carries,
     checks_for,
+    insertion_lexicon,
     intensifier_sites,
     intensifies,
     seed_sites,
@@ -174,7 +174,7 @@ class Expander:
         mode = "any" if config.compat else config.insertions
         self.polarity_exempt = intensifies(lexicon) if mode in INTENSIFYING else None
         # what judges an inserted word's polarity (the requirement reads ``lexicon`` itself)
-        self.insertion_lexicon = FunctionAdverbsNeutral(lexicon) if mode == "phrases" else lexicon
+        self.insertion_lexicon = insertion_lexicon(lexicon, mode)
         self.intensify = intensifier_sites(lexicon) if mode in INTENSIFYING else None
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
@@ -433,7 +433,12 @@ class Expander:
         return dict(by_seed)
 
     def describe(self) -> dict[str, Any]:
+        judge = getattr(self.insertion_lexicon, "describe", None)
         return {
+            # what the polarity of inserted words was judged by, where it is not the lexicon itself
+            **(
+                {"insertion_lexicon": judge()} if self.insertion_lexicon is not self.lexicon and judge else {}
+            ),
             "grammar": self.grammar.provenance,
             "function_pairs": self.context.provenance if self.context else None,
             "parser": self.parser.identity,

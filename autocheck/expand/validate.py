@@ -6,7 +6,9 @@ Validation (the original's checks with their bugs fixed):
 2. polarity: every inserted word must be neutral in the lexicon, looked up lower-cased with the coarse
    POS of its mask's tag (the original looked words up case-sensitively with spaCy's isolated-word POS),
    and never a negation ("not", "never", ...: ``lexicon.NEGATIONS``), which flips the sentiment of what it
-   scopes over even where a lexicon, like the opinion lexicon, calls it neutral.
+   scopes over even where a lexicon, like the opinion lexicon, calls it neutral. The lexicon is the one
+   ``insertions.insertion_lexicon`` gives: under ``phrases`` SentiWordNet's gloss scores of degree and
+   stance adverbs are set aside.
    The POS check below makes that tag the word's tag in context for every kept fill; checking polarity
    first means only neutral candidates need tagging;
 3. doubled: an inserted word repeats a neighbouring word ("a kind kind of film");

