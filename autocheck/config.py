@@ -80,6 +80,14 @@ class GenerateConfig:
         "sentiwordnet | opinion | vader | a plug-in's | PATH (default: the task's own lexicon, else "
         "sentiwordnet)",
     )
+    domain_lexicon: str | None = option(
+        None,
+        "--domain-lexicon",
+        "a second lexicon, NAME or PATH, whose polar words are never inserted: e.g. the dataset's own SST "
+        "trees (trainDevTestTrees_PTB/trees/train.txt), whose raters judged words such as 'predictable' "
+        "polar in film reviews",
+        group=EXPAND,
+    )
     # the original code's choices where they change results: SentiWordNet formula, shared fillers, LC10
     compat: bool = option(False, "--compat", "reproduce the original ALiCT code's quirks")
     text_column: str | None = option(
@@ -281,16 +289,18 @@ class GenerateConfig:
     )
 
     def settings(self) -> dict[str, Any]:
-        """The settings as the manifest records them. An empty ``checks`` and the default ``precision`` are
-        left out, so suites and cached chunks made before those options existed keep their bytes and keys
-        (the precision actually used is in the manifest's resources); so is the fluency window while the
-        fluency filter is off, as it then changes nothing."""
+        """The settings as the manifest records them. An empty ``checks``, no ``domain_lexicon`` and the
+        default ``precision`` are left out, so suites and cached chunks made before those options existed
+        keep their bytes and keys (the precision actually used is in the manifest's resources); so is the
+        fluency window while the fluency filter is off, as it then changes nothing."""
         settings = asdict(self)
         settings["top_k"] = self.kept_top_k
         if settings["fluency_threshold"] is None:
             del settings["fluency_window"]
         if not settings["checks"]:
             del settings["checks"]
+        if settings["domain_lexicon"] is None:
+            del settings["domain_lexicon"]
         if settings["precision"] == "fp32":
             del settings["precision"]
         return settings

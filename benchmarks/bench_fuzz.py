@@ -241,6 +241,10 @@ def main() -> int:
         help="the polarity lexicon for the search and the neutral check (default opinion; autocheck's own "
         "default, sentiwordnet, needs SentiWordNet 3.0 installed: see docs/fuzz.md)",
     )
+    p.add_argument(
+        "--domain-lexicon",
+        help="generate's and fuzz's --domain-lexicon (e.g. SST's train trees: docs/fuzz.md); BAE-I has none",
+    )
     p.add_argument("--work", type=Path, help="working directory (default: a temporary one)")
     args = p.parse_args()
     capabilities = args.capability or ["LC2", "LC4", "LC9"]
@@ -262,6 +266,7 @@ def main() -> int:
         cap: GenerateConfig(
             capabilities=[cap],
             lexicon=args.lexicon,
+            domain_lexicon=args.domain_lexicon,
             max_variants=1,
             parser=str(SHARED / "models" / "benepar_ptbsample_charlstm"),
             mlm=mlm_dir,

@@ -697,3 +697,43 @@ def test_the_function_adverbs_go_where_phrases_do_and_the_requirement_reads_the_
     assert isinstance(expander.insertion_lexicon, FunctionAdverbsNeutral) == function_adverbs
     assert expander.insertion_lexicon.is_neutral("very", "adv") == function_adverbs
     assert expander.lexicon is lexicon  # the capability's requirement: ``Expander.requirement``
+
+
+@pytest.mark.parametrize("mode", ["phrases", "modifiers"])
+def test_a_domain_lexicons_polar_words_are_never_neutral_to_insert(tmp_path, mode):
+    """``--domain-lexicon``: a word the domain calls polar is not neutral to what judges an inserted word
+    (validation's polarity check, the fill vocabulary), whatever the lexicon says and whether or not it is
+    a function adverb; the requirement still reads the lexicon. The file's content is in the expander's
+    identity, so an edited file is not answered from the cache, and the manifest records it."""
+    from autocheck.config import GenerateConfig
+    from autocheck.expand.job import Expander
+
+    trees = tmp_path / "train.txt"
+    trees.write_text("(1 (2 is) (1 predictable))\n(3 (3 very) (2 well))\n")
+    lexicon = _Glosses()
+    config = GenerateConfig(dataset=None, parser=str(tmp_path), insertions=mode, domain_lexicon=str(trees))
+    expander = Expander(config, lexicon, {})
+    judge = expander.insertion_lexicon
+    assert [w for w in ("predictable", "very", "often") if judge.is_neutral(w, "adv")] == ["often"]
+    assert lexicon.is_neutral("predictable", "adj") and not judge.is_neutral("predictable", "adj")
+    assert expander.lexicon is lexicon
+    recorded = expander.describe()["insertion_lexicon"]["domain_lexicon"]
+    assert recorded["name"] == "treebank" and recorded["source"] == str(trees)
+    before = expander.identity()
+    trees.write_text("(1 (2 is) (1 predictable))\n(2 (2 very) (2 well))\n ")
+    assert Expander(config, lexicon, {}).identity() != before
+    assert Expander(config, lexicon, {}).insertion_lexicon.is_neutral("very", "adv") == (mode == "phrases")
+    assert (
+        Expander(GenerateConfig(dataset=None, parser=str(tmp_path), insertions=mode), lexicon, {}).identity()
+        != before
+    )
+
+
+def test_a_domain_lexicon_that_cannot_be_read_is_an_error_naming_the_option(tmp_path):
+    from autocheck.config import GenerateConfig
+    from autocheck.expand.job import Expander
+    from autocheck.store import InputError
+
+    config = GenerateConfig(dataset=None, parser=str(tmp_path), domain_lexicon=str(tmp_path / "nosuch.txt"))
+    with pytest.raises(InputError, match=r"--domain-lexicon .*nosuch.txt: unknown lexicon"):
+        Expander(config, _Glosses(), {})

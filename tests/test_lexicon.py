@@ -369,3 +369,52 @@ def test_wordnet_is_read_from_the_copy_nltks_loader_reads_and_a_missing_file_is_
             lexicon._wordnet()
     finally:
         lexicon._wordnet.cache_clear()
+
+
+def _trees(rows: list[str]) -> str:
+    return "".join(row + "\n" for row in rows)
+
+
+def test_a_sentiment_treebank_is_a_lexicon_of_the_words_its_raters_judged_polar(tmp_path):
+    """SST rated every word alone and every phrase (``--domain-lexicon``): a word takes the leaning of at
+    least half its own ratings; a word rated neutral alone takes the leaning of the two-word phrases that
+    pair it with a neutral word, once there are ``PHRASE_EVIDENCE`` of them; a tie or too little evidence
+    is neutral."""
+    from autocheck.sources.lexicon import PHRASE_EVIDENCE
+
+    rows = [
+        "(3 (3 original) (2 film))",  # "original" rated positive alone
+        "(2 (2 film) (2 again))",
+        "(2 (2 even) (1 odd))",  # "odd": one rating, negative
+        *["(1 (2 is) (2 predictable))"] * PHRASE_EVIDENCE,  # neutral alone, negative in its phrases
+        *["(1 (2 so) (2 slow))"] * (PHRASE_EVIDENCE - 1),  # as lopsided, but too few phrases
+        *["(3 (2 very) (2 nice))", "(1 (2 very) (2 flat))"] * PHRASE_EVIDENCE,  # a tie
+    ]
+    path = tmp_path / "train.txt"
+    path.write_text(_trees(rows))
+    lexicon = load_lexicon(str(path))
+    assert lexicon.name == "treebank"
+    got = {word: lexicon.polarity(word, "adj") for word in ("original", "odd", "predictable", "slow", "very")}
+    assert got == {
+        "original": "positive",
+        "odd": "negative",
+        "predictable": "negative",
+        "slow": "neutral",
+        "very": "neutral",
+    }
+    assert lexicon.is_neutral("film", "noun") and not lexicon.is_neutral("Predictable", "adj")
+    assert lexicon.describe()["sha256"] and "two-word phrases" in lexicon.describe()["rule"]
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("(3 (2 a) (3 fine) film)\n(2 (2 film)\n", r"train.txt:2: expected a sentiment tree"),
+        ("(3 (2 a) (3 fine))\nfilm 3\n", r"train.txt:2: expected a sentiment tree"),
+    ],
+)
+def test_a_bad_tree_names_file_and_line(tmp_path, text, error):
+    path = tmp_path / "train.txt"
+    path.write_text(text)
+    with pytest.raises(InputError, match=error):
+        load_lexicon(str(path))

@@ -501,6 +501,37 @@ def test_a_gloss_scored_degree_adverb_is_inserted_under_sentiwordnets_pure_neutr
     } & {"very", "really"}  # fmt: skip
 
 
+def test_a_domain_lexicons_polar_words_are_never_inserted(stand_in_config, tmp_path):
+    """Every word a run inserted, rated negative in a treebank given as --domain-lexicon, is inserted no
+    more; the manifest records the treebank, and a suite without it none."""
+
+    def inserted(suite: Path) -> Counter[str]:
+        return Counter(
+            w["word"].lower() for case in _cases(suite) if case.kind == EXPANSION
+            for w in case.provenance["inserted"]
+        )  # fmt: skip
+
+    generation.generate(stand_in_config, tmp_path / "plain")
+    words = inserted(tmp_path / "plain")
+    assert (
+        words
+        and "insertion_lexicon"
+        not in json.loads((tmp_path / "plain" / "manifest.json").read_text())["resources"]
+    )
+    trees = tmp_path / "train.txt"
+    trees.write_text("".join(f"(1 (2 a) (1 {word}))\n" for word in words))
+    generation.generate(replace(stand_in_config, domain_lexicon=str(trees)), tmp_path / "domain")
+    # only an intensifier grading a negative seed's negative adjective ("a [terribly] boring film")
+    kept = {
+        (w["word"].lower(), case.label) for case in _cases(tmp_path / "domain") if case.kind == EXPANSION
+        for w in case.provenance["inserted"] if w["word"].lower() in words
+    }  # fmt: skip
+    assert all(word in INTENSIFIERS and label == "negative" for word, label in kept), kept
+    assert len(inserted(tmp_path / "domain")) > 0
+    judged = json.loads((tmp_path / "domain" / "manifest.json").read_text())["resources"]["insertion_lexicon"]
+    assert judged["name"] == "opinion" and judged["domain_lexicon"]["sha256"]
+
+
 def test_adjective_fills_bound_the_adjective_templates_but_not_under_compat(stand_in_config, tmp_path):
     """A template that inserts only adjectives keeps at most --adjective-fills fills, the others up to
     --fills-per-mask; --compat (the original code, which has no such bound) keeps every valid fill."""

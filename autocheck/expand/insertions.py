@@ -56,7 +56,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..sources.lexicon import NEGATIVE, POSITIVE
+from ..sources.lexicon import NEGATIVE, NEUTRAL, POSITIVE
 from .expansion import ADJECTIVE_TAGS, ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
 from .vocabulary import INTENSIFIER, MODIFYING
@@ -733,15 +733,19 @@ def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | No
     return fits
 
 
-def insertion_lexicon(lexicon: Lexicon, mode: str) -> Lexicon | FunctionAdverbsNeutral:
+def insertion_lexicon(
+    lexicon: Lexicon, mode: str, domain: Lexicon | None = None
+) -> Lexicon | FunctionAdverbsNeutral | AlsoPolar:
     """What judges the polarity of the words an expansion inserts under ``mode`` (validation's polarity
     check and the fill vocabulary; the capability's requirement and the intensifier sites read
-    ``lexicon``): ``FunctionAdverbsNeutral`` over SentiWordNet under ``phrases``, else ``lexicon`` itself.
+    ``lexicon``): ``FunctionAdverbsNeutral`` over SentiWordNet under ``phrases``, else ``lexicon`` itself;
+    and with a ``domain`` lexicon (``--domain-lexicon``), neither where the domain calls a word polar.
     Only SentiWordNet scores the function adverbs from glosses; VADER's valences for "certainly" or
     "truly" and a user's own list are meant, and kept."""
+    judge: Lexicon | FunctionAdverbsNeutral = lexicon
     if mode == "phrases" and getattr(lexicon, "name", None) == "sentiwordnet":
-        return FunctionAdverbsNeutral(lexicon)
-    return lexicon
+        judge = FunctionAdverbsNeutral(lexicon)
+    return judge if domain is None else AlsoPolar(judge, domain)
 
 
 class FunctionAdverbsNeutral:
@@ -762,6 +766,24 @@ class FunctionAdverbsNeutral:
         return lambda: {**inner(), "neutral_adverbs": sorted(FUNCTION_ADVERBS)}
 
 
+class AlsoPolar:
+    """A word is neutral to insert where ``judge`` says so and ``domain`` does not call it polar: a
+    general lexicon misses the words a domain uses for praise or blame ("predictable" in film reviews;
+    SentiWordNet, the opinion lexicon and VADER all leave it neutral), and a model under test that
+    fuzz searches for flips finds exactly those. ``describe`` as ``FunctionAdverbsNeutral``'s."""
+
+    def __init__(self, judge: Lexicon | FunctionAdverbsNeutral, domain: Lexicon):
+        self.judge, self.domain = judge, domain
+
+    def is_neutral(self, word: str, pos: str | None) -> bool:
+        return self.judge.is_neutral(word, pos) and self.domain.polarity(word, pos) in (None, NEUTRAL)
+
+    @property
+    def describe(self) -> Callable[[], dict]:
+        inner, domain = self.judge.describe, self.domain.describe
+        return lambda: {**inner(), "domain_lexicon": domain()}
+
+
 def carries(lexicon: Lexicon, label: object, word: str) -> bool:
     """Whether ``word`` is an adjective whose polarity in ``lexicon`` is ``label`` (positive or negative)."""
     return label in (POSITIVE, NEGATIVE) and lexicon.polarity(word.lower(), "adj") == label
@@ -772,17 +794,22 @@ def _same_stem(adverb: str, adjective: str) -> bool:
     return adverb[:5] == adjective[:5]
 
 
-def intensifies(lexicon: Lexicon) -> Callable[[Candidate, int], bool]:
+def intensifies(lexicon: Lexicon, domain: Lexicon | None = None) -> Callable[[Candidate, int], bool]:
     """Whether a candidate's ``n``-th inserted word may be polar where it goes (``validate.Polarity``'s
     ``exempt``): an intensifier (``INTENSIFIERS``) filling an adverb mask right before a seed's adjective
     whose polarity in ``lexicon`` is the seed's label ("a [terribly] funny film" for a positive seed, not
     for a negative one, nor "not [terribly] funny", whose adjective does not carry its seed's label), and
-    that no other adverb grades ("irredeemably [terribly] awful", "[very] [incredibly] vivid")."""
+    that no other adverb grades ("irredeemably [terribly] awful", "[very] [incredibly] vivid"). With a
+    ``domain`` lexicon, only an intensifier it does not call the label's opposite: SST's raters call
+    "terribly" negative and "remarkably" positive, so "[remarkably] uneven" is no negative seed's."""
 
     def exempt(candidate: Candidate, n: int) -> bool:
         masks = candidate.template.masks
         index, tag = masks[n]
-        if tag != "RB" or candidate.words[n].lower() not in INTENSIFIERS:
+        word = candidate.words[n].lower()
+        if tag != "RB" or word not in INTENSIFIERS:
+            return False
+        if domain is not None and domain.polarity(word, "adv") not in (None, NEUTRAL, candidate.seed.label):
             return False
         if any(i == index for m, (i, _) in enumerate(masks) if m != n):  # "[very] [incredibly] vivid"
             return False
@@ -792,9 +819,7 @@ def intensifies(lexicon: Lexicon) -> Callable[[Candidate, int], bool]:
         if _after_adverb(candidate, n):  # "irredeemably [terribly] awful"
             return False
         head = candidate.template.parse.tokens[index].lower()
-        return carries(lexicon, candidate.seed.label, head) and not _same_stem(
-            candidate.words[n].lower(), head
-        )
+        return carries(lexicon, candidate.seed.label, head) and not _same_stem(word, head)
 
     return exempt
 

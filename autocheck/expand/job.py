@@ -10,7 +10,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,7 @@ from ..config import GenerateConfig
 from ..memory import bound_heap_growth, release_free_memory
 from ..records import SEED, MaskedTemplate, TestCase
 from ..resources import nltk_data_identity
+from ..sources.lexicon import Lexicon, load_lexicon
 from ..sources.search import satisfies
 from ..sources.transform import seed_text
 from ..store import InputError, canonical, code_fingerprint, content_hash, dumps
@@ -172,9 +173,10 @@ class Expander:
         self.word_checks = [] if config.compat else checks_for(config.insertions)  # insertions.py, words.py
         # the intensifiers the fill vocabulary admits (``vocabulary_limits``) kept where they keep the label
         mode = "any" if config.compat else config.insertions
-        self.polarity_exempt = intensifies(lexicon) if mode in INTENSIFYING else None
+        self.domain_lexicon = _domain_lexicon(config.domain_lexicon) if config.domain_lexicon else None
+        self.polarity_exempt = intensifies(lexicon, self.domain_lexicon) if mode in INTENSIFYING else None
         # what judges an inserted word's polarity (the requirement reads ``lexicon`` itself)
-        self.insertion_lexicon = insertion_lexicon(lexicon, mode)
+        self.insertion_lexicon = insertion_lexicon(lexicon, mode, self.domain_lexicon)
         self.intensify = intensifier_sites(lexicon) if mode in INTENSIFYING else None
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
@@ -247,6 +249,7 @@ class Expander:
                 dumps(self.grammar.provenance),
                 dumps(self.context.provenance if self.context else None),
                 dumps(describe() if describe else None),
+                *((dumps(self.domain_lexicon.describe()),) if self.domain_lexicon else ()),
                 # the capabilities' specifications (requirements re-checked on every fill)
                 *(dumps(canonical(self.capabilities[c])) for c in sorted(self.capabilities)),
                 self.device,
@@ -523,6 +526,23 @@ def _has_special_token(mlm_name: str, text: str, expander: Expander) -> bool:
     if not any(ch in text for ch in "[<"):
         return False
     return expander.mlm.has_special_token(text)
+
+
+def _domain_lexicon(name_or_path: str) -> Lexicon:
+    """``--domain-lexicon``, loaded once per process and file version: the workers forked after the main
+    process's expander find it loaded, and a notebook's second call reuses it (SST's train trees take
+    about 0.6 CPU-s to read)."""
+    path = Path(name_or_path)
+    version = (path.stat().st_mtime_ns, path.stat().st_size) if path.is_file() else None
+    try:
+        return _load_domain_lexicon(name_or_path, version)
+    except InputError as e:
+        raise InputError(f"--domain-lexicon {e}") from None
+
+
+@lru_cache(maxsize=4)
+def _load_domain_lexicon(name_or_path: str, version: tuple[int, int] | None) -> Lexicon:
+    return load_lexicon(name_or_path)
 
 
 def _vocabulary_filter(

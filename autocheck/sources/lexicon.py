@@ -25,6 +25,13 @@ Lexicons (``load_lexicon``):
   pos one of adj/noun/verb/adv, empty or ``*`` for any). A TSV that lists neutral words is a closed
   vocabulary (unknown words are None, not neutral); one with only positive/negative words works like the
   opinion lexicon.
+* a path to a file of Stanford Sentiment Treebank trees in PTB form (``(3 (2 It) (4 (2 's) (3 good)))``,
+  ``trainDevTestTrees_PTB/trees/train.txt``): a lexicon of the words its raters judged polar in their
+  domain (``_treebank_words``). Every phrase of SST, every single word included, was rated out of context
+  on a five-point scale, so the words this reads as polar include review words no general lexicon scores
+  ("predictable": rated neutral alone, negative in 14 of the 20 two-word phrases that pair it with a
+  neutral word in the train split). Meant as ``--domain-lexicon``: a second lexicon whose polar words are
+  never inserted.
 
 Inflected forms are mapped to lemmas when the surface form is unknown: WordNet's ``morphy`` (when the NLTK
 wordnet corpus is installed; it is never downloaded for this) and then WordNet's own suffix-detachment rules
@@ -39,7 +46,8 @@ import csv
 import hashlib
 import io
 import logging
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -498,6 +506,70 @@ def _tsv(path: Path, source: str, sha: str, text: str) -> WordLexicon:
     return WordLexicon(path.stem, entries, neutral, not neutral, info)
 
 
+# A word of a treebank is polar by its phrases when at least this many two-word phrases pair it with a
+# word rated neutral, and at least this share of them is rated one way (SST's train split: 35 words,
+# "predictable", "cliches", "stale", "shallow", "manipulative", "worth", "welcome" among them; a few
+# content words, such as "opera" of "soap opera", which are rarely inserted as modifiers anyway)
+PHRASE_EVIDENCE, PHRASE_SHARE = 8, 0.5
+_TREE_START = re.compile(r"\([0-4] ")
+_RATED_WORD = re.compile(r"\(([0-4]) ([^()\s]+)\)")
+_RATED_PAIR = re.compile(r"\(([0-4]) \(([0-4]) ([^()\s]+)\) \(([0-4]) ([^()\s]+)\)\)")
+
+
+def _looks_like_treebank(text: str) -> bool:
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return _TREE_START.match(first) is not None
+
+
+def _rating(label: str) -> str:
+    return NEGATIVE if label in "01" else POSITIVE if label in "34" else NEUTRAL
+
+
+def _leaning(ratings: Counter[str]) -> str | None:
+    """The polar direction of at least ``PHRASE_SHARE`` of ``ratings``, where one leads."""
+    positive, negative = ratings[POSITIVE], ratings[NEGATIVE]
+    if positive == negative or max(positive, negative) < PHRASE_SHARE * ratings.total():
+        return None
+    return POSITIVE if positive > negative else NEGATIVE
+
+
+def _treebank_words(source: str, sha: str, text: str) -> WordLexicon:
+    """The words a sentiment treebank's raters judged polar: a word at least half of whose own ratings lean
+    one way takes it (SST's raters call "original" positive in 106 of its 107 ratings); a word rated
+    neutral alone takes the leaning of the two-word phrases pairing it with a neutral word, where there
+    are enough (``PHRASE_EVIDENCE``, ``PHRASE_SHARE``). Everything else is neutral. A line that is not a
+    tree is an error naming it."""
+    alone: dict[str, Counter[str]] = defaultdict(Counter)
+    paired: dict[str, Counter[str]] = defaultdict(Counter)
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if not _TREE_START.match(line) or line.count("(") != line.count(")"):
+            raise InputError(f"{source}:{lineno}: expected a sentiment tree such as (3 (2 It) (3 works))")
+        for label, word in _RATED_WORD.findall(line):
+            alone[word.lower()][_rating(label)] += 1
+        for label, left_label, left, right_label, right in _RATED_PAIR.findall(line):
+            if right_label == "2":
+                paired[left.lower()][_rating(label)] += 1
+            if left_label == "2":
+                paired[right.lower()][_rating(label)] += 1
+    if not alone:
+        raise InputError(f"{source}: no rated words")
+    entries: dict[tuple[str, str], str] = {}
+    for word, ratings in alone.items():
+        phrases = paired.get(word, Counter())
+        label = _leaning(ratings) or (_leaning(phrases) if phrases.total() >= PHRASE_EVIDENCE else None)
+        if label:
+            entries[word, ANY_POS] = label
+    info = {
+        "source": source,
+        "sha256": sha,
+        "rule": f"polar when >= {PHRASE_SHARE:.0%} of its ratings lean one way, or of its >= "
+        f"{PHRASE_EVIDENCE} two-word phrases with a neutral word; else neutral",
+    }
+    return WordLexicon("treebank", entries, frozenset(), True, info)
+
+
 def _sentiwordnet_nltk(*, compat: bool = False) -> Lexicon:
     try:
         found = _read_nltk("corpora/sentiwordnet", "sentiwordnet", "SentiWordNet_3.0.0.txt")
@@ -535,4 +607,6 @@ def load_lexicon(name_or_path: str = "sentiwordnet", *, compat: bool = False) ->
     text = _decode(data, source)
     if _looks_like_sentiwordnet(text):
         return _sentiwordnet(source, sha, data, compat)
+    if _looks_like_treebank(text):
+        return _treebank_words(source, sha, text)
     return _tsv(path, source, sha, text)
