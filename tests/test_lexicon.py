@@ -376,10 +376,9 @@ def _trees(rows: list[str]) -> str:
 
 
 def test_a_sentiment_treebank_is_a_lexicon_of_the_words_its_raters_judged_polar(tmp_path):
-    """SST rated every word alone and every phrase (``--domain-lexicon``): a word takes the leaning of at
-    least half its own ratings; a word rated neutral alone takes the leaning of the two-word phrases that
-    pair it with a neutral word, once there are ``PHRASE_EVIDENCE`` of them; a tie or too little evidence
-    is neutral."""
+    """SST rated every word alone and every phrase (``--domain-lexicon``): a word takes the leaning (at
+    least half the ratings one way) of the two-word phrases that pair it with a neutral word, once there
+    are ``PHRASE_EVIDENCE`` of them, else of its own ratings; a tie is neutral."""
     from autocheck.sources.lexicon import PHRASE_EVIDENCE
 
     rows = [
@@ -389,18 +388,20 @@ def test_a_sentiment_treebank_is_a_lexicon_of_the_words_its_raters_judged_polar(
         *["(1 (2 is) (2 predictable))"] * PHRASE_EVIDENCE,  # neutral alone, negative in its phrases
         *["(1 (2 so) (2 slow))"] * (PHRASE_EVIDENCE - 1),  # as lopsided, but too few phrases
         *["(3 (2 very) (2 nice))", "(1 (2 very) (2 flat))"] * PHRASE_EVIDENCE,  # a tie
+        *["(2 (3 new) (2 film))"] * PHRASE_EVIDENCE,  # positive alone, neutral in context
     ]
     path = tmp_path / "train.txt"
     path.write_text(_trees(rows))
     lexicon = load_lexicon(str(path))
     assert lexicon.name == "treebank"
-    got = {word: lexicon.polarity(word, "adj") for word in ("original", "odd", "predictable", "slow", "very")}
-    assert got == {
+    words = ("original", "odd", "predictable", "slow", "very", "new")
+    assert {word: lexicon.polarity(word, "adj") for word in words} == {
         "original": "positive",
         "odd": "negative",
         "predictable": "negative",
         "slow": "neutral",
         "very": "neutral",
+        "new": "neutral",
     }
     assert lexicon.is_neutral("film", "noun") and not lexicon.is_neutral("Predictable", "adj")
     assert lexicon.describe()["sha256"] and "two-word phrases" in lexicon.describe()["rule"]

@@ -506,10 +506,11 @@ def _tsv(path: Path, source: str, sha: str, text: str) -> WordLexicon:
     return WordLexicon(path.stem, entries, neutral, not neutral, info)
 
 
-# A word of a treebank is polar by its phrases when at least this many two-word phrases pair it with a
-# word rated neutral, and at least this share of them is rated one way (SST's train split: 35 words,
-# "predictable", "cliches", "stale", "shallow", "manipulative", "worth", "welcome" among them; a few
-# content words, such as "opera" of "soap opera", which are rarely inserted as modifiers anyway)
+# A treebank word is judged by its phrases where at least this many two-word phrases pair it with a word
+# rated neutral, and is polar when at least this share of the ratings lean one way. SST's train split has
+# that context for 1,120 of its 16,579 words; 209 of them are polar by it ("good", "original", "fresh",
+# "predictable", "cliches", "slow", and a few content words such as "opera" of "soap opera", rarely
+# inserted as a modifier anyway); in all it calls 4,168 words polar
 PHRASE_EVIDENCE, PHRASE_SHARE = 8, 0.5
 _TREE_START = re.compile(r"\([0-4] ")
 _RATED_WORD = re.compile(r"\(([0-4]) ([^()\s]+)\)")
@@ -534,11 +535,14 @@ def _leaning(ratings: Counter[str]) -> str | None:
 
 
 def _treebank_words(source: str, sha: str, text: str) -> WordLexicon:
-    """The words a sentiment treebank's raters judged polar: a word at least half of whose own ratings lean
-    one way takes it (SST's raters call "original" positive in 106 of its 107 ratings); a word rated
-    neutral alone takes the leaning of the two-word phrases pairing it with a neutral word, where there
-    are enough (``PHRASE_EVIDENCE``, ``PHRASE_SHARE``). Everything else is neutral. A line that is not a
-    tree is an error naming it."""
+    """The words a sentiment treebank's raters judged polar in context: a word takes the leaning of the
+    two-word phrases that pair it with a word rated neutral, where there are enough of them
+    (``PHRASE_EVIDENCE``), and of its own ratings where there are not; a leaning is at least
+    ``PHRASE_SHARE`` of the ratings one way. In context, because SST's raters called "new", "real" and
+    "family" somewhat positive alone (in 206, 134 and 110 ratings of as many) but rated most of their
+    phrases neutral ("a new film"), and "predictable" neutral alone but 14 of its 20 phrases negative
+    ("is predictable"); where context is rare, a word alone ("remarkably", "terribly") is all SST says.
+    Everything else is neutral. A line that is not a tree is an error naming it."""
     alone: dict[str, Counter[str]] = defaultdict(Counter)
     paired: dict[str, Counter[str]] = defaultdict(Counter)
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -558,14 +562,14 @@ def _treebank_words(source: str, sha: str, text: str) -> WordLexicon:
     entries: dict[tuple[str, str], str] = {}
     for word, ratings in alone.items():
         phrases = paired.get(word, Counter())
-        label = _leaning(ratings) or (_leaning(phrases) if phrases.total() >= PHRASE_EVIDENCE else None)
+        label = _leaning(phrases) if phrases.total() >= PHRASE_EVIDENCE else _leaning(ratings)
         if label:
             entries[word, ANY_POS] = label
     info = {
         "source": source,
         "sha256": sha,
-        "rule": f"polar when >= {PHRASE_SHARE:.0%} of its ratings lean one way, or of its >= "
-        f"{PHRASE_EVIDENCE} two-word phrases with a neutral word; else neutral",
+        "rule": f"polar when >= {PHRASE_SHARE:.0%} of its two-word phrases with a neutral word lean one "
+        f"way (with >= {PHRASE_EVIDENCE} such phrases; else of its own ratings); else neutral",
     }
     return WordLexicon("treebank", entries, frozenset(), True, info)
 
