@@ -83,9 +83,9 @@ class GenerateConfig:
     domain_lexicon: str | None = option(
         None,
         "--domain-lexicon",
-        "a second lexicon, NAME or PATH, whose polar words are never inserted: e.g. the dataset's own SST "
-        "trees (trainDevTestTrees_PTB/trees/train.txt), whose raters judged words such as 'predictable' "
-        "polar in film reviews",
+        "a second lexicon, NAME or PATH, whose polar words are never inserted: e.g. a TSV of the words "
+        "that changed a label in what a run found (predictable<TAB>negative), or a sentiment treebank's "
+        "trees (SST's trainDevTestTrees_PTB/trees/train.txt)",
         group=EXPAND,
     )
     # the original code's choices where they change results: SentiWordNet formula, shared fillers, LC10

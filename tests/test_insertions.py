@@ -737,3 +737,17 @@ def test_a_domain_lexicon_that_cannot_be_read_is_an_error_naming_the_option(tmp_
     config = GenerateConfig(dataset=None, parser=str(tmp_path), domain_lexicon=str(tmp_path / "nosuch.txt"))
     with pytest.raises(InputError, match=r"--domain-lexicon .*nosuch.txt: unknown lexicon"):
         Expander(config, _Glosses(), {})
+
+
+def test_a_domain_lexicon_may_be_a_users_list_of_the_words_that_changed_a_label(tmp_path):
+    """The workflow the docs give: after reading what fuzz found, bar the words that changed the label."""
+    from autocheck.config import GenerateConfig
+    from autocheck.expand.job import Expander
+
+    words = tmp_path / "domain.tsv"
+    words.write_text("predictable\tnegative\nuseful\tpositive\n")
+    config = GenerateConfig(
+        dataset=None, parser=str(tmp_path), insertions="modifiers", domain_lexicon=str(words)
+    )
+    judge = Expander(config, _Glosses(), {}).insertion_lexicon
+    assert [w for w in ("predictable", "useful", "rural") if judge.is_neutral(w, "adj")] == ["rural"]
