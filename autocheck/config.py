@@ -80,13 +80,14 @@ class GenerateConfig:
         "sentiwordnet | opinion | vader | a plug-in's | PATH (default: the task's own lexicon, else "
         "sentiwordnet)",
     )
-    domain_lexicon: str | None = option(
+    domain_lexicons: list[str] | None = option(
         None,
         "--domain-lexicon",
-        "a second lexicon, NAME or PATH, whose polar words are never inserted: e.g. a TSV of the words "
-        "that changed a label in what a run found (predictable<TAB>negative), or a sentiment treebank's "
-        "trees (SST's trainDevTestTrees_PTB/trees/train.txt)",
+        "a second lexicon, NAME or PATH, whose polar words are never inserted (repeatable): e.g. opinion or "
+        "vader beside SentiWordNet, a TSV of the words that changed a label in what a run found "
+        "(predictable<TAB>negative), or a sentiment treebank's trees (SST's trees/train.txt)",
         group=EXPAND,
+        repeat="LEXICON",
     )
     # the original code's choices where they change results: SentiWordNet formula, shared fillers, LC10
     compat: bool = option(False, "--compat", "reproduce the original ALiCT code's quirks")
@@ -289,7 +290,7 @@ class GenerateConfig:
     )
 
     def settings(self) -> dict[str, Any]:
-        """The settings as the manifest records them. An empty ``checks``, no ``domain_lexicon`` and the
+        """The settings as the manifest records them. An empty ``checks``, no ``domain_lexicons`` and the
         default ``precision`` are left out, so suites and cached chunks made before those options existed
         keep their bytes and keys (the precision actually used is in the manifest's resources); so is the
         fluency window while the fluency filter is off, as it then changes nothing."""
@@ -299,8 +300,8 @@ class GenerateConfig:
             del settings["fluency_window"]
         if not settings["checks"]:
             del settings["checks"]
-        if settings["domain_lexicon"] is None:
-            del settings["domain_lexicon"]
+        if not settings["domain_lexicons"]:
+            del settings["domain_lexicons"]
         if settings["precision"] == "fp32":
             del settings["precision"]
         return settings

@@ -243,7 +243,8 @@ def main() -> int:
     )
     p.add_argument(
         "--domain-lexicon",
-        help="generate's and fuzz's --domain-lexicon (e.g. SST's train trees: docs/fuzz.md); BAE-I has none",
+        action="append",
+        help="generate's and fuzz's --domain-lexicon, repeatable (docs/fuzz.md); BAE-I has none",
     )
     p.add_argument("--work", type=Path, help="working directory (default: a temporary one)")
     args = p.parse_args()
@@ -266,7 +267,7 @@ def main() -> int:
         cap: GenerateConfig(
             capabilities=[cap],
             lexicon=args.lexicon,
-            domain_lexicon=args.domain_lexicon,
+            domain_lexicons=args.domain_lexicon,
             max_variants=1,
             parser=str(SHARED / "models" / "benepar_ptbsample_charlstm"),
             mlm=mlm_dir,

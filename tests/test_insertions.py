@@ -711,13 +711,13 @@ def test_a_domain_lexicons_polar_words_are_never_neutral_to_insert(tmp_path, mod
     trees = tmp_path / "train.txt"
     trees.write_text("(1 (2 is) (1 predictable))\n(3 (3 very) (2 well))\n")
     lexicon = _Glosses()
-    config = GenerateConfig(dataset=None, parser=str(tmp_path), insertions=mode, domain_lexicon=str(trees))
+    config = GenerateConfig(dataset=None, parser=str(tmp_path), insertions=mode, domain_lexicons=[str(trees)])
     expander = Expander(config, lexicon, {})
     judge = expander.insertion_lexicon
     assert [w for w in ("predictable", "very", "often") if judge.is_neutral(w, "adv")] == ["often"]
     assert lexicon.is_neutral("predictable", "adj") and not judge.is_neutral("predictable", "adj")
     assert expander.lexicon is lexicon
-    recorded = expander.describe()["insertion_lexicon"]["domain_lexicon"]
+    (recorded,) = expander.describe()["insertion_lexicon"]["domain_lexicons"]
     assert recorded["name"] == "treebank" and recorded["source"] == str(trees)
     before = expander.identity()
     trees.write_text("(1 (2 is) (1 predictable))\n(2 (2 very) (2 well))\n ")
@@ -734,20 +734,22 @@ def test_a_domain_lexicon_that_cannot_be_read_is_an_error_naming_the_option(tmp_
     from autocheck.expand.job import Expander
     from autocheck.store import InputError
 
-    config = GenerateConfig(dataset=None, parser=str(tmp_path), domain_lexicon=str(tmp_path / "nosuch.txt"))
+    config = GenerateConfig(
+        dataset=None, parser=str(tmp_path), domain_lexicons=[str(tmp_path / "nosuch.txt")]
+    )
     with pytest.raises(InputError, match=r"--domain-lexicon .*nosuch.txt: unknown lexicon"):
         Expander(config, _Glosses(), {})
 
 
-def test_a_domain_lexicon_may_be_a_users_list_of_the_words_that_changed_a_label(tmp_path):
-    """The workflow the docs give: after reading what fuzz found, bar the words that changed the label."""
+def test_domain_lexicons_may_be_a_users_lists_of_the_words_that_changed_a_label(tmp_path):
+    """The workflow the docs give: after reading what fuzz found, bar the words that changed the label;
+    every lexicon given bars its own."""
     from autocheck.config import GenerateConfig
     from autocheck.expand.job import Expander
 
-    words = tmp_path / "domain.tsv"
-    words.write_text("predictable\tnegative\nuseful\tpositive\n")
-    config = GenerateConfig(
-        dataset=None, parser=str(tmp_path), insertions="modifiers", domain_lexicon=str(words)
-    )
+    (tmp_path / "blame.tsv").write_text("predictable\tnegative\n")
+    (tmp_path / "praise.tsv").write_text("useful\tpositive\n")
+    lists = [str(tmp_path / "blame.tsv"), str(tmp_path / "praise.tsv")]
+    config = GenerateConfig(dataset=None, parser=str(tmp_path), insertions="modifiers", domain_lexicons=lists)
     judge = Expander(config, _Glosses(), {}).insertion_lexicon
     assert [w for w in ("predictable", "useful", "rural") if judge.is_neutral(w, "adj")] == ["rural"]

@@ -520,7 +520,7 @@ def test_a_domain_lexicons_polar_words_are_never_inserted(stand_in_config, tmp_p
     )
     trees = tmp_path / "train.txt"
     trees.write_text("".join(f"(1 (2 a) (1 {word}))\n" for word in words))
-    generation.generate(replace(stand_in_config, domain_lexicon=str(trees)), tmp_path / "domain")
+    generation.generate(replace(stand_in_config, domain_lexicons=[str(trees)]), tmp_path / "domain")
     # only an intensifier grading a negative seed's negative adjective ("a [terribly] boring film")
     kept = {
         (w["word"].lower(), case.label) for case in _cases(tmp_path / "domain") if case.kind == EXPANSION
@@ -529,7 +529,7 @@ def test_a_domain_lexicons_polar_words_are_never_inserted(stand_in_config, tmp_p
     assert all(word in INTENSIFIERS and label == "negative" for word, label in kept), kept
     assert len(inserted(tmp_path / "domain")) > 0
     judged = json.loads((tmp_path / "domain" / "manifest.json").read_text())["resources"]["insertion_lexicon"]
-    assert judged["name"] == "opinion" and judged["domain_lexicon"]["sha256"]
+    assert judged["name"] == "opinion" and judged["domain_lexicons"][0]["sha256"]
 
 
 def test_adjective_fills_bound_the_adjective_templates_but_not_under_compat(stand_in_config, tmp_path):

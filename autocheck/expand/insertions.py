@@ -734,18 +734,18 @@ def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | No
 
 
 def insertion_lexicon(
-    lexicon: Lexicon, mode: str, domain: Lexicon | None = None
+    lexicon: Lexicon, mode: str, domains: Sequence[Lexicon] = ()
 ) -> Lexicon | FunctionAdverbsNeutral | AlsoPolar:
     """What judges the polarity of the words an expansion inserts under ``mode`` (validation's polarity
     check and the fill vocabulary; the capability's requirement and the intensifier sites read
     ``lexicon``): ``FunctionAdverbsNeutral`` over SentiWordNet under ``phrases``, else ``lexicon`` itself;
-    and with a ``domain`` lexicon (``--domain-lexicon``), neither where the domain calls a word polar.
+    and with ``domains`` (``--domain-lexicon``), neither where one of them calls a word polar.
     Only SentiWordNet scores the function adverbs from glosses; VADER's valences for "certainly" or
     "truly" and a user's own list are meant, and kept."""
     judge: Lexicon | FunctionAdverbsNeutral = lexicon
     if mode == "phrases" and getattr(lexicon, "name", None) == "sentiwordnet":
         judge = FunctionAdverbsNeutral(lexicon)
-    return judge if domain is None else AlsoPolar(judge, domain)
+    return AlsoPolar(judge, tuple(domains)) if domains else judge
 
 
 class FunctionAdverbsNeutral:
@@ -767,21 +767,26 @@ class FunctionAdverbsNeutral:
 
 
 class AlsoPolar:
-    """A word is neutral to insert where ``judge`` says so and ``domain`` does not call it polar: a
-    general lexicon misses the words a domain uses for praise or blame ("predictable" in film reviews;
+    """A word is neutral to insert where ``judge`` says so and no lexicon of ``domains`` calls it polar: a
+    general lexicon misses words a domain uses for praise or blame ("predictable" in film reviews;
     SentiWordNet, the opinion lexicon and VADER all leave it neutral), and a model under test that
     fuzz searches for flips finds exactly those. ``describe`` as ``FunctionAdverbsNeutral``'s."""
 
-    def __init__(self, judge: Lexicon | FunctionAdverbsNeutral, domain: Lexicon):
-        self.judge, self.domain = judge, domain
+    def __init__(self, judge: Lexicon | FunctionAdverbsNeutral, domains: tuple[Lexicon, ...]):
+        self.judge, self.domains = judge, domains
 
     def is_neutral(self, word: str, pos: str | None) -> bool:
-        return self.judge.is_neutral(word, pos) and self.domain.polarity(word, pos) in (None, NEUTRAL)
+        return self.judge.is_neutral(word, pos) and not _polar_in(self.domains, word, pos)
 
     @property
     def describe(self) -> Callable[[], dict]:
-        inner, domain = self.judge.describe, self.domain.describe
-        return lambda: {**inner(), "domain_lexicon": domain()}
+        inner, domains = self.judge.describe, [domain.describe for domain in self.domains]
+        return lambda: {**inner(), "domain_lexicons": [describe() for describe in domains]}
+
+
+def _polar_in(domains: Sequence[Lexicon], word: str, pos: str | None) -> set[str]:
+    """The polarities the lexicons of ``domains`` give ``word`` (none for a neutral or unknown word)."""
+    return {polarity for domain in domains if (polarity := domain.polarity(word, pos)) not in (None, NEUTRAL)}
 
 
 def carries(lexicon: Lexicon, label: object, word: str) -> bool:
@@ -794,13 +799,13 @@ def _same_stem(adverb: str, adjective: str) -> bool:
     return adverb[:5] == adjective[:5]
 
 
-def intensifies(lexicon: Lexicon, domain: Lexicon | None = None) -> Callable[[Candidate, int], bool]:
+def intensifies(lexicon: Lexicon, domains: Sequence[Lexicon] = ()) -> Callable[[Candidate, int], bool]:
     """Whether a candidate's ``n``-th inserted word may be polar where it goes (``validate.Polarity``'s
     ``exempt``): an intensifier (``INTENSIFIERS``) filling an adverb mask right before a seed's adjective
     whose polarity in ``lexicon`` is the seed's label ("a [terribly] funny film" for a positive seed, not
     for a negative one, nor "not [terribly] funny", whose adjective does not carry its seed's label), and
-    that no other adverb grades ("irredeemably [terribly] awful", "[very] [incredibly] vivid"). With a
-    ``domain`` lexicon, only an intensifier it does not call the label's opposite: SST's raters call
+    that no other adverb grades ("irredeemably [terribly] awful", "[very] [incredibly] vivid"). With
+    ``domains``, only an intensifier none of them calls anything but the label: SST's raters call
     "terribly" negative and "remarkably" positive, so "[remarkably] uneven" is no negative seed's."""
 
     def exempt(candidate: Candidate, n: int) -> bool:
@@ -809,7 +814,7 @@ def intensifies(lexicon: Lexicon, domain: Lexicon | None = None) -> Callable[[Ca
         word = candidate.words[n].lower()
         if tag != "RB" or word not in INTENSIFIERS:
             return False
-        if domain is not None and domain.polarity(word, "adv") not in (None, NEUTRAL, candidate.seed.label):
+        if _polar_in(domains, word, "adv") - {candidate.seed.label}:
             return False
         if any(i == index for m, (i, _) in enumerate(masks) if m != n):  # "[very] [incredibly] vivid"
             return False

@@ -173,10 +173,10 @@ class Expander:
         self.word_checks = [] if config.compat else checks_for(config.insertions)  # insertions.py, words.py
         # the intensifiers the fill vocabulary admits (``vocabulary_limits``) kept where they keep the label
         mode = "any" if config.compat else config.insertions
-        self.domain_lexicon = _domain_lexicon(config.domain_lexicon) if config.domain_lexicon else None
-        self.polarity_exempt = intensifies(lexicon, self.domain_lexicon) if mode in INTENSIFYING else None
+        self.domain_lexicons = tuple(_domain_lexicon(name) for name in config.domain_lexicons or ())
+        self.polarity_exempt = intensifies(lexicon, self.domain_lexicons) if mode in INTENSIFYING else None
         # what judges an inserted word's polarity (the requirement reads ``lexicon`` itself)
-        self.insertion_lexicon = insertion_lexicon(lexicon, mode, self.domain_lexicon)
+        self.insertion_lexicon = insertion_lexicon(lexicon, mode, self.domain_lexicons)
         self.intensify = intensifier_sites(lexicon) if mode in INTENSIFYING else None
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name
@@ -249,7 +249,7 @@ class Expander:
                 dumps(self.grammar.provenance),
                 dumps(self.context.provenance if self.context else None),
                 dumps(describe() if describe else None),
-                *((dumps(self.domain_lexicon.describe()),) if self.domain_lexicon else ()),
+                *(dumps(domain.describe()) for domain in self.domain_lexicons),
                 # the capabilities' specifications (requirements re-checked on every fill)
                 *(dumps(canonical(self.capabilities[c])) for c in sorted(self.capabilities)),
                 self.device,
