@@ -753,3 +753,11 @@ def test_domain_lexicons_may_be_a_users_lists_of_the_words_that_changed_a_label(
     config = GenerateConfig(dataset=None, parser=str(tmp_path), insertions="modifiers", domain_lexicons=lists)
     judge = Expander(config, _Glosses(), {}).insertion_lexicon
     assert [w for w in ("predictable", "useful", "rural") if judge.is_neutral(w, "adj")] == ["rural"]
+
+
+def test_only_domain_lexicons_given_reach_the_settings():
+    """Suites and cached chunks made before the option existed keep their keys."""
+    from autocheck.config import GenerateConfig
+
+    assert "domain_lexicons" not in GenerateConfig().settings()
+    assert GenerateConfig(domain_lexicons=["opinion"]).settings()["domain_lexicons"] == ["opinion"]
