@@ -225,9 +225,13 @@ def test_user_tsv_lexicon(tmp_path):
         ("superb\tpositive\nflop\tnegative\tpreposition\n", r"bad.tsv:2: pos 'preposition'"),
         ("superb positive\n", r"bad.tsv:1: expected word<TAB>polarity"),
         ("# only a comment\n", r"bad.tsv: no lexicon entries"),
+        # a sentiment treebank (``--domain-lexicon``), told by its first line
+        ("(3 (2 a) (3 fine) film)\n(2 (2 film)\n", r"bad.tsv:2: expected a sentiment tree"),
+        ("(3 (2 a) (3 fine))\nfilm 3\n", r"bad.tsv:2: expected a sentiment tree"),
+        ("(3 )\n", r"bad.tsv: no rated words"),
     ],
 )
-def test_user_tsv_errors_name_file_and_line(tmp_path, content, message):
+def test_lexicon_file_errors_name_file_and_line(tmp_path, content, message):
     path = tmp_path / "bad.tsv"
     path.write_text(content)
     with pytest.raises(InputError, match=message):
@@ -405,17 +409,3 @@ def test_a_sentiment_treebank_is_a_lexicon_of_the_words_its_raters_judged_polar(
     }
     assert lexicon.is_neutral("film", "noun") and not lexicon.is_neutral("Predictable", "adj")
     assert lexicon.describe()["sha256"] and "two-word phrases" in lexicon.describe()["rule"]
-
-
-@pytest.mark.parametrize(
-    ("text", "error"),
-    [
-        ("(3 (2 a) (3 fine) film)\n(2 (2 film)\n", r"train.txt:2: expected a sentiment tree"),
-        ("(3 (2 a) (3 fine))\nfilm 3\n", r"train.txt:2: expected a sentiment tree"),
-    ],
-)
-def test_a_bad_tree_names_file_and_line(tmp_path, text, error):
-    path = tmp_path / "train.txt"
-    path.write_text(text)
-    with pytest.raises(InputError, match=error):
-        load_lexicon(str(path))
