@@ -84,8 +84,8 @@ class GenerateConfig:
         None,
         "--domain-lexicon",
         "a second lexicon, NAME or PATH, whose polar words are never inserted (repeatable): e.g. opinion or "
-        "vader beside SentiWordNet, a TSV of the words that changed a label in what a run found "
-        "(predictable<TAB>negative), or a sentiment treebank's trees (SST's trees/train.txt)",
+        "vader beside SentiWordNet, a TSV (word, polarity) of the words that changed a label in what a run "
+        "found, or a sentiment treebank's trees (SST's trees/train.txt)",
         group=EXPAND,
         repeat="LEXICON",
     )
