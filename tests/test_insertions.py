@@ -720,7 +720,7 @@ def test_a_domain_lexicons_polar_words_are_never_neutral_to_insert(tmp_path, mod
     (recorded,) = expander.describe()["insertion_lexicon"]["domain_lexicons"]
     assert recorded["name"] == "treebank" and recorded["source"] == str(trees)
     before = expander.identity()
-    trees.write_text("(1 (2 is) (1 predictable))\n(2 (2 very) (2 well))\n ")
+    trees.write_text("(1 (2 is) (1 predictable))\n(2 (2 very) (2 well))\n")
     assert Expander(config, lexicon, {}).identity() != before
     assert Expander(config, lexicon, {}).insertion_lexicon.is_neutral("very", "adv") == (mode == "phrases")
     assert (

@@ -3,6 +3,7 @@ once per process (``Expander``), and the unit cut that every executor shares (``
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import logging
 import os
@@ -529,19 +530,19 @@ def _has_special_token(mlm_name: str, text: str, expander: Expander) -> bool:
 
 
 def _domain_lexicon(name_or_path: str) -> Lexicon:
-    """``--domain-lexicon``, loaded once per process and file version: the workers forked after the main
-    process's expander find it loaded, and a notebook's second call reuses it (SST's train trees take
-    about 0.6 CPU-s to read)."""
+    """``--domain-lexicon``, loaded once per process for the same bytes at the same path, as
+    ``load_grammar`` is: the workers forked after the main process's expander find it loaded, and a
+    notebook's second call reuses it (SST's train trees take about 0.6 CPU-s to read)."""
     path = Path(name_or_path)
-    version = (path.stat().st_mtime_ns, path.stat().st_size) if path.is_file() else None
+    digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
     try:
-        return _load_domain_lexicon(name_or_path, version)
+        return _load_domain_lexicon(name_or_path, digest)
     except InputError as e:
         raise InputError(f"--domain-lexicon {e}") from None
 
 
 @lru_cache(maxsize=4)
-def _load_domain_lexicon(name_or_path: str, version: tuple[int, int] | None) -> Lexicon:
+def _load_domain_lexicon(name_or_path: str, digest: str | None) -> Lexicon:
     return load_lexicon(name_or_path)
 
 
