@@ -89,6 +89,16 @@ class GenerateConfig:
         group=EXPAND,
         repeat="LEXICON",
     )
+    adjectives: str = option(
+        "any",
+        "--adjectives",
+        "the adjectives an expansion may insert: any the lexicon calls neutral (any), or only relational "
+        "ones, whose most frequent WordNet sense pertains to a noun ('visual', 'economic', 'French'): they "
+        "classify and do not judge, where a descriptive adjective no lexicon scores may ('predictable', "
+        "'useful') (relational)",
+        group=EXPAND,
+        choices=("any", "relational"),
+    )
     # the original code's choices where they change results: SentiWordNet formula, shared fillers, LC10
     compat: bool = option(False, "--compat", "reproduce the original ALiCT code's quirks")
     text_column: str | None = option(
@@ -290,10 +300,11 @@ class GenerateConfig:
     )
 
     def settings(self) -> dict[str, Any]:
-        """The settings as the manifest records them. An empty ``checks``, no ``domain_lexicons`` and the
-        default ``precision`` are left out, so suites and cached chunks made before those options existed
-        keep their bytes and keys (the precision actually used is in the manifest's resources); so is the
-        fluency window while the fluency filter is off, as it then changes nothing."""
+        """The settings as the manifest records them. An empty ``checks``, no ``domain_lexicons``,
+        ``adjectives`` "any" and the default ``precision`` are left out, so suites and cached chunks made
+        before those options existed keep their bytes and keys (the precision actually used is in the
+        manifest's resources); so is the fluency window while the fluency filter is off, as it then changes
+        nothing."""
         settings = asdict(self)
         settings["top_k"] = self.kept_top_k
         if settings["fluency_threshold"] is None:
@@ -302,6 +313,8 @@ class GenerateConfig:
             del settings["checks"]
         if not settings["domain_lexicons"]:
             del settings["domain_lexicons"]
+        if settings["adjectives"] == "any":
+            del settings["adjectives"]
         if settings["precision"] == "fp32":
             del settings["precision"]
         return settings

@@ -246,6 +246,12 @@ def main() -> int:
         action="append",
         help="generate's and fuzz's --domain-lexicon, repeatable (docs/fuzz.md); BAE-I has none",
     )
+    p.add_argument(
+        "--adjectives",
+        default="any",
+        choices=("any", "relational"),
+        help="generate's and fuzz's --adjectives (docs/fuzz.md); BAE-I has none",
+    )
     p.add_argument("--work", type=Path, help="working directory (default: a temporary one)")
     args = p.parse_args()
     capabilities = args.capability or ["LC2", "LC4", "LC9"]
@@ -268,6 +274,7 @@ def main() -> int:
             capabilities=[cap],
             lexicon=args.lexicon,
             domain_lexicons=args.domain_lexicon,
+            adjectives=args.adjectives,
             max_variants=1,
             parser=str(SHARED / "models" / "benepar_ptbsample_charlstm"),
             mlm=mlm_dir,

@@ -5,6 +5,7 @@ circumstances, misplaced degree and focus adverbs by the adverb check."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -761,3 +762,31 @@ def test_only_domain_lexicons_given_reach_the_settings():
 
     assert "domain_lexicons" not in GenerateConfig().settings()
     assert GenerateConfig(domain_lexicons=["opinion"]).settings()["domain_lexicons"] == ["opinion"]
+
+
+@pytest.mark.parametrize("mode", ["phrases", "modifiers"])
+def test_adjectives_relational_admits_only_relational_adjectives(tmp_path, mode):
+    """``--adjectives relational``: an adjective is neutral to insert only if WordNet calls it relational
+    and the lexicon neutral; other classes as the lexicon says. The manifest says so, the expander's
+    identity differs from ``any``'s, and ``any`` leaves the settings as they were before the option."""
+    import nltk
+
+    from autocheck.config import GenerateConfig
+    from autocheck.expand.job import Expander
+
+    try:
+        nltk.data.find("corpora/wordnet")
+    except LookupError:
+        pytest.skip("WordNet is not installed")
+    lexicon = _Glosses()
+    plain = GenerateConfig(dataset=None, parser=str(tmp_path), insertions=mode)
+    config = replace(plain, adjectives="relational")
+    expander = Expander(config, lexicon, {})
+    judge = expander.insertion_lexicon
+    words = ("visual", "economic", "predictable", "useful", "rural")
+    assert [w for w in words if judge.is_neutral(w, "adj")] == ["visual", "economic"]
+    assert judge.is_neutral("often", "adv") and judge.is_neutral("predictable", "noun")
+    assert expander.lexicon is lexicon
+    assert expander.describe()["insertion_lexicon"]["adjectives"].startswith("relational")
+    assert expander.identity() != Expander(plain, lexicon, {}).identity()
+    assert "adjectives" not in plain.settings() and config.settings()["adjectives"] == "relational"

@@ -409,3 +409,38 @@ def test_a_sentiment_treebank_is_a_lexicon_of_the_words_its_raters_judged_polar(
     }
     assert lexicon.is_neutral("film", "noun") and not lexicon.is_neutral("Predictable", "adj")
     assert lexicon.describe()["sha256"] and "two-word phrases" in lexicon.describe()["rule"]
+
+
+def test_relational_adjectives_are_those_whose_first_sense_nltk_reads_as_pertaining_to_a_noun():
+    """``relational_adjectives`` parses WordNet's files itself: it must give, for every adjective lemma,
+    what NLTK's own reader says of the lemma's most frequent sense (a pertainym pointer from the synset or
+    from that lemma), and no adjective whose pertainym sense is only a later one."""
+    from autocheck.sources.lexicon import relational_adjectives
+
+    try:
+        nltk.data.find("corpora/wordnet")
+    except LookupError:
+        pytest.skip("WordNet is not installed")
+    from nltk.corpus import wordnet
+
+    def first_sense_pertains(lemma: str) -> bool:
+        first = wordnet.synsets(lemma, "a")[0]
+        name = next(word.name() for word in first.lemmas() if word.name().lower() == lemma)
+        return "\\" in first._pointers or (name, "\\") in first._lemma_pointers
+
+    relational = relational_adjectives()
+    assert relational == {lemma for lemma in wordnet.all_lemma_names("a") if first_sense_pertains(lemma)}
+    assert {"economic", "visual", "french", "cinematic"} <= relational
+    assert not {"useful", "predictable", "complex", "incredible", "rural"} & relational  # rural: 2nd sense
+
+
+def test_relational_adjectives_need_wordnet(monkeypatch):
+    from autocheck.sources import lexicon
+
+    monkeypatch.setattr(lexicon, "find_nltk", lambda resource: None)
+    lexicon.relational_adjectives.cache_clear()
+    try:
+        with pytest.raises(ResourceMissing, match="WordNet.*relational adjectives.*nltk.downloader wordnet"):
+            lexicon.relational_adjectives()
+    finally:
+        lexicon.relational_adjectives.cache_clear()

@@ -532,6 +532,28 @@ def test_a_domain_lexicons_polar_words_are_never_inserted(stand_in_config, tmp_p
     assert judged["name"] == "opinion" and judged["domain_lexicons"][0]["sha256"]
 
 
+def test_adjectives_relational_inserts_no_other_adjective(stand_in_config, tmp_path):
+    """With --adjectives relational every inserted adjective (JJ) is one of WordNet's relational ones (the
+    stand-in masked LM ranks none of them high enough here: none), and the same run without it inserts
+    others; adverbs are still inserted, and the manifest records the rule."""
+    from autocheck.sources.lexicon import relational_adjectives
+
+    def inserted(suite: Path, tag: str) -> set[str]:
+        return {
+            w["word"].lower() for case in _cases(suite) if case.kind == EXPANSION
+            for w in case.provenance["inserted"] if w["tag"] == tag
+        }  # fmt: skip
+
+    config = replace(stand_in_config, max_seeds=6)
+    generation.generate(config, tmp_path / "any")
+    generation.generate(replace(config, adjectives="relational"), tmp_path / "relational")
+    assert inserted(tmp_path / "any", "JJ") - relational_adjectives()
+    assert inserted(tmp_path / "relational", "JJ") <= relational_adjectives()
+    assert inserted(tmp_path / "relational", "RB")
+    manifest = json.loads((tmp_path / "relational" / "manifest.json").read_text())
+    assert manifest["resources"]["insertion_lexicon"]["adjectives"].startswith("relational")
+
+
 def test_adjective_fills_bound_the_adjective_templates_but_not_under_compat(stand_in_config, tmp_path):
     """A template that inserts only adjectives keeps at most --adjective-fills fills, the others up to
     --fills-per-mask; --compat (the original code, which has no such bound) keeps every valid fill."""

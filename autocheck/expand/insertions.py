@@ -56,7 +56,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ..sources.lexicon import NEGATIVE, NEUTRAL, POSITIVE
+from ..sources.lexicon import NEGATIVE, NEUTRAL, POSITIVE, relational_adjectives
 from .expansion import ADJECTIVE_TAGS, ADVERB_TAGS, NOUN_TAGS
 from .validate import sentence_at
 from .vocabulary import INTENSIFIER, MODIFYING
@@ -734,18 +734,23 @@ def seed_sites(mode: str, tokens: Sequence[str]) -> Callable[[Masks], bool] | No
 
 
 def insertion_lexicon(
-    lexicon: Lexicon, mode: str, domains: Sequence[Lexicon] = ()
-) -> Lexicon | FunctionAdverbsNeutral | AlsoPolar:
+    lexicon: Lexicon, mode: str, domains: Sequence[Lexicon] = (), adjectives: str = "any"
+) -> InsertionJudge:
     """What judges the polarity of the words an expansion inserts under ``mode`` (validation's polarity
     check and the fill vocabulary; the capability's requirement and the intensifier sites read
     ``lexicon``): ``FunctionAdverbsNeutral`` over SentiWordNet under ``phrases``, else ``lexicon`` itself;
-    and with ``domains`` (``--domain-lexicon``), neither where one of them calls a word polar.
+    with ``domains`` (``--domain-lexicon``), neither where one of them calls a word polar; and with
+    ``adjectives="relational"`` (``--adjectives``), no adjective but a relational one.
     Only SentiWordNet scores the function adverbs from glosses; VADER's valences for "certainly" or
     "truly" and a user's own list are meant, and kept."""
-    judge: Lexicon | FunctionAdverbsNeutral = lexicon
+    judge: InsertionJudge = lexicon
     if mode == "phrases" and getattr(lexicon, "name", None) == "sentiwordnet":
         judge = FunctionAdverbsNeutral(lexicon)
-    return AlsoPolar(judge, tuple(domains)) if domains else judge
+    if domains:
+        judge = AlsoPolar(judge, tuple(domains))
+    if adjectives == "relational":
+        judge = RelationalAdjectives(judge, relational_adjectives())
+    return judge
 
 
 class FunctionAdverbsNeutral:
@@ -772,7 +777,7 @@ class AlsoPolar:
     SentiWordNet, the opinion lexicon and VADER all leave it neutral), and a model under test that
     fuzz searches for flips finds exactly those. ``describe`` as ``FunctionAdverbsNeutral``'s."""
 
-    def __init__(self, judge: Lexicon | FunctionAdverbsNeutral, domains: tuple[Lexicon, ...]):
+    def __init__(self, judge: InsertionJudge, domains: tuple[Lexicon, ...]):
         self.judge, self.domains = judge, domains
 
     def is_neutral(self, word: str, pos: str | None) -> bool:
@@ -782,6 +787,31 @@ class AlsoPolar:
     def describe(self) -> Callable[[], dict]:
         inner, domains = self.judge.describe, [domain.describe for domain in self.domains]
         return lambda: {**inner(), "domain_lexicons": [describe() for describe in domains]}
+
+
+class RelationalAdjectives:
+    """``--adjectives relational``: a word is neutral to insert where ``judge`` says so and, if an
+    adjective, is one of ``words``, the relational adjectives (``lexicon.relational_adjectives``): "the
+    [visual] effects", not "the [predictable] characters". What a general lexicon leaves unscored and a
+    domain uses to praise or blame is a descriptive adjective ("predictable", "useful", "incredible",
+    "complex"); barring those one lexicon at a time moved fuzz's search to the next (docs/fuzz.md), so this
+    admits adjectives by what they are rather than bars them by what a list knows. ``describe`` as
+    ``FunctionAdverbsNeutral``'s."""
+
+    def __init__(self, judge: InsertionJudge, words: frozenset[str]):
+        self.judge, self.words = judge, words
+
+    def is_neutral(self, word: str, pos: str | None) -> bool:
+        return self.judge.is_neutral(word, pos) and (pos != "adj" or word in self.words)
+
+    @property
+    def describe(self) -> Callable[[], dict]:
+        inner, count = self.judge.describe, len(self.words)
+        return lambda: {**inner(), "adjectives": f"relational (WordNet's first sense a pertainym: {count})"}
+
+
+if TYPE_CHECKING:  # what judges an inserted word's polarity (``insertion_lexicon``)
+    InsertionJudge = Lexicon | FunctionAdverbsNeutral | AlsoPolar | RelationalAdjectives
 
 
 def _polar_in(domains: Sequence[Lexicon], word: str, pos: str | None) -> set[str]:

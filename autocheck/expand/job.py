@@ -177,7 +177,7 @@ class Expander:
         self.domain_lexicons = tuple(_domain_lexicon(name) for name in config.domain_lexicons or ())
         self.polarity_exempt = intensifies(lexicon, self.domain_lexicons) if mode in INTENSIFYING else None
         # what judges an inserted word's polarity (the requirement reads ``lexicon`` itself)
-        self.insertion_lexicon = insertion_lexicon(lexicon, mode, self.domain_lexicons)
+        self.insertion_lexicon = insertion_lexicon(lexicon, mode, self.domain_lexicons, config.adjectives)
         self.intensify = intensifier_sites(lexicon) if mode in INTENSIFYING else None
         with timer("load"):
             # a directory is a treebank to build the reference PCFG from; otherwise a grammar file or name

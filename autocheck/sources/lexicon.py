@@ -142,37 +142,74 @@ def _wordnet() -> WordNetForms | None:
     """WordNet's lemmas and exception lists when the corpus is installed, else None (lemmatisation falls
     back to rules). Read from the copy NLTK's own WordNet loader reads: a ``wordnet.zip`` anywhere on NLTK's
     path before a ``wordnet`` folder. An installed WordNet missing one of its files is an error naming it."""
-    import nltk
-
     if find_nltk("corpora/wordnet") is None:  # (which also puts a late NLTK_DATA on NLTK's path)
         log.info("WordNet not installed; lemmatising with suffix rules only")
         return None
-    try:
-        root = nltk.data.find("corpora/wordnet.zip/wordnet/")
-    except LookupError:
-        root = nltk.data.find("corpora/wordnet")
-
-    def lines(name: str) -> list[str]:
-        try:
-            with root.join(name).open() as f:
-                return f.read().decode("utf-8").splitlines()
-        except OSError:
-            raise ResourceMissing(
-                f"WordNet at {root} has no readable {name}; get it whole with: "
-                "python -m nltk.downloader wordnet"
-            ) from None
-
     lemmas: dict[str, set[str]] = defaultdict(set)
     exceptions: dict[str, dict[str, tuple[str, ...]]] = {}
     for pos, name in _WORDNET_FILES.items():
-        for line in lines(f"index.{name}"):
+        for line in _wordnet_lines(f"index.{name}"):
             if line and not line.startswith(" "):  # lines of the licence start with spaces
                 lemma, lemma_pos, *_ = line.split()
                 lemmas[lemma_pos].add(lemma)
         exceptions[pos] = {
-            terms[0]: tuple(terms[1:]) for terms in map(str.split, lines(f"{name}.exc")) if terms
+            terms[0]: tuple(terms[1:]) for terms in map(str.split, _wordnet_lines(f"{name}.exc")) if terms
         }
     return WordNetForms({pos: frozenset(words) for pos, words in lemmas.items()}, exceptions)
+
+
+def _wordnet_lines(name: str) -> list[str]:
+    """The lines of one of WordNet's files, from the copy NLTK's own WordNet loader reads; an installed
+    WordNet missing the file is an error naming it."""
+    import nltk
+
+    try:
+        root = nltk.data.find("corpora/wordnet.zip/wordnet/")
+    except LookupError:
+        root = nltk.data.find("corpora/wordnet")
+    try:
+        with root.join(name).open() as f:
+            return f.read().decode("utf-8").splitlines()
+    except OSError:
+        raise ResourceMissing(
+            f"WordNet at {root} has no readable {name}; get it whole with: python -m nltk.downloader wordnet"
+        ) from None
+
+
+@lru_cache(maxsize=1)
+def relational_adjectives() -> frozenset[str]:
+    """WordNet's relational adjectives: those whose most frequent sense (the first of ``index.adj``) pertains
+    to a noun, by a pertainym pointer (``\\``) from that sense's word in ``data.adj``: "economic", "visual",
+    "French", "cinematic". WordNet divides adjectives into descriptive ones, which ascribe a value of an
+    attribute and mostly come in antonym pairs ("useful", "predictable", "complex"), and relational ones,
+    which say what their noun is related to and have no antonym nor degree (Gross & Miller 1990). A
+    relational adjective classifies what it modifies and does not judge it: inserted, it does not carry a
+    sentiment a lexicon missed, as descriptive ones that no lexicon scores do ("the [predictable]
+    characters"). Read from WordNet's files as ``_wordnet`` reads them; WordNet must be installed."""
+    if find_nltk("corpora/wordnet") is None:
+        raise ResourceMissing(
+            "WordNet, which tells relational adjectives, is not installed; get it with: "
+            "python -m nltk.downloader wordnet"
+        )
+    first_sense: dict[str, str] = {}
+    for line in _wordnet_lines("index.adj"):
+        if line and not line.startswith(" "):  # lemma pos synset_cnt p_cnt [ptr...] sense_cnt tagsense_cnt
+            fields = line.split()  # then the synset offsets, most frequent sense first
+            first_sense[fields[0]] = fields[6 + int(fields[3])]
+    pertaining: set[tuple[str, str]] = set()  # (synset offset, lemma) of each word with a pertainym
+    for line in _wordnet_lines("data.adj"):
+        if not line or line.startswith(" "):
+            continue
+        fields = line.split(" | ", 1)[0].split()  # offset lex_filenum ss_type w_cnt (word lex_id)...
+        count = int(fields[3], 16)
+        words = [re.sub(r"\(.*\)$", "", fields[4 + 2 * i]).lower() for i in range(count)]  # "galore(ip)"
+        at = 5 + 2 * count  # then p_cnt, each pointer: symbol offset pos source/target (hex: words, 00 all)
+        for i in range(int(fields[at - 1])):
+            symbol, source = fields[at + 4 * i], int(fields[at + 4 * i + 3][:2], 16)
+            if symbol == "\\":
+                named = words if source == 0 else words[source - 1 : source]
+                pertaining.update((fields[0], word) for word in named)
+    return frozenset(lemma for lemma, offset in first_sense.items() if (offset, lemma) in pertaining)
 
 
 @lru_cache(maxsize=1 << 16)
