@@ -24,6 +24,7 @@ NAMESPACES = {
     "parses": "parses of seed sentences",
     "suggestions": "masked-LM fills of templates",
     "vocabulary": "the words each mask tag may be filled with",
+    "lexicons": "polarity lexicons built from their files (SentiWordNet's fixed rule)",
     "fluency": "masked-LM fluency scores of fills",
     "predictions": "models' answers to inputs",
     "checksums": "checksums of model files, by path, size and time",

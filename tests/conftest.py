@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,11 @@ if NLTK_DATA.is_dir():
     # The tagger, tokenizer and lexicons the offline tests use; never download during tests.
     os.environ.setdefault("NLTK_DATA", str(NLTK_DATA))
 os.environ.setdefault("AUTOCHECK_OFFLINE", "1")
+# Fixtures of a wider scope than a test's run before ``_private_cache``: they get a cache of this run's own,
+# never the user's
+if "AUTOCHECK_CACHE" not in os.environ:
+    os.environ["AUTOCHECK_CACHE"] = tempfile.mkdtemp(prefix="autocheck-tests-")
+    atexit.register(shutil.rmtree, os.environ["AUTOCHECK_CACHE"], ignore_errors=True)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 

