@@ -488,7 +488,7 @@ def _sentiwordnet(source: str, sha: str, data: bytes, compat: bool) -> Lexicon:
 
 def _cached_fixed_sentiwordnet(source: str, sha: str, data: bytes, info: dict) -> WordLexicon:
     """The fixed rule's table of a SentiWordNet file, from the ``lexicons`` cache by the file's sha256 and
-    the code's checksum (the rule is code), else built and stored: read back in about a tenth of the 1.5
+    the code's checksum (the rule is code), else built and stored: read back in about a fifth of the 1.2-1.6
     CPU-s that parsing and scoring take, in every ``generate`` process with the default lexicon. Stored as
     its words by POS and label, and its pure-neutral words by POS; the path goes in ``info`` afresh, so a
     copy of the file elsewhere finds the same table."""
