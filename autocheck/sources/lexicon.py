@@ -492,9 +492,9 @@ def _cached_fixed_sentiwordnet(source: str, sha: str, data: bytes, info: dict) -
     CPU-s that parsing and scoring take, in every ``generate`` process with the default lexicon. Stored as
     its words by POS and label, and its pure-neutral words by POS; the path goes in ``info`` afresh, so a
     copy of the file elsewhere finds the same table."""
-    cache = Cache("lexicons")
     key = content_hash("sentiwordnet-fixed", sha, code_fingerprint())
-    stored = cache.get(key)
+    with Cache("lexicons") as cache:
+        stored = cache.get(key)
     if stored is not None:
         entries = {
             (word, pos): label
@@ -511,7 +511,8 @@ def _cached_fixed_sentiwordnet(source: str, sha: str, data: bytes, info: dict) -
     pure: dict[str, list[str]] = defaultdict(list)
     for word, pos in sorted(lexicon.neutral):
         pure[pos].append(word)
-    cache.put_many({key: {"entries": groups, "pure": pure, "rule": lexicon.info["rule"]}})
+    with Cache("lexicons") as cache:
+        cache.put_many({key: {"entries": groups, "pure": pure, "rule": lexicon.info["rule"]}})
     return lexicon
 
 
