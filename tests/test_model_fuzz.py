@@ -292,6 +292,30 @@ def test_found_failures_fail_when_run_and_the_suite_runs_on_another_model(stand_
     assert {e["kind"] for e in explained["explanations"]} & {"inserted", "production", "site"}
 
 
+def test_the_summary_counts_the_failures_that_insert_a_descriptive_adjective(stand_ins, tmp_path, capsys):
+    """Read blind, failures inserting a descriptive adjective lost their label most often: the summary
+    says how many there are, counted from the suite's failures by their inserted adjectives."""
+    import shutil
+
+    config, target, _ = stand_ins
+    summary = fuzz(
+        replace(config, max_seeds=None), target, tmp_path / "suite", search=SearchConfig(queries=20)
+    )
+    cases = list(read_jsonl(tmp_path / "suite" / "cases.jsonl"))
+    failed = [c for c in cases if c["kind"] == EXPANSION and c["provenance"]["fuzz"]["outcome"] == FAIL]
+    assert len(failed) >= 4 and summary.descriptive == 0  # none here
+    # the same suite with failures inserting two descriptive adjectives, a relational one and an adverb
+    inserted = [("predictable", "JJ"), ("visual", "JJ"), ("predictable", "RB"), ("Useful", "JJ")]
+    for case, (word, tag) in zip(failed, inserted):
+        case["provenance"]["inserted"] = [{"word": word, "tag": tag, "offset": 0}]
+    edited = tmp_path / "edited"
+    shutil.copytree(tmp_path / "suite", edited)
+    (edited / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
+    assert fuzzing._descriptive_failures(edited / "cases.jsonl", None) == 2
+    replace(summary, descriptive=2).print_table()
+    assert f"2 of the {len(failed)} failures insert a descriptive adjective" in capsys.readouterr().out
+
+
 def test_explain_names_the_site_of_an_insertion_by_the_word_it_went_before():
     def sites(text: str, offset: int) -> set[str]:
         case = {"text": text, "provenance": {"inserted": [{"word": "too", "tag": "RB", "offset": offset}]}}
