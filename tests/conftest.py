@@ -60,6 +60,16 @@ def require(path: Path) -> Path:
     return path
 
 
+def require_nltk(resource: str) -> None:
+    """Skip the calling test when NLTK does not have ``resource`` (e.g. ``corpora/wordnet``)."""
+    import nltk
+
+    try:
+        nltk.data.find(resource)
+    except LookupError:
+        pytest.skip(f"NLTK resource {resource} is not installed")
+
+
 def tiny_bert(
     directory: Path,
     head: str,

@@ -9,6 +9,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
+from conftest import require_nltk
 from test_expansion import grammar, parse_of, rendered
 from test_pipeline import small_dataset, stand_in_config  # noqa: F401
 
@@ -769,15 +770,10 @@ def test_adjectives_relational_admits_only_relational_adjectives(tmp_path, mode)
     """``--adjectives relational``: an adjective is neutral to insert only if WordNet calls it relational
     and the lexicon neutral; other classes as the lexicon says. The manifest says so, the expander's
     identity differs from ``any``'s, and ``any`` leaves the settings as they were before the option."""
-    import nltk
-
     from autocheck.config import GenerateConfig
     from autocheck.expand.job import Expander
 
-    try:
-        nltk.data.find("corpora/wordnet")
-    except LookupError:
-        pytest.skip("WordNet is not installed")
+    require_nltk("corpora/wordnet")
     lexicon = _Glosses()
     plain = GenerateConfig(dataset=None, parser=str(tmp_path), insertions=mode)
     config = replace(plain, adjectives="relational")

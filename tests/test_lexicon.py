@@ -9,7 +9,7 @@ from pathlib import Path
 
 import nltk
 import pytest
-from conftest import require
+from conftest import require, require_nltk
 
 from autocheck.resources import ResourceMissing
 from autocheck.sources.lexicon import compat_score, load_lexicon, sense_weighted_score
@@ -181,9 +181,16 @@ def test_a_sentiwordnet_csv_with_a_byte_order_mark_is_the_same_lexicon(tmp_path,
     assert (as_csv.entries, as_csv.neutral) == (fixed.entries, fixed.neutral)
 
 
-def test_sentiwordnet_is_built_once_per_process_for_the_same_bytes_path_and_rule(tmp_path, fixed):
-    """A second load of the same file (a notebook's second generate) is the lexicon built the first time;
-    other bytes at the same path, or the other rule, are built afresh."""
+def test_a_lexicon_file_is_built_once_per_process_for_the_same_bytes_path_and_rule(tmp_path, fixed):
+    """A second load of the same file (a notebook's second generate, a domain lexicon in a forked worker)
+    is the lexicon built the first time; other bytes at the same path, or the other rule, are built
+    afresh; so for every format."""
+    words = tmp_path / "mine.tsv"
+    words.write_text("superb\tpositive\n")
+    listed = load_lexicon(str(words))
+    assert load_lexicon(str(words)) is listed
+    words.write_text("superb\tnegative\n")  # the same size
+    assert load_lexicon(str(words)).polarity("superb", "adj") == "negative"
     path = tmp_path / "swn.txt"
     path.write_bytes(SWN.read_bytes())
     first = load_lexicon(str(path))
@@ -204,7 +211,7 @@ def test_sentiwordnets_fixed_table_is_read_back_from_the_cache_in_another_proces
     first.parent.mkdir()
     first.write_bytes(SWN.read_bytes())
     built = load_lexicon(str(first))
-    monkeypatch.setattr(lexicon, "_SENTIWORDNETS", {})  # as in a new process
+    monkeypatch.setattr(lexicon, "_BUILT", {})  # as in a new process
 
     def unparsed(*args):
         raise AssertionError("parsed instead of read from the cache")
@@ -218,7 +225,7 @@ def test_sentiwordnets_fixed_table_is_read_back_from_the_cache_in_another_proces
     with pytest.raises(AssertionError, match="parsed instead"):
         load_lexicon(str(copy), compat=True)
     monkeypatch.setenv("AUTOCHECK_CACHE", "off")
-    monkeypatch.setattr(lexicon, "_SENTIWORDNETS", {})
+    monkeypatch.setattr(lexicon, "_BUILT", {})
     with pytest.raises(AssertionError, match="parsed instead"):
         load_lexicon(str(copy))
 
@@ -354,10 +361,7 @@ def test_wordnet_base_forms_are_nltks_for_every_lemma_inflection_and_exception()
 
     from autocheck.sources.lexicon import _wordnet
 
-    try:
-        nltk.data.find("corpora/wordnet")
-    except LookupError:
-        pytest.skip("WordNet is not installed")
+    require_nltk("corpora/wordnet")
     from nltk.corpus import wordnet
 
     forms = _wordnet()
@@ -459,10 +463,7 @@ def test_relational_adjectives_are_those_whose_first_sense_nltk_reads_as_pertain
     from that lemma), and no adjective whose pertainym sense is only a later one."""
     from autocheck.sources.lexicon import relational_adjectives
 
-    try:
-        nltk.data.find("corpora/wordnet")
-    except LookupError:
-        pytest.skip("WordNet is not installed")
+    require_nltk("corpora/wordnet")
     from nltk.corpus import wordnet
 
     def first_sense_pertains(lemma: str) -> bool:

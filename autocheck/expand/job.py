@@ -3,7 +3,6 @@ once per process (``Expander``), and the unit cut that every executor shares (``
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import logging
 import os
@@ -11,7 +10,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -530,20 +529,13 @@ def _has_special_token(mlm_name: str, text: str, expander: Expander) -> bool:
 
 
 def _domain_lexicon(name_or_path: str) -> Lexicon:
-    """``--domain-lexicon``, loaded once per process for the same bytes at the same path, as
-    ``load_grammar`` is: the workers forked after the main process's expander find it loaded, and a
-    notebook's second call reuses it (SST's train trees take about 0.6 CPU-s to read)."""
-    path = Path(name_or_path)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    """``--domain-lexicon``: a file is built once per process for its bytes (``load_lexicon``), so the
+    workers forked after the main process's expander find it built, and a notebook's second call reuses
+    it; an error names the option."""
     try:
-        return _load_domain_lexicon(name_or_path, digest)
+        return load_lexicon(name_or_path)
     except InputError as e:
         raise InputError(f"--domain-lexicon {e}") from None
-
-
-@lru_cache(maxsize=4)
-def _load_domain_lexicon(name_or_path: str, digest: str | None) -> Lexicon:
-    return load_lexicon(name_or_path)
 
 
 def _vocabulary_filter(

