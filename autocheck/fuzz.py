@@ -130,8 +130,8 @@ class FuzzSummary:
             failures = sum(c.failures for c in self.counts.values())
             console.print(
                 f"{self.descriptive:,} of the {failures:,} failures insert a descriptive adjective "
-                "('predictable', 'useful'): read those first, they are the ones that most often change "
-                "the label (docs/fuzz.md)"
+                "('predictable', 'useful'), a word that can judge though the lexicon leaves it unscored: "
+                "check that those keep the label (docs/fuzz.md)"
             )
 
 
@@ -293,9 +293,9 @@ def fuzz(
 
 def _descriptive_failures(cases: Path, task: Any) -> int | None:
     """How many of a fuzz suite's failures insert a descriptive adjective, one WordNet does not call
-    relational (``lexicon.relational_adjectives``): read blind, such failures lost their label about four
-    times as often as the others (docs/fuzz.md), so the summary says to read them first. None without
-    WordNet."""
+    relational (``lexicon.relational_adjectives``): such words can judge though the lexicon leaves them
+    unscored ("the [predictable] characters"), and most label-lost failures read blind insert one
+    (docs/fuzz.md), so the summary says to check them. None without WordNet."""
     try:
         relational = relational_adjectives()
     except ResourceMissing:

@@ -293,7 +293,7 @@ def test_found_failures_fail_when_run_and_the_suite_runs_on_another_model(stand_
 
 
 def test_the_summary_counts_the_failures_that_insert_a_descriptive_adjective(stand_ins, tmp_path, capsys):
-    """Read blind, failures inserting a descriptive adjective lost their label most often: the summary
+    """Most label-lost failures read blind insert a descriptive adjective: the summary
     says how many there are, counted from the suite's failures by their inserted adjectives."""
     import shutil
 
