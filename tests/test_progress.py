@@ -236,7 +236,7 @@ def test_the_unit_loop_reports_each_unit_as_it_is_collected():
     def cached(unit):
         return ChunkResult({case: [] for case in unit}, {}, {}, cached=True)
 
-    config = SimpleNamespace(unit_size=2)
+    config = SimpleNamespace(unit_size=2, mlm="no-masked-lm")
     expander = SimpleNamespace(config=config, cached=cached, lexicon=None, capabilities={}, options=dict)
     chunks = [[f"c{i}" for i in range(8)], ["d0", "d1"]]
     out = []

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..expand.checkpoint import preload_modules
 from ..expand.job import ChunkResult, expand_unit, start_expander, units
 from ..registry import Registry
 from .local import LocalExecutor
@@ -104,7 +106,14 @@ def expansion_work(expander: Expander) -> Work:
     """Expanding units of seed cases as ``expander`` does, in whatever process computes them."""
     options = expander.options()
     setup = (expander.config, expander.lexicon, expander.capabilities, options)
-    return Work(start_expander, setup, expand_unit, here=expander, device=options.get("device", "auto"))
+    return Work(
+        start_expander,
+        setup,
+        expand_unit,
+        here=expander,
+        device=options.get("device", "auto"),
+        preload=partial(preload_modules, expander.config.mlm),
+    )
 
 
 def _register_builtins() -> None:

@@ -102,14 +102,14 @@ def context_name() -> str:
     return "fork" if forkable and "torch" not in sys.modules else "spawn"
 
 
-def _preload() -> None:
-    """Import torch, transformers' model classes and benepar before forking (imports start no OpenMP
-    threads), so that the workers share them.
+def _preload(modules: tuple[str, ...] = ()) -> None:
+    """Import torch, the work's ``modules`` (``Work.preload``: the masked LM's code) and benepar before
+    forking (imports start no OpenMP threads), so that the workers share them.
 
-    With the collector off (``_forked_pool``), importing transformers' ``modeling_utils`` here rather than
-    in each worker costs no wall time and saves each worker the import; importing more here (WordNet) cost
-    wall time, the parent doing serially what the workers do side by side."""
-    for name in ("torch", "transformers", "transformers.modeling_utils"):
+    With the collector off (``_forked_pool``), importing a model class here rather than in each worker costs
+    no wall time and saves each worker the import; importing more here (WordNet) cost wall time, the parent
+    doing serially what the workers do side by side."""
+    for name in ("torch", *modules):
         try:
             importlib.import_module(name)
         except ImportError:  # a missing one is reported where it is needed
@@ -118,9 +118,7 @@ def _preload() -> None:
         benepar_nltk()  # without the spaCy plugin (expand/parsing.py)
     except ImportError:
         pass
-    try:
-        from transformers import AutoModelForMaskedLM, AutoTokenizer  # noqa: F401
-    except ImportError:
+    if "transformers.modeling_utils" not in sys.modules:
         return
     # transformers 5 builds its table of checkpoint renamings (about a thousand regular expressions, 0.15
     # CPU-s, no torch) at a process's first model load, and keeps it: built here, every worker has it
@@ -132,7 +130,7 @@ def _preload() -> None:
         log.debug("transformers' checkpoint renamings not built before the fork: %s", e)
 
 
-def _forked_pool(workers: int, args: tuple[Any, ...]) -> Pool:
+def _forked_pool(workers: int, args: tuple[Any, ...], modules: tuple[str, ...] = ()) -> Pool:
     """The worker pool, forked after ``_preload``. Python's collector is off meanwhile: the imports make
     hundreds of thousands of long-lived objects, and collections among them cost 0.5 s and find nothing;
     what the workers inherit is frozen first, so their own collections never walk it (nor touch, and so
@@ -140,7 +138,7 @@ def _forked_pool(workers: int, args: tuple[Any, ...]) -> Pool:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        _preload()
+        _preload(modules)
         gc.freeze()
         return multiprocessing.get_context("fork").Pool(workers, _start, args)
     finally:
@@ -156,7 +154,7 @@ def start_pool(work: Work, workers: int) -> Pool:
     args = (work.start, work.setup, work.step, THREADS)
     log.info("expanding with %d worker processes (%s)", workers, name)
     if name == "fork":
-        return _forked_pool(workers, args)
+        return _forked_pool(workers, args, work.preload())
     return multiprocessing.get_context(name).Pool(workers, _start, args)
 
 

@@ -39,6 +39,7 @@ from ..memory import blocks_reused
 from ..records import MaskedTemplate
 from ..resources import ResourceMissing, offline
 from ..store import content_hash
+from .checkpoint import bert_files
 from .identity import model_identity
 from .slot import SlotRule
 from .vocabulary import VocabularyFilter, key_tag
@@ -194,13 +195,19 @@ class MaskedLM:
         precision: str = "fp32",
         batch_tokens: int = 16384,
     ) -> MaskedLM:
-        """Load a masked LM (``AutoTokenizer`` + ``AutoModelForMaskedLM``) from a hub id or a directory."""
-        from transformers import AutoModelForMaskedLM, AutoTokenizer
+        """Load a masked LM (``AutoTokenizer`` + ``AutoModelForMaskedLM``) from a hub id or a directory; a
+        plain BERT masked LM with safetensors weights is built by ``bert.py`` instead, with the same bits and
+        without importing transformers' model classes."""
+        from transformers import AutoTokenizer
 
         local_only = offline() or Path(name_or_dir).is_dir()
         try:
             tokenizer = AutoTokenizer.from_pretrained(str(name_or_dir), local_files_only=local_only)
-            model = AutoModelForMaskedLM.from_pretrained(str(name_or_dir), local_files_only=local_only)
+            model = _plain_bert(name_or_dir, local_only)
+            if model is None:
+                from transformers import AutoModelForMaskedLM
+
+                model = AutoModelForMaskedLM.from_pretrained(str(name_or_dir), local_files_only=local_only)
         except (OSError, ValueError) as e:
             how = "pass a local model directory" if local_only else "check the name and the network"
             raise ResourceMissing(
@@ -591,6 +598,15 @@ class MaskedLM:
         if self.device.type == "cuda":  # read at once by the caller: waiting here counts GPU time as forward
             torch.cuda.synchronize(self.device)
         return scores
+
+
+def _plain_bert(name_or_dir: str | Path, local_only: bool) -> torch.nn.Module | None:
+    found = bert_files(name_or_dir, local_only)
+    if found is None:
+        return None
+    from .bert import load_bert_mlm
+
+    return load_bert_mlm(*found)
 
 
 def shared_masked_lm(name_or_dir: str | Path, *, device: str | None, precision: str) -> MaskedLM:
