@@ -48,9 +48,10 @@ def shared_data_dir() -> Path:
 
 
 # What NLTK imports at its own import, each in a try/except ImportError, for parts autocheck never uses
-# (collocation statistics, the scikit-learn classifier wrapper): scipy.stats, scikit-learn and through it
-# pandas, 0.6-1.1 CPU-s of a default generate run (docs/speed.md)
-NLTK_OPTIONAL_IMPORTS = ("scipy.stats", "sklearn")
+# (collocation statistics, the scikit-learn classifier wrapper, the transition parser's sparse matrices):
+# scipy.stats, scikit-learn and through it pandas, scipy.sparse; 0.7-1.2 CPU-s of a default generate run
+# (docs/speed.md)
+NLTK_OPTIONAL_IMPORTS = ("scipy.stats", "sklearn", "scipy.sparse")
 
 
 def import_nltk_lean() -> None:
