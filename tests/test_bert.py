@@ -119,8 +119,12 @@ def test_tensorflow_era_names_a_pooler_and_a_saved_decoder_load_as_transformers_
 
 def test_other_checkpoints_go_through_transformers(peaked_dir, tmp_path):
     assert bert_files(peaked_dir, local_only=True) == (peaked_dir, None)
-    assert "autocheck.expand.bert" in preload_modules(peaked_dir)
     config = json.loads((peaked_dir / "config.json").read_text())
+    absent = {key: value for key, value in config.items() if key != "architectures"}
+    for alone in (absent, config | {"architectures": None}):  # BERT's config without architectures
+        (tmp_path / "config.json").write_text(json.dumps(alone))
+        assert plain_bert_config(tmp_path / "config.json") is not None
+    assert "autocheck.expand.bert" in preload_modules(peaked_dir)
     changes = [
         {"hidden_act": "gelu_new"},
         {"position_embedding_type": "relative_key"},

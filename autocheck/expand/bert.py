@@ -3,15 +3,16 @@
 
 Why by hand: transformers' model classes import, unconditionally, ``torch._dynamo`` (``masking_utils``),
 ``torch.distributed.tensor`` with sympy (``core_model_loading``), scipy (the losses) and its quantisation
-integrations: about 1.7 CPU-s per process here, a third of a default alict60 run's imports (docs/speed.md),
-for a model whose inference is the fifteen torch calls below. The modules mirror transformers' (names,
-attributes, keyword arguments, the same torch operations in the same order): the state dict loads as is,
-``mlm.py``'s per-layer speed-ups apply to it unchanged, and every output has transformers' bits
-(tests/test_bert.py checks hidden states and logits, fp32 and bf16, with and without padding).
+integrations: ``python -X importtime`` of a default alict60 run sums 3.9 s of imports with them and 2.4
+without (docs/speed.md), for a model whose inference is a handful of torch operations. The modules mirror
+transformers' (names, attributes, keyword arguments, the same torch operations in the same order): the
+state dict loads as is, ``mlm.py``'s per-layer speed-ups apply to it unchanged, and every output has
+transformers' bits (tests/test_bert.py checks hidden states and logits, fp32 and bf16, with and without
+padding).
 
-Only what a plain BERT masked-LM checkpoint is: absolute positions, exact GELU, an encoder, no pooler used.
-Any other checkpoint (RoBERTa, DistilBERT, a BERT variant, a ``pytorch_model.bin`` only) returns None from
-``load_bert_mlm`` and goes through transformers.
+Only what a plain BERT masked-LM checkpoint is (``checkpoint.plain_bert_config``): absolute positions,
+exact GELU, an encoder, no pooler used. Any other checkpoint (RoBERTa, DistilBERT, a BERT variant, a
+``pytorch_model.bin`` only) goes through transformers.
 """
 
 from __future__ import annotations

@@ -37,7 +37,8 @@ def plain_bert_config(path: Path) -> SimpleNamespace | None:
         return None
     if not isinstance(data, dict) or any(data.get(k, v[0]) not in v for k, v in _PLAIN.items()):
         return None
-    if "BertForMaskedLM" not in data.get("architectures", ["BertForMaskedLM"]):
+    architectures = data.get("architectures") or ["BertForMaskedLM"]  # absent or null: BERT's config alone
+    if not isinstance(architectures, list) or "BertForMaskedLM" not in architectures:
         return None
     numbers = [data.get(k) for k in _SIZES]
     if not all(isinstance(n, int | float) and not isinstance(n, bool) and n > 0 for n in numbers):
@@ -56,7 +57,7 @@ def plain_bert_config(path: Path) -> SimpleNamespace | None:
 def bert_files(name_or_dir: str | Path, local_only: bool) -> tuple[Path, str | None] | None:
     """The directory holding a plain BERT masked LM's ``config.json`` and ``model.safetensors`` (a local
     directory, or the hub cache's snapshot, downloaded unless ``local_only``) and the hub commit; None when
-    the model is not one (``bert.plain_bert_config``) or its files cannot be had."""
+    the model is not one (``plain_bert_config``) or its files cannot be had."""
     path = Path(name_or_dir)
     if path.is_dir():
         plain = plain_bert_config(path / CONFIG) is not None and (path / WEIGHTS).is_file()
