@@ -95,21 +95,11 @@ class BertSelfAttention(nn.Module):
         return context.transpose(1, 2).contiguous().reshape(*shape, -1).contiguous(), None
 
 
-class BertSelfOutput(nn.Module):
-    def __init__(self, config: Any):
-        super().__init__()
-        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
-        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
-
-    def forward(self, hidden_states: torch.Tensor, input_tensor: torch.Tensor) -> torch.Tensor:
-        return self.LayerNorm(self.dense(hidden_states) + input_tensor)
-
-
 class BertAttention(nn.Module):
     def __init__(self, config: Any):
         super().__init__()
         self.self = BertSelfAttention(config)
-        self.output = BertSelfOutput(config)
+        self.output = BertOutput(config, config.hidden_size)
 
     def forward(
         self, hidden_states: torch.Tensor, attention_mask: torch.Tensor | None = None, **_: Any
@@ -128,9 +118,12 @@ class BertIntermediate(nn.Module):
 
 
 class BertOutput(nn.Module):
-    def __init__(self, config: Any):
+    """A projection back to the hidden size, added to the block's input and normalised: after the
+    attention (``attention.output``, transformers' ``BertSelfOutput``) and after the feed-forward."""
+
+    def __init__(self, config: Any, width: int):
         super().__init__()
-        self.dense = nn.Linear(config.intermediate_size, config.hidden_size)
+        self.dense = nn.Linear(width, config.hidden_size)
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
 
     def forward(self, hidden_states: torch.Tensor, input_tensor: torch.Tensor) -> torch.Tensor:
@@ -142,7 +135,7 @@ class BertLayer(nn.Module):
         super().__init__()
         self.attention = BertAttention(config)
         self.intermediate = BertIntermediate(config)
-        self.output = BertOutput(config)
+        self.output = BertOutput(config, config.intermediate_size)
 
     def forward(
         self, hidden_states: torch.Tensor, attention_mask: torch.Tensor | None = None, *_: Any, **__: Any
