@@ -78,8 +78,8 @@ def mlm(self):
 Expander.mlm = property(mlm)
 from autocheck.execute import local
 real_preload = local._preload
-def preload():
-    real_preload()
+def preload(*args):
+    real_preload(*args)
     note("workers forked")  # the imports the workers inherit done; the fork follows at once
 local._preload = preload
 from autocheck.cli import main
