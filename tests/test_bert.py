@@ -195,3 +195,19 @@ def test_workers_fork_with_the_code_their_masked_lm_needs_imported(peaked_dir, t
         config = GenerateConfig(dataset=None, parser=str(tmp_path), mlm=mlm)  # loaded on first use
         preload = expansion_work(Expander(config, None, {})).preload()
         assert needed in preload and not_needed not in preload
+
+
+def test_damaged_weights_are_a_one_line_error_naming_them(peaked_dir, tmp_path):
+    """Truncated weights, of a plain BERT (read here) or of another checkpoint (read by transformers): an
+    error naming the model and what is wrong, never the safetensors library's traceback."""
+    from autocheck.store import InputError
+
+    config = json.loads((peaked_dir / "config.json").read_text())
+    for name, change in [("plain", {}), ("other", {"hidden_act": "gelu_new"})]:
+        directory = tmp_path / name
+        shutil.copytree(peaked_dir, directory)
+        (directory / "config.json").write_text(json.dumps(config | change))
+        with open(directory / "model.safetensors", "r+b") as weights:
+            weights.truncate(1000)
+        with pytest.raises(InputError, match=f"{name}.*weights cannot be read .*header"):
+            MaskedLM.from_pretrained(directory, device="cpu")

@@ -28,6 +28,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from ..store import InputError
 from .checkpoint import CONFIG, WEIGHTS, plain_bert_config
 
 log = logging.getLogger(__name__)
@@ -253,18 +254,19 @@ _UNUSED = re.compile(
 
 def load_bert_mlm(directory: Path, commit: str | None = None) -> BertForMaskedLM | None:
     """The masked LM in ``directory`` (its ``config.json`` and ``model.safetensors``) built here, in fp32;
-    None when it is not a plain BERT masked LM or its weights do not fit one (transformers then loads it).
+    None when it is not a plain BERT masked LM or its weights do not fit one (transformers then loads it);
+    an ``InputError`` naming the file when the weights cannot be read.
     ``commit``: the hub commit of the files (the config's ``_commit_hash``, as transformers sets it)."""
     config = plain_bert_config(directory / CONFIG)
     if config is None or not (directory / WEIGHTS).is_file():
         return None
+    from safetensors import SafetensorError
     from safetensors.torch import load_file
 
     try:
         weights = load_file(str(directory / WEIGHTS))
-    except Exception as e:  # a damaged file: transformers says what is wrong with it
-        log.debug("%s: not read as safetensors (%s)", directory / WEIGHTS, e)
-        return None
+    except (OSError, SafetensorError) as e:  # a damaged or truncated file
+        raise InputError(f"{directory / WEIGHTS}: the masked LM's weights cannot be read ({e})") from None
     state = {}
     for name, tensor in weights.items():
         for old, new in _OLD_NAMES:

@@ -38,7 +38,7 @@ from ..config import DEFAULT_MLM
 from ..memory import blocks_reused
 from ..records import MaskedTemplate
 from ..resources import ResourceMissing, offline
-from ..store import content_hash
+from ..store import InputError, content_hash
 from .checkpoint import bert_files
 from .identity import model_identity
 from .slot import SlotRule
@@ -198,6 +198,7 @@ class MaskedLM:
         """Load a masked LM (``AutoTokenizer`` + ``AutoModelForMaskedLM``) from a hub id or a directory; a
         plain BERT masked LM with safetensors weights is built by ``bert.py`` instead, with the same bits and
         without importing transformers' model classes."""
+        from safetensors import SafetensorError
         from transformers import AutoTokenizer
 
         local_only = offline() or Path(name_or_dir).is_dir()
@@ -208,6 +209,10 @@ class MaskedLM:
                 from transformers import AutoModelForMaskedLM
 
                 model = AutoModelForMaskedLM.from_pretrained(str(name_or_dir), local_files_only=local_only)
+        except InputError:  # a file found but not readable, named by the error
+            raise
+        except SafetensorError as e:  # found by transformers: a damaged weights file
+            raise InputError(f"masked LM '{name_or_dir}': its weights cannot be read ({e})") from None
         except (OSError, ValueError) as e:
             how = "pass a local model directory" if local_only else "check the name and the network"
             raise ResourceMissing(
