@@ -18,24 +18,26 @@ the one-process form each capability's row shows its own stage seconds (parse + 
 summed over workers, from timings.json); wall and CPU-s are the process's, in the total.
 
 ``--original-settings`` adds the line closest to the original's settings (one process: ``--compat
---beam-size 100 --fills-per-mask 1 --fluency-threshold off --vocabulary all``; minutes, not seconds).
-Caches are off unless --cache DIR is given (run twice with the same DIR for the fully cached rerun).
-``--baseline CHECKOUT`` runs the one-process form of each line asked for (the default settings unless
-``--forms`` leaves out ``one``; ``--original-settings``) in that checkout and in ``--src`` by turns,
-``--rounds`` times (baseline, src, baseline, src: both see the same load), and prints each run's CPU-s, the
-ratio of the means and whether the cases are byte-identical (and how many of their lines are the
-baseline's); it is how a speed ratio between two versions is measured (``docs/speed.md``).
-``--precisions fp32,bf16`` runs src once per masked-LM precision (``--precision P``), the baseline at its
-own; ``benchmarks/explain_bf16.py`` says why bf16's kept cases differ from fp32's. ``--src`` runs
-another checkout (e.g. the commit before this work) and ``--count-shim`` counts its forward rows by
-wrapping the model calls (for code that does not report them in timings.json). Printed first: the
-CPU model, its cores and the load average. ``--account`` runs the one-process form with every import and
-every load of a model or resource (the parser, the masked LM, WordNet, the POS tagger, the grammar, the
-lexicon) timed in each process, each its own CPU-s (an import inside a load counts as an import), and prints
-their share of the run's CPU-s. Last, the import floor: one process that only imports what a generate
-process must (autocheck's CLI, torch, the tokenizer's and the masked LM's modules, benepar), the way it
-does (Python's collector off while importing, what is alive frozen at exit); bench_startup.py measures a
-real run up to its first model call.
+--beam-size 100 --fills-per-mask 1 --fluency-threshold off --vocabulary all``; minutes, not seconds). Caches
+are off unless --cache DIR is given (run twice with the same DIR for the fully cached rerun). ``--baseline
+CHECKOUT`` runs the one-process form of each line asked for (the default settings unless ``--forms`` leaves
+out ``one``; ``--original-settings``) in that checkout and in ``--src`` by turns, ``--rounds`` times
+(baseline, src, baseline, src: both see the same load), and prints each run's CPU-s, the ratio of the means
+and whether the cases are byte-identical (and how many of their lines are the baseline's); it is how a speed
+ratio between two versions is measured (``docs/speed.md``). With ``--account`` each of those runs is also
+timed as below and its line gives the share of its CPU-s in imports and loading; the medians of the
+baseline's and src's shares follow (one run varies by more than a few points). ``--precisions fp32,bf16``
+runs src once per masked-LM precision (``--precision P``), the baseline at its own;
+``benchmarks/explain_bf16.py`` says why bf16's kept cases differ from fp32's. ``--src`` runs another
+checkout (e.g. the commit before this work) and ``--count-shim`` counts its forward rows by wrapping the
+model calls (for code that does not report them in timings.json). Printed first: the CPU model, its cores
+and the load average. ``--account`` runs the one-process form with every import and every load of a model or
+resource (the parser, the masked LM, WordNet, the POS tagger, the grammar, the lexicon) timed in each
+process, each its own CPU-s (an import inside a load counts as an import), and prints their share of the
+run's CPU-s. Last, the import floor: one process that only imports what a generate process must (autocheck's
+CLI, torch, the tokenizer's and the masked LM's modules, benepar), the way it does (Python's collector off
+while importing, what is alive frozen at exit); bench_startup.py measures a real run up to its first model
+call.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -285,6 +288,7 @@ def interleaved(args, out: Path, env: dict, extra: list[str], line: str) -> None
     runs = {"baseline": (args.baseline.resolve(), [])}  # the baseline at its own (fp32) arithmetic
     runs.update({f"src{p and '-'}{p}": (args.src, precision_args(p)) for p in args.precisions})
     cpu: dict[str, list[float]] = {who: [] for who in runs}
+    shares: dict[str, list[float]] = {who: [] for who in runs}  # with --account
     print(f"{line} line, interleaved ({args.rounds} rounds; baseline {runs['baseline'][0]}):")
     for round_ in range(args.rounds):
         for who, (src, precision) in runs.items():
@@ -302,6 +306,9 @@ def interleaved(args, out: Path, env: dict, extra: list[str], line: str) -> None
                     f", cases.jsonl identical to the baseline's: {ours.read_bytes() == theirs.read_bytes()} "
                     f"({sum(x in kept for x in lines)} of {len(lines)} lines the baseline's)"
                 )
+            if args.account:
+                shares[who].append(account(out / f"{name}.account.jsonl", total["cpu"], show=False))
+                same += f", imports and loading {shares[who][-1]:.0%} of its CPU-s"
             print(
                 f"  {who:9} {total['cpu']:7.1f} CPU-s {total['wall']:7.1f} s wall, {total['expansions']} "
                 f"expansions, {total.get('mlm_rows', 0)} masked-LM rows{same}; load "
@@ -312,6 +319,9 @@ def interleaved(args, out: Path, env: dict, extra: list[str], line: str) -> None
     for who in runs:
         if who != "baseline":
             print(f"  baseline/{who} CPU-s (means): {mean['baseline'] / mean[who]:.2f}x")
+    if args.account:
+        medians = ", ".join(f"{who} {statistics.median(values):.0%}" for who, values in shares.items())
+        print(f"  imports and loading, median share of a run's CPU-s: {medians}")
 
 
 def precision_args(precision: str) -> list[str]:
@@ -319,32 +329,36 @@ def precision_args(precision: str) -> list[str]:
     return ["--precision", precision] if precision else []
 
 
-def account(events: Path, cpu: float) -> None:
+def account(events: Path, cpu: float, *, show: bool = True) -> float:
     """``--account``'s figures: each process's CPU-s in imports and in each load, and their share of the
-    run's CPU-s (the process tree's)."""
+    run's CPU-s (the process tree's), printed unless ``show`` is false; returns that share."""
     spent: dict[int, dict[str, float]] = {}
     for line in events.read_text().splitlines():
         event = json.loads(line)
         kinds = spent.setdefault(event.pop("pid"), {})
         for kind, seconds in event.items():
             kinds[kind] = kinds.get(kind, 0.0) + seconds
-    print(f"imports and loading (--account), of the run's {cpu:.2f} CPU-s:")
+    if show:
+        print(f"imports and loading (--account), of the run's {cpu:.2f} CPU-s:")
     totals: dict[str, float] = {}
     for n, kinds in enumerate(spent.values()):
         shown = ", ".join(
             f"{kind} {seconds:.2f}" for kind, seconds in sorted(kinds.items(), key=lambda i: -i[1])
         )
-        print(f"  {'main process' if n == 0 else f'worker {n}'}: {shown}")
+        if show:
+            print(f"  {'main process' if n == 0 else f'worker {n}'}: {shown}")
         for kind, seconds in kinds.items():
             totals[kind] = totals.get(kind, 0.0) + seconds
     imports = totals.get("imports", 0.0)
     loads = sum(totals.get(kind, 0.0) for kind in LOADS)
     vocabulary = totals.get("fill vocabulary", 0.0)
-    print(
-        f"  imports {imports:.2f} CPU-s ({imports / cpu:.0%}), loading models and data {loads:.2f} "
-        f"({loads / cpu:.0%}): {imports + loads:.2f} CPU-s, {(imports + loads) / cpu:.0%} of the run; "
-        f"building the fill vocabulary {vocabulary:.2f} ({vocabulary / cpu:.0%}) more"
-    )
+    if show:
+        print(
+            f"  imports {imports:.2f} CPU-s ({imports / cpu:.0%}), loading models and data {loads:.2f} "
+            f"({loads / cpu:.0%}): {imports + loads:.2f} CPU-s, {(imports + loads) / cpu:.0%} of the run; "
+            f"building the fill vocabulary {vocabulary:.2f} ({vocabulary / cpu:.0%}) more"
+        )
+    return (imports + loads) / cpu
 
 
 def table(title: str, rows: dict[str, dict]) -> None:
