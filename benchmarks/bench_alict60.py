@@ -307,7 +307,7 @@ def interleaved(args, out: Path, env: dict, extra: list[str], line: str) -> None
                     f"({sum(x in kept for x in lines)} of {len(lines)} lines the baseline's)"
                 )
             if args.account:
-                shares[who].append(account(out / f"{name}.account.jsonl", total["cpu"], show=False))
+                shares[who].append(share(spent_by_process(out / f"{name}.account.jsonl"), total["cpu"]))
                 same += f", imports and loading {shares[who][-1]:.0%} of its CPU-s"
             print(
                 f"  {who:9} {total['cpu']:7.1f} CPU-s {total['wall']:7.1f} s wall, {total['expansions']} "
@@ -329,36 +329,43 @@ def precision_args(precision: str) -> list[str]:
     return ["--precision", precision] if precision else []
 
 
-def account(events: Path, cpu: float, *, show: bool = True) -> float:
-    """``--account``'s figures: each process's CPU-s in imports and in each load, and their share of the
-    run's CPU-s (the process tree's), printed unless ``show`` is false; returns that share."""
+def spent_by_process(events: Path) -> list[dict[str, float]]:
+    """``--account``'s events summed per process (the main process first): CPU-s by import or load kind."""
     spent: dict[int, dict[str, float]] = {}
     for line in events.read_text().splitlines():
         event = json.loads(line)
         kinds = spent.setdefault(event.pop("pid"), {})
         for kind, seconds in event.items():
             kinds[kind] = kinds.get(kind, 0.0) + seconds
-    if show:
-        print(f"imports and loading (--account), of the run's {cpu:.2f} CPU-s:")
-    totals: dict[str, float] = {}
-    for n, kinds in enumerate(spent.values()):
+    return list(spent.values())
+
+
+def summed(processes: list[dict[str, float]], kinds: tuple[str, ...]) -> float:
+    return sum(process.get(kind, 0.0) for process in processes for kind in kinds)
+
+
+def share(processes: list[dict[str, float]], cpu: float) -> float:
+    """The share of the run's CPU-s spent importing and loading."""
+    return summed(processes, ("imports", *LOADS)) / cpu
+
+
+def account(events: Path, cpu: float) -> None:
+    """``--account``'s figures: each process's CPU-s in imports and in each load, and their share of the
+    run's CPU-s (the process tree's)."""
+    processes = spent_by_process(events)
+    print(f"imports and loading (--account), of the run's {cpu:.2f} CPU-s:")
+    for n, kinds in enumerate(processes):
         shown = ", ".join(
             f"{kind} {seconds:.2f}" for kind, seconds in sorted(kinds.items(), key=lambda i: -i[1])
         )
-        if show:
-            print(f"  {'main process' if n == 0 else f'worker {n}'}: {shown}")
-        for kind, seconds in kinds.items():
-            totals[kind] = totals.get(kind, 0.0) + seconds
-    imports = totals.get("imports", 0.0)
-    loads = sum(totals.get(kind, 0.0) for kind in LOADS)
-    vocabulary = totals.get("fill vocabulary", 0.0)
-    if show:
-        print(
-            f"  imports {imports:.2f} CPU-s ({imports / cpu:.0%}), loading models and data {loads:.2f} "
-            f"({loads / cpu:.0%}): {imports + loads:.2f} CPU-s, {(imports + loads) / cpu:.0%} of the run; "
-            f"building the fill vocabulary {vocabulary:.2f} ({vocabulary / cpu:.0%}) more"
-        )
-    return (imports + loads) / cpu
+        print(f"  {'main process' if n == 0 else f'worker {n}'}: {shown}")
+    imports, loads = summed(processes, ("imports",)), summed(processes, LOADS)
+    vocabulary = summed(processes, ("fill vocabulary",))
+    print(
+        f"  imports {imports:.2f} CPU-s ({imports / cpu:.0%}), loading models and data {loads:.2f} "
+        f"({loads / cpu:.0%}): {imports + loads:.2f} CPU-s, {share(processes, cpu):.0%} of the run; "
+        f"building the fill vocabulary {vocabulary:.2f} ({vocabulary / cpu:.0%}) more"
+    )
 
 
 def table(title: str, rows: dict[str, dict]) -> None:
