@@ -20,9 +20,10 @@ from autocheck.expand.insertions import (
     FOCUS,
     FUNCTION_ADVERBS,
     INSERTABLE,
+    PROPERTY_ADJECTIVES,
     Adverbs,
     Determinatives,
-    FunctionAdverbsNeutral,
+    GlossScoredNeutral,
     Phrases,
     WordOrder,
     intensifies,
@@ -630,7 +631,19 @@ class _Glosses:
     """A lexicon that scores words by their glosses, as SentiWordNet does: closed-class adverbs polar."""
 
     name = "sentiwordnet"
-    POLAR = {"very", "quite", "just", "actually", "pretty", "fairly", "clearly", "somewhat", "good", "dull"}
+    POLAR = {
+        "very",
+        "quite",
+        "just",
+        "actually",
+        "pretty",
+        "fairly",
+        "clearly",
+        "somewhat",
+        "good",
+        "dull",
+        "old",
+    }
 
     def polarity(self, word, pos):
         return "positive" if word in self.POLAR else "neutral"
@@ -646,7 +659,7 @@ def test_function_adverbs_are_neutral_to_what_judges_an_inserted_word():
     """SentiWordNet scores "very" and "quite" from their glosses, so its pure-neutral rule barred every
     degree and stance adverb; the adverb checks place them instead. Focus adverbs, hedges and downtoners
     stay the lexicon's, as do the words as other parts of speech, and every other adverb."""
-    judge = FunctionAdverbsNeutral(_Glosses())
+    judge = GlossScoredNeutral(_Glosses())
     neutral = [w for w in sorted(_Glosses.POLAR) if judge.is_neutral(w, "adv")]
     assert neutral == ["actually", "quite", "very"]
     assert not judge.is_neutral("very", "adj")  # "the very man": an adjective, the lexicon's
@@ -656,8 +669,29 @@ def test_function_adverbs_are_neutral_to_what_judges_an_inserted_word():
     candidate.tags = ("RB",)
     assert Polarity(judge).passes([candidate]) == [True]
     assert Polarity(_Glosses()).passes([candidate]) == [False]
-    assert judge.describe() == {"name": "glosses", "neutral_adverbs": sorted(FUNCTION_ADVERBS)}
-    assert getattr(FunctionAdverbsNeutral(SimpleNamespace(is_neutral=None)), "describe", None) is None
+    assert judge.describe() == {
+        "name": "glosses",
+        "neutral_adverbs": sorted(FUNCTION_ADVERBS),
+        "neutral_adjectives": sorted(PROPERTY_ADJECTIVES),
+    }
+    assert getattr(GlossScoredNeutral(SimpleNamespace(is_neutral=None)), "describe", None) is None
+
+
+def test_adjectives_of_dimension_age_and_colour_are_neutral_to_what_judges_an_inserted_word():
+    """SentiWordNet scores "old" ("skilled through long experience") and "small" from a gloss of some
+    sense, so its pure-neutral rule barred nearly every adjective that describes without judging; those
+    of dimension, age and colour are neutral as adjectives. Adjectives that judge stay the lexicon's, as
+    do these words as other parts of speech."""
+    judge = GlossScoredNeutral(_Glosses())
+    assert judge.is_neutral("old", "adj") and not _Glosses().is_neutral("old", "adj")
+    assert not judge.is_neutral("old", "noun")  # "the old": the lexicon's
+    assert not judge.is_neutral("good", "adj") and not judge.is_neutral("dull", "adj")
+    assert {"long", "small", "old", "new", "red"} <= PROPERTY_ADJECTIVES
+    assert not {"great", "good", "cold", "light", "high", "low", "dark"} & PROPERTY_ADJECTIVES
+    candidate = phrase_candidate("It is a film", "PRP VBZ DT NN", 3, ("old",), ("JJ",))
+    candidate.tags = ("JJ",)
+    assert Polarity(judge).passes([candidate]) == [True]
+    assert Polarity(_Glosses()).passes([candidate]) == [False]
 
 
 def test_the_fill_vocabulary_takes_the_function_adverbs_from_what_judges_insertions():
@@ -671,7 +705,7 @@ def test_the_fill_vocabulary_takes_the_function_adverbs_from_what_judges_inserti
         )  # fmt: skip
         return [words[i] for i in vocabulary.allowed("RB")]
 
-    assert allowed(FunctionAdverbsNeutral(_Glosses())) == ["very", "often"]
+    assert allowed(GlossScoredNeutral(_Glosses())) == ["very", "often"]
     assert allowed(_Glosses()) == ["often"]
 
 
@@ -696,7 +730,7 @@ def test_the_function_adverbs_go_where_phrases_do_and_the_requirement_reads_the_
     lexicon = lexicon()
     config = GenerateConfig(dataset=None, parser=str(tmp_path), insertions=mode, compat=compat)
     expander = Expander(config, lexicon, {})
-    assert isinstance(expander.insertion_lexicon, FunctionAdverbsNeutral) == function_adverbs
+    assert isinstance(expander.insertion_lexicon, GlossScoredNeutral) == function_adverbs
     assert expander.insertion_lexicon.is_neutral("very", "adv") == function_adverbs
     assert expander.lexicon is lexicon  # the capability's requirement: ``Expander.requirement``
 

@@ -15,7 +15,7 @@ from conftest import require
 
 from autocheck import generate as generation
 from autocheck.cli import main
-from autocheck.expand.insertions import INTENSIFIERS
+from autocheck.expand.insertions import INTENSIFIERS, PROPERTY_ADJECTIVES
 from autocheck.records import EXPANSION, SEED, TestCase
 from autocheck.store import read_jsonl
 
@@ -470,8 +470,8 @@ def test_a_gloss_scored_degree_adverb_is_inserted_under_sentiwordnets_pure_neutr
     """SentiWordNet scores "very" and "really" from their glosses (0.25 positive and 0.25 negative:
     neutral on balance, but not pure neutral), so its rule for inserted words barred them, and every
     degree and stance adverb with them; they are placed by the adverb checks instead
-    (``insertions.FUNCTION_ADVERBS``), and the manifest says so. Not under ``any``, the paper's, which
-    keeps its output."""
+    (``insertions.FUNCTION_ADVERBS``), and the manifest says so; so are adjectives of dimension, age and
+    colour (``insertions.PROPERTY_ADJECTIVES``). Not under ``any``, the paper's, which keeps its output."""
     lexicon = tmp_path / "swn.txt"
     lexicon.write_text(
         "# POS\tID\tPosScore\tNegScore\tSynsetTerms\tGloss\n"
@@ -481,7 +481,9 @@ def test_a_gloss_scored_degree_adverb_is_inserted_under_sentiwordnets_pure_neutr
         "r\t00004\t0\t0\talso#1\tin addition\n"
     )
     dataset = tmp_path / "two.csv"
-    dataset.write_text('text,label\n"The film is dull.",negative\n"The story is beautiful.",positive\n')
+    dataset.write_text(
+        'text,label\n"The film is dull.",negative\n"The story of the house is beautiful.",positive\n'
+    )
     config = replace(stand_in_config, dataset=str(dataset), capabilities=["LC2"], lexicon=str(lexicon))
     generation.generate(config, tmp_path / "suite")
     inserted = {
@@ -491,6 +493,8 @@ def test_a_gloss_scored_degree_adverb_is_inserted_under_sentiwordnets_pure_neutr
     assert inserted & {"very", "really"}, inserted
     judged = json.loads((tmp_path / "suite" / "manifest.json").read_text())["resources"]["insertion_lexicon"]
     assert judged["name"] == "sentiwordnet" and "very" in judged["neutral_adverbs"]
+    assert inserted & PROPERTY_ADJECTIVES, inserted  # "The story of the [old] house": none is in the file
+    assert "old" in judged["neutral_adjectives"]
     generation.generate(replace(config, insertions="any"), tmp_path / "any")
     assert (
         "insertion_lexicon" not in json.loads((tmp_path / "any" / "manifest.json").read_text())["resources"]

@@ -45,9 +45,9 @@ one": ``INTENSIFIERS``, ``intensifies``): the one place an inserted word need no
 ninth round each such adjective (tagged ``JJ`` by the tagger) is a site of its own beyond the seed's top
 k, filled from the intensifiers alone (``intensifier_sites``, ``Differentiator.adjective_sites``), and
 the capability's requirement reads the intensifier as absent (``validate.MeetsRequirement``). Under
-``phrases`` degree and stance adverbs (``FUNCTION_ADVERBS``) are neutral to SentiWordNet as it judges an
-inserted word (``insertion_lexicon``): it scores them from their glosses, and the adverb checks place
-them.
+``phrases`` degree and stance adverbs (``FUNCTION_ADVERBS``) and adjectives of dimension, age and colour
+(``PROPERTY_ADJECTIVES``) are neutral to SentiWordNet as it judges an inserted word
+(``insertion_lexicon``): it scores them from their glosses, and the word checks place them.
 """
 
 from __future__ import annotations
@@ -172,6 +172,20 @@ CLAUSE_ADVERBS = frozenset(
 # magnetic"), nor "pretty" and "fairly", downtoners like the hedges, nor "clearly", whose adjective
 # evaluates: the opinion lexicon calls these three polar
 FUNCTION_ADVERBS = (DEGREE | CLAUSE_ADVERBS) - FOCUS - HEDGES - {"pretty", "fairly", "clearly"}
+# adjectives of Dixon's property types that describe without judging: dimension, age and colour ("a
+# [long] film", "an [old] house", "a [red] car"). SentiWordNet scores some sense of nearly each from its
+# gloss ("old", "skilled through long experience": 0.375 positive; "small", "limited or below average in
+# number or quantity or magnitude or extent": 0.375 negative; "long" 0.5 negative in one of nine senses), and
+# its pure-neutral rule then bars them all: under it generate's adjectives were the few it leaves unscored
+# ("family", "visual", "middle"), which read less natural, and "a [very] [old] film" or "[long] [and]
+# watchable" had no adjective to take (docs/yield.md). The opinion lexicon calls all of these neutral. Not
+# the types that judge (value: "great"), nor physical properties, whose senses in a review mostly judge
+# ("a cold film", "a light comedy", "a dry script"), nor "high" and "low" ("a low point")
+PROPERTY_ADJECTIVES = frozenset(
+    """big small large little long short tall wide narrow deep shallow thick thin tiny huge
+    old new young ancient modern recent
+    black white red blue green yellow brown grey gray pink purple orange""".split()
+)
 # the degree adverbs that grade an attributive adjective in place ("a [very] [old] film"; not "a so old
 # film", which English writes "so old a film")
 ATTRIBUTIVE_DEGREE = frozenset("very extremely fairly rather pretty really".split())
@@ -738,14 +752,14 @@ def insertion_lexicon(
 ) -> InsertionJudge:
     """What judges the polarity of the words an expansion inserts under ``mode`` (validation's polarity
     check and the fill vocabulary; the capability's requirement and the intensifier sites read
-    ``lexicon``): ``FunctionAdverbsNeutral`` over SentiWordNet under ``phrases``, else ``lexicon`` itself;
+    ``lexicon``): ``GlossScoredNeutral`` over SentiWordNet under ``phrases``, else ``lexicon`` itself;
     with ``domains`` (``--domain-lexicon``), neither where one of them calls a word polar; and with
     ``adjectives="relational"`` (``--adjectives``), no adjective but a relational one.
-    Only SentiWordNet scores the function adverbs from glosses; VADER's valences for "certainly" or
-    "truly" and a user's own list are meant, and kept."""
+    Only SentiWordNet scores the function adverbs and property adjectives from glosses; VADER's valences
+    for "certainly" or "truly" and a user's own list are meant, and kept."""
     judge: InsertionJudge = lexicon
     if mode == "phrases" and getattr(lexicon, "name", None) == "sentiwordnet":
-        judge = FunctionAdverbsNeutral(lexicon)
+        judge = GlossScoredNeutral(lexicon)
     if domains:
         judge = AlsoPolar(judge, tuple(domains))
     if adjectives == "relational":
@@ -753,29 +767,34 @@ def insertion_lexicon(
     return judge
 
 
-class FunctionAdverbsNeutral:
+class GlossScoredNeutral:
     """SentiWordNet as it judges the words an expansion inserts under ``phrases`` (``insertion_lexicon``):
-    itself, but for ``FUNCTION_ADVERBS``, neutral as adverbs. ``describe`` exists where the lexicon's
-    does (a lexicon that cannot say what it holds is not cached) and names the adverbs, so a suite's
-    manifest records them."""
+    itself, but for ``FUNCTION_ADVERBS``, neutral as adverbs, and ``PROPERTY_ADJECTIVES``, neutral as
+    adjectives. ``describe`` exists where the lexicon's does (a lexicon that cannot say what it holds is
+    not cached) and names both, so a suite's manifest records them."""
 
     def __init__(self, lexicon: Lexicon):
         self.lexicon = lexicon
 
     def is_neutral(self, word: str, pos: str | None) -> bool:
-        return pos == "adv" and word in FUNCTION_ADVERBS or self.lexicon.is_neutral(word, pos)
+        closed_class = {"adv": FUNCTION_ADVERBS, "adj": PROPERTY_ADJECTIVES}.get(pos or "", frozenset())
+        return word in closed_class or self.lexicon.is_neutral(word, pos)
 
     @property
     def describe(self) -> Callable[[], dict]:
         inner = self.lexicon.describe  # an AttributeError where the lexicon has none: so has this
-        return lambda: {**inner(), "neutral_adverbs": sorted(FUNCTION_ADVERBS)}
+        return lambda: {
+            **inner(),
+            "neutral_adverbs": sorted(FUNCTION_ADVERBS),
+            "neutral_adjectives": sorted(PROPERTY_ADJECTIVES),
+        }
 
 
 class AlsoPolar:
     """A word is neutral to insert where ``judge`` says so and no lexicon of ``domains`` calls it polar: a
     general lexicon misses words a domain uses for praise or blame ("predictable" in film reviews;
     SentiWordNet, the opinion lexicon and VADER all leave it neutral), and a model under test that
-    fuzz searches for flips finds exactly those. ``describe`` as ``FunctionAdverbsNeutral``'s."""
+    fuzz searches for flips finds exactly those. ``describe`` as ``GlossScoredNeutral``'s."""
 
     def __init__(self, judge: InsertionJudge, domains: tuple[Lexicon, ...]):
         self.judge, self.domains = judge, domains
@@ -796,7 +815,7 @@ class RelationalAdjectives:
     domain uses to praise or blame is a descriptive adjective ("predictable", "useful", "incredible",
     "complex"); barring those one lexicon at a time moved fuzz's search to the next (docs/fuzz.md), so this
     admits adjectives by what they are rather than bars them by what a list knows. ``describe`` as
-    ``FunctionAdverbsNeutral``'s."""
+    ``GlossScoredNeutral``'s."""
 
     def __init__(self, judge: InsertionJudge, words: frozenset[str]):
         self.judge, self.words = judge, words
@@ -811,7 +830,7 @@ class RelationalAdjectives:
 
 
 if TYPE_CHECKING:  # what judges an inserted word's polarity (``insertion_lexicon``)
-    InsertionJudge = Lexicon | FunctionAdverbsNeutral | AlsoPolar | RelationalAdjectives
+    InsertionJudge = Lexicon | GlossScoredNeutral | AlsoPolar | RelationalAdjectives
 
 
 def _polar_in(domains: Sequence[Lexicon], word: str, pos: str | None) -> set[str]:
