@@ -177,10 +177,11 @@ FUNCTION_ADVERBS = (DEGREE | CLAUSE_ADVERBS) - FOCUS - HEDGES - {"pretty", "fair
 # gloss ("old", "skilled through long experience": 0.375 positive; "small", "limited or below average in
 # number or quantity or magnitude or extent": 0.375 negative; "long" 0.5 negative in one of nine senses), and
 # its pure-neutral rule then bars them all: under it generate's adjectives were the few it leaves unscored
-# ("family", "visual", "middle"), which read less natural, and "a [very] [old] film" or "[long] [and]
-# watchable" had no adjective to take (docs/yield.md). The opinion lexicon calls all of these neutral. Not
-# the types that judge (value: "great"), nor physical properties, whose senses in a review mostly judge
-# ("a cold film", "a light comedy", "a dry script"), nor "high" and "low" ("a low point")
+# ("family", "visual", "middle"). The opinion lexicon calls all of these neutral. Not the types that judge
+# (value: "great"), nor physical properties, whose senses in a review mostly judge ("a cold film", "a light
+# comedy", "a dry script"), nor "high" and "low" ("a low point"). Read blind, they keep the label, but with
+# the stand-in masked LM read natural as seldom as other adjectives before a noun that is no film noun
+# ("some [big] juice"; docs/yield.md, fifteenth round)
 PROPERTY_ADJECTIVES = frozenset(
     """big small large little long short tall wide narrow deep shallow thick thin tiny huge
     old new young ancient modern recent
