@@ -153,6 +153,12 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
         ("A worthwhile way", "DT JJ NN", 1, "slightly", False),  # a reducer weakens the label
         ("It works", "PRP VBZ", 1, "probably", False),  # an epistemic hedge, wherever it goes
         ("It is sweet", "PRP VBZ JJ", 2, "too", False),  # [too] sweet: an excess, a complaint
+        # sixteenth round: "generally"'s kin and the restrictives, which hedge what they grade
+        ("The actors are fantastic", "DT NNS VBP JJ", 3, "normally", False),  # the rule, not this case
+        ("The actors are fantastic", "DT NNS VBP JJ", 3, "usually", False),
+        ("It is brilliant", "PRP VBZ JJ", 2, "merely", False),  # no more than brilliant
+        ("It is brilliant", "PRP VBZ JJ", 2, "only", False),
+        ("It is brilliant", "PRP VBZ JJ", 2, "just", True),  # "just brilliant" intensifies
         # eleventh round: in a clause only a stance adverb, one grading anything
         ("It has fun", "PRP VBZ NN", 1, "immediately", False),  # It [immediately] has: a time adverb
         ("It has fun", "PRP VBZ NN", 1, "actually", True),  # a stance adverb

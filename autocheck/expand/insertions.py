@@ -140,11 +140,16 @@ CIRCUMSTANCES = frozenset(
 # modify ("nearly worthwhile" is not worthwhile), epistemic hedges, and "too", which makes a quality an
 # excess ("too sweet", "too exciting" are complaints). They move a text's sentiment, so they are never
 # inserted: read blind (docs/fuzz-history.md, round 5), "a [nearly] worthwhile way", "a [slightly] worthwhile
-# way", "a [potentially] loquacious and dreary piece", "a manically [too] generous" had lost their label
+# way", "a [potentially] loquacious and dreary piece", "a manically [too] generous" had lost their label.
+# Since the sixteenth round also "generally"'s kin, which make a judgement the rule and not this case's
+# ("The actors are [normally] fantastic"), and the restrictives that make it no more than what follows
+# ("is [merely] brilliant"): of fuzz's failures read blind in rounds 13-17, 5 of 20 with "normally" and 1
+# of 1 with "merely" had lost their label (docs/fuzz.md)
 HEDGES = frozenset(
     """somewhat kinda mostly probably generally reasonably slightly almost nearly barely hardly scarcely
     partly partially mildly moderately marginally relatively potentially possibly arguably seemingly
-    supposedly allegedly ostensibly perhaps maybe too""".split()
+    supposedly allegedly ostensibly perhaps maybe too normally usually typically ordinarily commonly
+    merely only""".split()
 )
 DEGREE = frozenset("very so too extremely highly quite pretty rather fairly somewhat almost nearly".split())
 FOCUS = frozenset("just only even merely simply exactly".split())
