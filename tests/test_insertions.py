@@ -637,19 +637,8 @@ class _Glosses:
     """A lexicon that scores words by their glosses, as SentiWordNet does: closed-class adverbs polar."""
 
     name = "sentiwordnet"
-    POLAR = {
-        "very",
-        "quite",
-        "just",
-        "actually",
-        "pretty",
-        "fairly",
-        "clearly",
-        "somewhat",
-        "good",
-        "dull",
-        "old",
-    }
+    POLAR = {"very", "quite", "just", "actually", "pretty", "fairly", "clearly", "somewhat", "good", "dull"}
+    POLAR |= {"old"}  # "skilled through long experience": SentiWordNet's 0.375 positive
 
     def polarity(self, word, pos):
         return "positive" if word in self.POLAR else "neutral"
