@@ -782,9 +782,10 @@ class GlossScoredNeutral:
     def __init__(self, lexicon: Lexicon):
         self.lexicon = lexicon
 
+    NEUTRAL = {"adv": FUNCTION_ADVERBS, "adj": PROPERTY_ADJECTIVES}  # by coarse part of speech
+
     def is_neutral(self, word: str, pos: str | None) -> bool:
-        closed_class = {"adv": FUNCTION_ADVERBS, "adj": PROPERTY_ADJECTIVES}.get(pos or "", frozenset())
-        return word in closed_class or self.lexicon.is_neutral(word, pos)
+        return word in self.NEUTRAL.get(pos or "", ()) or self.lexicon.is_neutral(word, pos)
 
     @property
     def describe(self) -> Callable[[], dict]:
