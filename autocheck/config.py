@@ -230,7 +230,7 @@ class GenerateConfig:
     # expand/slot.py: on the held-out part of benchmarks/validity_labels.jsonl the only check with an AUC
     # above 0.65 for grammatical expansions; the threshold was chosen on the tuning part (bench_validity.py)
     slot_threshold: float | None = option(
-        0.05,
+        0.08,
         "--slot-threshold",
         "give up a mask where the masked LM puts less than this probability on the words of its tag "
         "(needs --vocabulary tags); 'off' gives up none",

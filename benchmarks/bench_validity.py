@@ -712,7 +712,7 @@ def slot_features(rows: list[dict], mlm) -> tuple[list[dict[str, float]], list[f
     size = getattr(mlm.model.config, "vocab_size", None) or len(mlm.tokenizer)  # the logits' width
     allowed = {}  # tag -> 0 where admitted, -inf elsewhere (as the fill search adds them)
     for tag in sorted(WORD_TAGS):
-        ids = [i for i in vocabulary.allowed(tag, neutral_only=False) if i in mlm.words]
+        ids = [i for i in vocabulary.allowed(tag) if i in mlm.words]
         if ids:
             allowed[tag] = torch.full((size,), float("-inf"))
             allowed[tag][ids] = 0.0

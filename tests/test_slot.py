@@ -103,28 +103,6 @@ def test_a_narrower_mask_key_is_weighed_by_its_tag_and_filled_from_its_own_words
     assert fills and {words[0] for words, _ in fills} == {"this"}
 
 
-def test_the_slot_weighs_the_tags_polar_words_too_and_the_fill_takes_the_neutral(lm, tmp_path, monkeypatch):
-    """Whether a place takes a determiner is a matter of grammar, not of polarity: with "the" polar in the
-    lexicon (as SentiWordNet scores a sense of most adjectives), "the" still counts for the slot, and the
-    fill is the neutral "this" alone. Weighed by the neutral words only, the slot would be given up."""
-    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path))
-    lexical = {"DT": {"the": 5, "this": 1}}
-    polar_the = VocabularyFilter(
-        lm.words, TagDictionary(lexical, {}), Lexicon(polar={"the"}), proper_noun=lambda w: False,
-        single_token=is_single_token, known_only=True, identity=lm.identity,
-    )  # fmt: skip
-    assert [lm.words[i] for i in polar_the.allowed("DT")] == ["this"]
-    assert sorted(lm.words[i] for i in polar_the.allowed("DT", neutral_only=False)) == ["the", "this"]
-    slot = template(TEXT, [(3, "DT")])
-    ids = lm.tokenizer([lm.masked_text(slot)], return_tensors="pt")["input_ids"]
-    at = (ids[0] == lm.tokenizer.mask_token_id).nonzero().flatten()
-    log_probs = lm.log_probs_at(ids, torch.ones_like(ids), at)
-    assert math.exp(SlotRule.log_mass(log_probs[:, polar_the.allowed("DT")]).item()) < DEFAULT_THRESHOLD
-    rule = SlotRule(DEFAULT_THRESHOLD)
-    fills = lm.suggest([slot], beam_size=2, top_n=2, vocabulary=polar_the, slot=rule)[0]
-    assert fills and {words for words, _ in fills} == {("this",)}
-
-
 def test_fill_counts_given_up_templates_and_proposes_none_of_their_fills(lm, tmp_path, monkeypatch):
     monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path))
     templates = [

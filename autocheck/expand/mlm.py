@@ -376,13 +376,11 @@ class MaskedLM:
                     results[i] = chunk_fills
         return results
 
-    def _allowed_rows(
-        self, tags: list[str], vocabulary: VocabularyFilter, *, neutral_only: bool = True
-    ) -> torch.Tensor:
+    def _allowed_rows(self, tags: list[str], vocabulary: VocabularyFilter) -> torch.Tensor:
         """One row per tag: 0 for the ids ``vocabulary`` admits for it, -inf elsewhere (on the device)."""
         rows = torch.full((len(tags), len(self._disallowed)), float("-inf"), device=self.device)
         for n, tag in enumerate(tags):
-            allowed = [i for i in vocabulary.allowed(tag, neutral_only=neutral_only) if i in self.words]
+            allowed = [i for i in vocabulary.allowed(tag) if i in self.words]
             if allowed:
                 rows[n, allowed] = 0.0
         return rows
@@ -418,13 +416,12 @@ class MaskedLM:
             names = sorted({tag for text_tags in tags for tag in text_tags})
             allowed = self._allowed_rows(names, vocabulary)
             tag_index = [[names.index(tag) for tag in text_tags] for text_tags in tags]
-            # the slot rule weighs the words of the mask's tag whatever their polarity (does the place take
-            # an adverb?), the fill takes the neutral words of the mask's key, which may be narrower than
-            # its tag ("RB:modifying", ``VocabularyFilter.mask_keys``)
+            # a mask key narrower than its tag ("RB:modifying", ``VocabularyFilter.mask_keys``): the slot rule
+            # weighs the tag's words (does the place take an adverb?), the fill takes the key's
+            bases = [key_tag(name) for name in names]
             slot_allowed = allowed
-            if slot is not None:
-                bases = [key_tag(name) for name in names]
-                slot_allowed = self._allowed_rows(bases, vocabulary, neutral_only=False)
+            if slot is not None and bases != names:
+                slot_allowed = self._allowed_rows(bases, vocabulary)
         k = min(max(beam_size, top_n), len(self.words))  # enough per row for any text's best fills
         row_text = list(range(len(encoded)))
         row_fill: list[tuple[int, ...]] = [() for _ in encoded]

@@ -119,11 +119,10 @@ class VocabularyFilter:
         self._neutral: dict[tuple[str, str | None], bool] = {}
         self._whole: dict[str, bool] = {}
 
-    def admits(self, word: str, tag: str, *, neutral_only: bool = True) -> bool:
+    def admits(self, word: str, tag: str) -> bool:
         """Whether a fill of a ``tag`` mask may be ``word`` (lower case). The cheap dictionary checks come
         first; a word's lexicon and tokenizer verdicts are computed once. ``tag`` may be a mask key
-        (``mask_keys``): its own limits and its tag's apply. ``neutral_only=False``: whatever the lexicon
-        says of the word's polarity (the words that could stand there, which the slot rule weighs)."""
+        (``mask_keys``): its own limits and its tag's apply."""
         key, tag = tag, key_tag(tag)
         for limited in (key, tag):
             if word not in self.closed.get(limited, (word,)) or word in self.excluded.get(limited, ()):
@@ -133,17 +132,14 @@ class VocabularyFilter:
             return False
         if word in NEGATIONS or self._proper_noun(word) != (tag in PROPER_TAGS):
             return False
-        if neutral_only and not self._neutral_at(word, tag):
+        pos = coarse_pos(tag)
+        if (word, pos) not in self._neutral:
+            self._neutral[word, pos] = bool(self.lexicon.is_neutral(word, pos))
+        if not self._neutral[word, pos] and word not in self.polar.get(tag, ()):
             return False
         if word not in self._whole:
             self._whole[word] = bool(self._single_token(word))
         return self._whole[word]
-
-    def _neutral_at(self, word: str, tag: str) -> bool:
-        pos = coarse_pos(tag)
-        if (word, pos) not in self._neutral:
-            self._neutral[word, pos] = bool(self.lexicon.is_neutral(word, pos))
-        return self._neutral[word, pos] or word in self.polar.get(tag, ())
 
     def mask_keys(self, masks: Sequence[tuple[int, str]]) -> tuple[str, ...]:
         """The key each mask's words are looked up by: its tag, or ``TAG:modifying`` when another inserted
@@ -154,24 +150,20 @@ class VocabularyFilter:
             for (_, tag), then in zip(masks, followed)
         )
 
-    def allowed(self, tag: str, *, neutral_only: bool = True) -> list[int]:
+    def allowed(self, tag: str) -> list[int]:
         """The vocabulary ids a ``tag`` mask may be filled with, ascending (computed once per tag, and
-        cached on disk by the filter's fingerprint: the lexicon lookups take about a CPU-second).
-        ``neutral_only=False``: with the polar words too (``admits``)."""
-        name = tag if neutral_only else tag + " (any polarity)"
-        if name not in self._allowed:
-            key = content_hash(self.fingerprint, name)
+        cached on disk by the filter's fingerprint: the lexicon lookups take about a CPU-second)."""
+        if tag not in self._allowed:
+            key = content_hash(self.fingerprint, tag)
             cache = Cache("vocabulary") if self._cacheable else None
             try:
                 found = cache.get_many([key]).get(key) if cache else None
                 if found is None:
-                    found = sorted(
-                        i for i, w in self.words.items() if self.admits(w, tag, neutral_only=neutral_only)
-                    )
+                    found = sorted(i for i, w in self.words.items() if self.admits(w, tag))
                     if cache:
                         cache.put_many({key: found})
             finally:
                 if cache:
                     cache.close()
-            self._allowed[name] = found
-        return self._allowed[name]
+            self._allowed[tag] = found
+        return self._allowed[tag]
