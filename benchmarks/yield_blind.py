@@ -2,6 +2,8 @@
 
     python benchmarks/yield_blind.py split NEW KEPT --prefix /tmp/blind --seed 2028 [--readers 4]
     python benchmarks/yield_blind.py score --prefix /tmp/blind [--store benchmarks/%s_round3.jsonl]
+    python benchmarks/yield_blind.py draw SUITE_A SUITE_B --n 80 --seed 2059 --out /tmp/arms
+    python benchmarks/yield_blind.py compare SUITE_A SUITE_B --labelled benchmarks/yield17_arm_*_round17.jsonl
 
 ``split`` shuffles the rows of ``bench_yield.py --write-sample``'s two files (new failures, kept
 expansions) together and deals them round-robin into ``PREFIX-{0..readers-1}.jsonl``: each row only its
@@ -13,6 +15,13 @@ and case. Each reader, told only the labelling scheme, writes ``PREFIX-{i}.label
 ``score`` joins the labels with the key and prints, per file, the share of rows read grammatical, natural
 and label kept with Wilson 95 % intervals and the sample size; ``--store`` writes the labelled rows (the
 sample's fields plus the three labels) beside the earlier rounds', ``%s`` standing for the file's stem.
+
+Two designs compared by one reading (an A/B reading): ``draw`` writes ``n`` expansions drawn at random from
+each suite's ``cases.jsonl`` (two suites of the same seeds, made by each design) in the sample format,
+``arm_{suite}.jsonl``, for ``split`` to shuffle together, so that the same readers read both designs'
+rows without knowing which is which. ``compare`` pools every label a text got, from any arm, and splits
+the texts by which suites make them: both, only the first, only the second. The rows only one design makes
+are what the choice between them changes.
 """
 
 from __future__ import annotations
@@ -73,6 +82,45 @@ def score(prefix: str, store: str | None) -> None:
             print(f"  labelled rows written to {out}")
 
 
+def expansions(suite: Path) -> dict[str, dict]:
+    cases = read(suite / "cases.jsonl")
+    return {c["id"]: c for c in cases}
+
+
+def draw(suites: list[Path], n: int, seed: int, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for suite in suites:
+        by_id = expansions(suite)
+        drawn = random.Random(seed).sample([c for c in by_id.values() if c["kind"] == "expansion"], n)
+        rows = [
+            {"case": c["id"], "seed_text": by_id[c["seed_id"]]["text"], "text": c["text"],
+             "seed_label": by_id[c["seed_id"]]["expected"]}
+            for c in drawn
+        ]  # fmt: skip
+        (out / f"arm_{suite.name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+        print(f"{suite.name}: {n} of its expansions drawn into {out / f'arm_{suite.name}.jsonl'}")
+
+
+def compare(first: Path, second: Path, labelled: list[Path]) -> None:
+    made = [{c["text"] for c in expansions(s).values() if c["kind"] == "expansion"} for s in (first, second)]
+    labels: dict[str, list[dict]] = {}
+    for path in labelled:
+        for row in read(path):
+            labels.setdefault(row["text"], []).append(row)
+    groups = {
+        "made by both": made[0] & made[1],
+        f"only by {first.name}": made[0] - made[1],
+        f"only by {second.name}": made[1] - made[0],
+    }
+    for name, texts in groups.items():
+        rows = [row for text in texts & labels.keys() for row in labels[text]]
+        print(f"{name}: {len(texts)} expansions, {len(rows)} labels on {len(texts & labels.keys())} of them")
+        for field in LABELS:
+            yes = sum(bool(r[field]) for r in rows)
+            low, high = wilson(yes, len(rows)) or (0.0, 0.0)
+            print(f"  {field:<12}{yes / max(1, len(rows)):>7.1%}  ({low:.1%}-{high:.1%})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     commands = parser.add_subparsers(dest="command", required=True)
@@ -81,12 +129,24 @@ def main() -> None:
     cut.add_argument("--prefix", required=True)
     cut.add_argument("--seed", type=int, required=True)
     cut.add_argument("--readers", type=int, default=4)
+    drawn = commands.add_parser("draw")
+    drawn.add_argument("suites", nargs="+", type=Path)
+    drawn.add_argument("--n", type=int, required=True)
+    drawn.add_argument("--seed", type=int, required=True)
+    drawn.add_argument("--out", type=Path, required=True)
+    compared = commands.add_parser("compare")
+    compared.add_argument("suites", nargs=2, type=Path)
+    compared.add_argument("--labelled", nargs="+", type=Path, required=True)
     scored = commands.add_parser("score")
     scored.add_argument("--prefix", required=True)
     scored.add_argument("--store", help="write the labelled rows to this path, %%s for the sample's stem")
     args = parser.parse_args()
     if args.command == "split":
         split(args.files, args.prefix, args.seed, args.readers)
+    elif args.command == "draw":
+        draw(args.suites, args.n, args.seed, args.out)
+    elif args.command == "compare":
+        compare(*args.suites, args.labelled)
     else:
         score(args.prefix, args.store)
 
