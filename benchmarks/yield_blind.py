@@ -3,7 +3,7 @@
     python benchmarks/yield_blind.py split NEW KEPT --prefix /tmp/blind --seed 2028 [--readers 4]
     python benchmarks/yield_blind.py score --prefix /tmp/blind [--store benchmarks/%s_round3.jsonl]
     python benchmarks/yield_blind.py draw SUITE_A SUITE_B --n 80 --seed 2059 --out /tmp/arms
-    python benchmarks/yield_blind.py compare SUITE_A SUITE_B --labelled benchmarks/yield17_arm_*_round17.jsonl
+    python benchmarks/yield_blind.py compare SUITE_A SUITE_B --labelled benchmarks/yield17_arm_*.jsonl
 
 ``split`` shuffles the rows of ``bench_yield.py --write-sample``'s two files (new failures, kept
 expansions) together and deals them round-robin into ``PREFIX-{0..readers-1}.jsonl``: each row only its
@@ -82,7 +82,7 @@ def score(prefix: str, store: str | None) -> None:
             print(f"  labelled rows written to {out}")
 
 
-def expansions(suite: Path) -> dict[str, dict]:
+def cases_by_id(suite: Path) -> dict[str, dict]:
     cases = read(suite / "cases.jsonl")
     return {c["id"]: c for c in cases}
 
@@ -90,7 +90,7 @@ def expansions(suite: Path) -> dict[str, dict]:
 def draw(suites: list[Path], n: int, seed: int, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for suite in suites:
-        by_id = expansions(suite)
+        by_id = cases_by_id(suite)
         drawn = random.Random(seed).sample([c for c in by_id.values() if c["kind"] == "expansion"], n)
         rows = [
             {"case": c["id"], "seed_text": by_id[c["seed_id"]]["text"], "text": c["text"],
@@ -102,7 +102,7 @@ def draw(suites: list[Path], n: int, seed: int, out: Path) -> None:
 
 
 def compare(first: Path, second: Path, labelled: list[Path]) -> None:
-    made = [{c["text"] for c in expansions(s).values() if c["kind"] == "expansion"} for s in (first, second)]
+    made = [{c["text"] for c in cases_by_id(s).values() if c["kind"] == "expansion"} for s in (first, second)]
     labels: dict[str, list[dict]] = {}
     for path in labelled:
         for row in read(path):
