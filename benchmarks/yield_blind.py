@@ -57,6 +57,14 @@ def split(files: list[Path], prefix: str, seed: int, readers: int) -> None:
     print(f"{len(rows)} rows shuffled into {readers} sheets {prefix}-*.jsonl, key {prefix}-key.json")
 
 
+def print_shares(rows: list[dict]) -> None:
+    """The share of ``rows`` read grammatical, natural and label kept, each with its Wilson 95 % interval."""
+    for field in LABELS:
+        yes = sum(bool(r[field]) for r in rows)
+        low, high = wilson(yes, len(rows)) or (0.0, 0.0)
+        print(f"  {field:<12}{yes / max(1, len(rows)):>7.1%}  ({low:.1%}-{high:.1%})")
+
+
 def score(prefix: str, store: str | None) -> None:
     key = {k["id"]: k for k in json.loads(Path(f"{prefix}-key.json").read_text(encoding="utf-8"))}
     labels = {r["id"]: r for path in sorted(Path(prefix).parent.glob(f"{Path(prefix).name}-*.labels.jsonl"))
@@ -72,10 +80,7 @@ def score(prefix: str, store: str | None) -> None:
             if k["path"] == path
         ]
         print(f"{Path(path).stem}: n = {len(rows)}")
-        for field in LABELS:
-            yes = sum(bool(r[field]) for r in rows)
-            low, high = wilson(yes, len(rows)) or (0.0, 0.0)
-            print(f"  {field:<12}{yes / len(rows):>7.1%}  ({low:.1%}-{high:.1%})")
+        print_shares(rows)
         if store:
             out = Path(store.replace("%s", Path(path).stem))
             out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -113,12 +118,10 @@ def compare(first: Path, second: Path, labelled: list[Path]) -> None:
         f"only by {second.name}": made[1] - made[0],
     }
     for name, texts in groups.items():
-        rows = [row for text in texts & labels.keys() for row in labels[text]]
-        print(f"{name}: {len(texts)} expansions, {len(rows)} labels on {len(texts & labels.keys())} of them")
-        for field in LABELS:
-            yes = sum(bool(r[field]) for r in rows)
-            low, high = wilson(yes, len(rows)) or (0.0, 0.0)
-            print(f"  {field:<12}{yes / max(1, len(rows)):>7.1%}  ({low:.1%}-{high:.1%})")
+        read_texts = texts & labels.keys()
+        rows = [row for text in read_texts for row in labels[text]]
+        print(f"{name}: {len(texts)} expansions, {len(rows)} labels on {len(read_texts)} of them")
+        print_shares(rows)
 
 
 def main() -> None:
