@@ -141,6 +141,8 @@ def test_sentiwordnet_missing_offline(tmp_path, monkeypatch):
             "a,00002,lots,0,bad#1,gloss\n",
             4,
         ),
+        ("swn.txt", "a\t00001\t0.5\t0\tgood#1\tgloss\na\t00002\t0\t0\t7\tgloss\n", 2),  # a term without "#"
+        ("swn.txt", "a\t00001\t0.5\t0\tgood#1 bad#x\tgloss\n", 1),  # a sense that is no number
         (  # a bad record over two lines: its first
             "swn.csv",
             "POS,ID,PosScore,NegScore,SynsetTerms,Gloss\na,00001,0.5,0,good#1,gloss\n"

@@ -50,7 +50,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -365,7 +365,7 @@ def _sentiwordnet_rows(text: str, source: str) -> Iterator[tuple[int, list[str]]
         return
     for lineno, line in enumerate(text.splitlines(), 1):
         if line.strip() and not line.startswith("#"):
-            yield lineno, line.split("\t")
+            yield lineno, line.split("\t", 5)  # the gloss, last, is not read
 
 
 def parse_sentiwordnet(text: str, source: str) -> SwnSenses:
@@ -380,7 +380,12 @@ def parse_sentiwordnet(text: str, source: str) -> SwnSenses:
                 float(fields[3]),
                 fields[4].split(),
             )
-            parsed = [(term.rsplit("#", 1)[0].lower(), int(term.rsplit("#", 1)[1])) for term in terms]
+            parsed = []
+            for term in terms:
+                lemma, mark, number = term.rpartition("#")
+                if not mark:
+                    raise ValueError(term)
+                parsed.append((lemma.lower(), int(number)))
         except (IndexError, ValueError):
             raise InputError(
                 f"{source}:{lineno}: not a SentiWordNet line (POS ID PosScore NegScore Terms Gloss)"
@@ -397,7 +402,12 @@ def parse_sentiwordnet(text: str, source: str) -> SwnSenses:
 
 def sense_weighted_score(diffs: list[float]) -> float:
     """Harmonic sense-weighted mean of (pos − neg) over senses in sense order."""
-    return sum(d / i for i, d in enumerate(diffs, 1)) / sum(1 / i for i in range(1, len(diffs) + 1))
+    return sum(d / i for i, d in enumerate(diffs, 1)) / _harmonic(len(diffs))
+
+
+@cache  # SentiWordNet's 155,287 lemmas have at most a few dozen senses each
+def _harmonic(n: int) -> float:
+    return sum(1 / i for i in range(1, n + 1))
 
 
 def compat_score(diffs: list[float]) -> float:
@@ -499,6 +509,7 @@ def _cached_fixed_sentiwordnet(source: str, sha: str, data: bytes, info: dict) -
     key = content_hash("sentiwordnet-fixed", sha, code_fingerprint())
     with Cache("lexicons") as cache:
         stored = cache.get(key)
+        enabled = cache.enabled
     if stored is not None:
         entries = {
             (word, pos): label
@@ -509,6 +520,8 @@ def _cached_fixed_sentiwordnet(source: str, sha: str, data: bytes, info: dict) -
         neutral = frozenset((word, pos) for pos, words in stored["pure"].items() for word in words)
         return WordLexicon("sentiwordnet", entries, neutral, False, {**info, "rule": stored["rule"]})
     lexicon = fixed_sentiwordnet(parse_sentiwordnet(_decode(data, source), source), info)
+    if not enabled:
+        return lexicon
     groups: dict[str, list[str]] = defaultdict(list)
     for (word, pos), label in lexicon.entries.items():
         groups[f"{pos} {label}"].append(word)

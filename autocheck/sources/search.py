@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..records import Example, Label, as_inputs
 from ..requirements import Capability, Length, Predicates
@@ -112,7 +113,12 @@ def _check_lexicon(capability: Capability, lexicon: Lexicon | None) -> None:
 
 def natural_key(example: Example) -> tuple:
     """Order by id with numbers compared as numbers ("sst:2" before "sst:10")."""
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", example.id))
+    return _id_order(example.id)
+
+
+@lru_cache(maxsize=1 << 16)  # a dataset search orders the same matches for every capability and pool
+def _id_order(example_id: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", example_id))
 
 
 def search(
