@@ -290,6 +290,15 @@ def main() -> None:
         rate = statistics.median(len(results[name][m].rows) / cpu[name] for m in args.models)
         seeds = statistics.median(results[name][m].seeds_broken for m in args.models)
         print(f"  {name:<16} new failures per CPU-second {rate:.2f}, distinct seeds broken {seeds:g}")
+    if len(rounds.get("baseline", ())) > 1:  # how far the machine moves the ratio: each round's own CPU-s
+        print("panel median new failures per CPU-second against the baseline's, by round")
+        for name in [n for n in args.settings if n != "baseline" and n in rounds]:
+            ratios = []
+            for before, spent in zip(rounds["baseline"], rounds[name]):
+                base = statistics.median(len(results["baseline"][m].rows) / before for m in args.models)
+                rate = statistics.median(len(results[name][m].rows) / spent for m in args.models)
+                ratios.append(f"{rate / base:.2f}x" if base else "n/a")
+            print(f"  {name:<16} {', '.join(ratios)}")
     if args.write_sample:
         draw = args.seed if args.sample_seed is None else args.sample_seed
         write_samples(
