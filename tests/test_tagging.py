@@ -108,8 +108,8 @@ def test_word_tokenizer_is_nltks(parts):
     ],
 )
 def test_guarded_tokenizer_patterns_split_as_nltks(text):
-    """Texts where each guarded pattern changes the spans, with its needle (hypothesis rarely writes these);
-    three quote patterns' work is redone by a later one, so their needles cannot change the spans."""
+    """Texts where a wrong needle changes the spans, for all but three guarded patterns (hypothesis rarely
+    writes them); on these texts a later pattern redoes the work of the three quote patterns left."""
     from nltk.tokenize import TreebankWordTokenizer
 
     from autocheck.tagging import _word_tokenizer
