@@ -108,7 +108,9 @@ _TOKENIZER_NEEDLES: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True, slots=True)
 class _Guarded:
-    """A pattern run only on a text holding one of its ``needles`` (NLTK's tokenizer calls its ``sub``)."""
+    """A pattern run only on a text holding one of its ``needles`` (NLTK's tokenizer calls its ``sub``).
+    For texts ``engines_agree`` accepts (ASCII), which ``str.lower`` folds as a case-insensitive pattern
+    does."""
 
     pattern: re.Pattern[str]
     needles: tuple[str, ...]
@@ -120,6 +122,14 @@ class _Guarded:
             if needle in held:
                 return self.pattern.sub(replacement, text)
         return text
+
+
+def guarded(pattern: Any, needles: dict[str, tuple[str, ...]]) -> re.Pattern[str] | _Guarded:
+    """One of NLTK's patterns on the standard ``re`` engine (``standard_re``), run only on text holding one
+    of its ``needles`` (keyed by the pattern without a leading ``(?i)``; a pattern without is always run)."""
+    compiled = standard_re(pattern)
+    found = needles.get(compiled.pattern.removeprefix("(?i)"))
+    return compiled if found is None else _Guarded(compiled, found, bool(compiled.flags & re.IGNORECASE))
 
 
 @lru_cache(maxsize=1)
@@ -134,10 +144,7 @@ def _word_tokenizers() -> tuple[Any, Any]:
         if isinstance(value, list | tuple):
             return type(value)(plain(v) for v in value)
         if hasattr(value, "pattern") and hasattr(value, "flags"):
-            compiled = standard_re(value)
-            needles = _TOKENIZER_NEEDLES.get(compiled.pattern.removeprefix("(?i)"))
-            folded = bool(compiled.flags & re.IGNORECASE)
-            return compiled if needles is None else _Guarded(compiled, needles, folded)
+            return guarded(value, _TOKENIZER_NEEDLES)
         return value
 
     names = ("STARTING_QUOTES", "PUNCTUATION", "PARENS_BRACKETS", "CONVERT_PARENTHESES", "DOUBLE_DASHES",

@@ -61,7 +61,7 @@ from ..records import Example
 from ..registry import Registry
 from ..resources import ResourceMissing
 from ..store import InputError, load_json
-from ..tagging import engines_agree, standard_re
+from ..tagging import engines_agree, guarded
 from .conll import read_conll
 
 log = logging.getLogger(__name__)
@@ -164,10 +164,8 @@ def _detokenizer() -> Callable[[str], str]:
 
     nltk = TreebankWordDetokenizer()
 
-    def step(pattern: Any, sub: str) -> tuple[re.Pattern[str], str, tuple[str, ...] | None, bool]:
-        plain = standard_re(pattern)
-        folded = bool(plain.flags & re.IGNORECASE)
-        return plain, sub, _DETOKENIZER_NEEDLES.get(plain.pattern.removeprefix("(?i)")), folded
+    def step(pattern: Any, sub: str) -> tuple[Any, str]:
+        return guarded(pattern, _DETOKENIZER_NEEDLES), sub
 
     early = [step(p, r"\1\2") for p in (*nltk.CONTRACTIONS3, *nltk.CONTRACTIONS2)]
     early += [step(p, sub) for p, sub in nltk.ENDING_QUOTES]
@@ -180,13 +178,8 @@ def _detokenizer() -> Callable[[str], str]:
         r"|(?i:\b(?:can|gim|gon|got|lem|wan)\s)"
     )
 
-    def run(steps: list[tuple[re.Pattern[str], str, tuple[str, ...] | None, bool]], text: str) -> str:
-        ascii_ = text.isascii()
-        for pattern, sub, needles, folded in steps:
-            if needles is not None and (ascii_ or not folded):
-                held = text.lower() if folded else text
-                if not any(needle in held for needle in needles):
-                    continue
+    def run(steps: list[tuple[Any, str]], text: str) -> str:  # on texts engines_agree accepts only
+        for pattern, sub in steps:
             text = pattern.sub(sub, text)
         return text
 
