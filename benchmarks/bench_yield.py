@@ -285,19 +285,23 @@ def main() -> None:
                 f"{len({s for s, _, _ in found}):>9}{len({p for _, _, p in found}):>7}"
                 f"{len(y.rows) / cpu[name]:>11.2f}"
             )
+
+    def median_rate(name: str, spent: float) -> float:
+        """The panel median of the setting's new failures per CPU-second, had it taken ``spent`` CPU-s."""
+        return statistics.median(len(results[name][m].rows) / spent for m in args.models)
+
     print("\npanel median (over models)")
     for name in args.settings:
-        rate = statistics.median(len(results[name][m].rows) / cpu[name] for m in args.models)
         seeds = statistics.median(results[name][m].seeds_broken for m in args.models)
+        rate = median_rate(name, cpu[name])
         print(f"  {name:<16} new failures per CPU-second {rate:.2f}, distinct seeds broken {seeds:g}")
     if len(rounds.get("baseline", ())) > 1:  # how far the machine moves the ratio: each round's own CPU-s
         print("panel median new failures per CPU-second against the baseline's, by round")
         for name in [n for n in args.settings if n != "baseline" and n in rounds]:
             ratios = []
             for before, spent in zip(rounds["baseline"], rounds[name]):
-                base = statistics.median(len(results["baseline"][m].rows) / before for m in args.models)
-                rate = statistics.median(len(results[name][m].rows) / spent for m in args.models)
-                ratios.append(f"{rate / base:.2f}x" if base else "n/a")
+                base = median_rate("baseline", before)
+                ratios.append(f"{median_rate(name, spent) / base:.2f}x" if base else "n/a")
             print(f"  {name:<16} {', '.join(ratios)}")
     if args.write_sample:
         draw = args.seed if args.sample_seed is None else args.sample_seed
