@@ -28,6 +28,7 @@ NAMESPACES = {
     "fluency": "masked-LM fluency scores of fills",
     "predictions": "models' answers to inputs",
     "checksums": "checksums of model files, by path, size and time",
+    "imports": "transformers' index of its modules, by its files' paths, sizes and times",
 }
 
 

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 from . import __version__
 from .cache import NAMESPACES, cache_dir, clear, usage
 from .config import DATASET, DEFAULT_MLM, EXPAND, FUZZ_EXPANSION, SEEDS, GenerateConfig, options
+from .import_index import index_transformers_imports
 from .resources import ResourceMissing, import_nltk_lean
 from .store import (
     InputError,
@@ -1178,6 +1179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.offline:
         os.environ["AUTOCHECK_OFFLINE"] = os.environ["HF_HUB_OFFLINE"] = "1"
+    index_transformers_imports()  # about 1 CPU-s less in each command that imports transformers
     try:
         _check_text(args)
         _check_model_dirs(args)

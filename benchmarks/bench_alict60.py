@@ -5,7 +5,7 @@ capability (the second line, the form the original and earlier versions were mea
 
     python benchmarks/bench_alict60.py [--workers 2] [--src CHECKOUT] [--count-shim] [--account]
         [--original-settings] [--baseline CHECKOUT [--rounds 2]] [--precisions fp32,bf16]
-        [--forms one,three] [--capabilities LC2,LC4] [-- extra generate args]
+        [--forms one,three] [--capabilities LC2,LC4] [--cache DIR | --index-warm] [-- extra generate args]
 
 The one-process form reads the 60 rows as one JSON Lines dataset (the rows as autocheck reads them, each
 with the folder it came from as a column) and a copy of the sentiment spec whose LC2/LC4/LC9 searches each
@@ -19,7 +19,10 @@ summed over workers, from timings.json); wall and CPU-s are the process's, in th
 
 ``--original-settings`` adds the line closest to the original's settings (one process: ``--compat
 --beam-size 100 --fills-per-mask 1 --fluency-threshold off --vocabulary all``; minutes, not seconds). Caches
-are off unless --cache DIR is given (run twice with the same DIR for the fully cached rerun). ``--baseline
+are off unless --cache DIR is given (run twice with the same DIR for the fully cached rerun);
+``--index-warm`` runs each generate with caches on, as by default, in a new folder that holds only
+transformers' module index (``autocheck/import_index.py``), left there by an untimed process that imports
+what a generate process does: a user's run on data no earlier run saw. ``--baseline
 CHECKOUT`` runs the one-process form of each line asked for (the default settings unless ``--forms`` leaves
 out ``one``; ``--original-settings``) in that checkout and in ``--src`` by turns, ``--rounds`` times
 (baseline, src, baseline, src: both see the same load), and prints each run's CPU-s, the ratio of the means
@@ -46,6 +49,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -224,6 +228,24 @@ def combined(out: Path, capabilities: list[str]) -> tuple[Path, Path]:
     return dataset, spec_file
 
 
+WARM_INDEX = """try:
+    from autocheck.import_index import index_transformers_imports
+except ImportError:  # a checkout from before the index
+    pass
+else:
+    index_transformers_imports()"""
+
+
+def warm_index(folder: Path, src: Path, env: dict) -> Path:
+    """A new cache folder holding only transformers' module index, as an untimed process importing what a
+    generate process does leaves it (``autocheck/import_index.py``; nothing in a checkout without it)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    code = f"{WARM_INDEX}\n{FLOOR}\nimport transformers.models.bert"
+    env = {**env, "AUTOCHECK_CACHE": str(folder)}
+    subprocess.run([sys.executable, "-c", code], env=env, cwd=src, check=True)
+    return folder
+
+
 def run(name: str, data: list[str], args, out: Path, env: dict, extra: list[str]) -> dict[str, dict]:
     """One generate process: its figures as a row per capability (counts, model calls, own stage seconds)
     and a ``total`` row (wall, CPU-s and peak of the process tree)."""
@@ -234,6 +256,8 @@ def run(name: str, data: list[str], args, out: Path, env: dict, extra: list[str]
         "--workers", str(args.workers), "--out", str(out / name), "--overwrite", *extra,
     ]  # fmt: skip
     calls_file = out / f"{name}.calls.json"
+    if args.index_warm:
+        env = {**env, "AUTOCHECK_CACHE": str(warm_index(out / f"{name}.cache", args.src, env))}
     if args.account:
         argv = [sys.executable, "-c", ACCOUNT_SHIM, *command]
     elif args.count_shim:
@@ -411,6 +435,11 @@ def main() -> None:
         help="CPU-s in imports and in loading, per process (one-process form)",
     )
     parser.add_argument("--cache", type=Path, help="cache directory (default: caches off)")
+    parser.add_argument(
+        "--index-warm",
+        action="store_true",
+        help="each run with caches on in a new folder holding only transformers' module index",
+    )
     parser.add_argument("--out", type=Path, help="suite directories (default: a temporary directory)")
     parser.add_argument("--forms", default="one,three", help="one (process), three (processes), or both")
     parser.add_argument("--original-settings", action="store_true", help="add the closest-to-original line")
@@ -430,6 +459,8 @@ def main() -> None:
     args = parser.parse_args()
     args.capabilities = args.capabilities.split(",")
     args.precisions = args.precisions.split(",")
+    if args.index_warm and args.cache:
+        parser.error("--index-warm gives each run its own new cache folder: not with --cache")
     if not set(args.capabilities) <= set(CAPABILITIES):
         parser.error(f"--capabilities: the workload's are {', '.join(CAPABILITIES)}")
     # absolute: the runs start in --src, and their --out, PYTHONPATH and cache must name the same places
