@@ -113,7 +113,8 @@ class _IndexHook(importlib.abc.MetaPathFinder):
     ) -> ModuleSpec | None:
         if fullname != INDEXING_MODULE:
             return None
-        sys.meta_path.remove(self)
+        if self in sys.meta_path:  # once: what comes next finds the module the usual way
+            sys.meta_path.remove(self)
         spec = importlib.util.find_spec(fullname)
         loader = spec.loader if spec is not None else None
         if spec is None or spec.origin is None or not hasattr(loader, "exec_module"):
