@@ -33,11 +33,17 @@ def counting_build(calls: list[str]):
     return build
 
 
-def test_built_once_then_read_until_a_file_changes(tmp_path, monkeypatch):
+@pytest.fixture
+def indexed(tmp_path, monkeypatch):
+    """A package, a cache, and ``define_import_structure`` over them that counts what it builds."""
     monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "cache"))
     root = package(tmp_path / "pkg")
     calls: list[str] = []
-    define = cached(counting_build(calls), str(root / "indexer.py"))
+    return root, calls, cached(counting_build(calls), str(root / "indexer.py"))
+
+
+def test_built_once_then_read_until_a_file_changes(indexed):
+    root, calls, define = indexed
     first = define(root / "models")
     assert define(root / "models") == first and define(str(root / "models" / "__init__.py")) == first
     assert len(calls) == 1  # a file of the folder names the folder, as transformers' own __init__ passes it
@@ -58,11 +64,8 @@ def test_built_once_then_read_until_a_file_changes(tmp_path, monkeypatch):
     assert len(calls) == 6
 
 
-def test_a_damaged_entry_is_built_again_and_replaced(tmp_path, monkeypatch):
-    monkeypatch.setenv("AUTOCHECK_CACHE", str(tmp_path / "cache"))
-    root = package(tmp_path / "pkg")
-    calls: list[str] = []
-    define = cached(counting_build(calls), str(root / "indexer.py"))
+def test_a_damaged_entry_is_built_again_and_replaced(indexed, tmp_path):
+    root, calls, define = indexed
     expected = define(root / "models")
     with sqlite3.connect(tmp_path / "cache" / "imports.sqlite") as db:
         db.execute("UPDATE kv SET value = ?", (json.dumps({"not": "an index"}),))
@@ -70,10 +73,8 @@ def test_a_damaged_entry_is_built_again_and_replaced(tmp_path, monkeypatch):
     assert define(root / "models") == expected and len(calls) == 2
 
 
-def test_caching_off_or_unusable_builds_as_transformers_does(tmp_path, monkeypatch):
-    root = package(tmp_path / "pkg")
-    calls: list[str] = []
-    define = cached(counting_build(calls), str(root / "indexer.py"))
+def test_caching_off_or_unusable_builds_as_transformers_does(indexed, tmp_path, monkeypatch):
+    root, calls, define = indexed
     monkeypatch.setenv("AUTOCHECK_CACHE", "off")
     define(root / "models")
     define(root / "models")
