@@ -121,12 +121,16 @@ class Cache:
         self.close()
 
 
+def stat_key(path: str, stat: os.stat_result) -> str:
+    """A file as a cache key sees it: its path, size and modification time."""
+    return f"{path}\x1f{stat.st_size}\x1f{stat.st_mtime_ns}"
+
+
 def file_checksum(path: str | Path) -> str:
     """The SHA-256 of a file, remembered in the ``checksums`` namespace by (resolved path, size, mtime): a
     large weights file is read in full once, and again whenever its size or modification time changes."""
     path = Path(path).resolve()
-    stat = path.stat()
-    key = f"{path}\x1f{stat.st_size}\x1f{stat.st_mtime_ns}"
+    key = stat_key(str(path), path.stat())
     with Cache("checksums") as cache:
         known = cache.get(key)
         if isinstance(known, str):

@@ -14,7 +14,6 @@ leaves transformers to build its index itself, as without autocheck.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.abc
 import importlib.util
 import logging
@@ -27,7 +26,8 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any
 
-from .cache import Cache, cache_dir
+from .cache import Cache, cache_dir, stat_key
+from .store import content_hash
 
 log = logging.getLogger(__name__)
 
@@ -37,9 +37,7 @@ INDEXING_MODULE = "transformers.utils.import_utils"
 def fingerprint(root: str, code: str) -> str:
     """A hash of the path, size and modification time of every file under ``root`` (but bytecode), the
     path of every folder, and the same of the indexing code's file ``code``."""
-    digest = hashlib.sha256()
-    stat = os.stat(code)
-    digest.update(f"{code}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    parts = [stat_key(code, os.stat(code))]
     folders = [root]
     while folders:
         with os.scandir(folders.pop()) as entries:
@@ -48,11 +46,10 @@ def fingerprint(root: str, code: str) -> str:
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     folders.append(entry.path)
-                    digest.update(f"{entry.path}/\n".encode())
+                    parts.append(f"{entry.path}/")
                 else:
-                    stat = entry.stat()
-                    digest.update(f"{entry.path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+                    parts.append(stat_key(entry.path, entry.stat()))
+    return content_hash(*parts)
 
 
 def _to_json(index: dict[frozenset[str], dict[str, set[str]]]) -> list[Any]:
