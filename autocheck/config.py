@@ -330,17 +330,15 @@ class GenerateConfig:
         return content_hash(dumps(self.settings()))
 
 
-# fuzz's own defaults: every valid fill of the 20 best templates of a partial edit is a candidate, one
-# modifier per step. On the alict60 seeds against TF-IDF+LR (benchmarks/bench_fuzz.py, docs/fuzz.md)
-# generate's 5 templates and 3 fills (its defaults then) broke more seeds (9 of 31 against 5) but through
-# second insertions that read far worse (72 % grammatical, 86 % label kept against 100 % and 97 %);
-# generate's --insertions phrases broke 7 of 31 against modifiers' 8 at 3.2x the CPU-seconds, up to three
-# words a step
+# fuzz's own defaults: every valid fill of the 20 best templates of a partial edit is a candidate, and
+# generate's insertions (phrases). Modifiers (one adjective or adverb a step) were fuzz's own until round 20
+# (docs/fuzz.md): with SentiWordNet, on two fresh draws against the six panel models, phrases broke 81 seed
+# runs against 53, and read blind in full its failures kept their label as often (96 %)
 FUZZ_EXPANSION: dict[str, Any] = {
     "top_k": 20,
     "fills_per_mask": None,
     "adjective_fills": None,
-    "insertions": "modifiers",
+    "insertions": "phrases",
 }
 
 

@@ -41,6 +41,7 @@ import math
 import re
 import string
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from dataclasses import asdict, dataclass, field, replace
@@ -106,7 +107,9 @@ class FuzzSummary:
     out: Path
     counts: dict[str, FuzzCounts]
     timings: dict[str, float] = field(default_factory=dict)
-    descriptive: int | None = None  # failures inserting a descriptive adjective (None: WordNet absent)
+    # the failures inserting a descriptive adjective, and those adjectives, most frequent first (None:
+    # WordNet absent)
+    descriptive: tuple[int, tuple[str, ...]] | None = None
 
     def print_table(self) -> None:
         # a row per count, a column per capability: the counts' names stay whole in a narrow terminal
@@ -126,12 +129,14 @@ class FuzzSummary:
         if short:
             seeds = "seed" if short == 1 else "seeds"
             console.print(f"{short:,} unbroken {seeds} had candidates left when their --queries ran out")
-        if self.descriptive:
+        if self.descriptive and self.descriptive[0]:
+            found, words = self.descriptive
             failures = sum(c.failures for c in self.counts.values())
+            shown = ", ".join(repr(word) for word in words[:5]) + (", ..." if len(words) > 5 else "")
             console.print(
-                f"{self.descriptive:,} of the {failures:,} failures insert a descriptive adjective "
-                "('predictable', 'useful'), a word that can judge though the lexicon leaves it unscored: "
-                "check that those keep the label (docs/fuzz.md)"
+                f"{found:,} of the {failures:,} failures insert a descriptive adjective ({shown}), a word "
+                "that can judge though the lexicon leaves it unscored: check that those keep the label "
+                "(docs/fuzz.md)"
             )
 
 
@@ -291,24 +296,28 @@ def fuzz(
         return FuzzSummary(out, counts, timings, _descriptive_failures(out / CASES, spec.task))
 
 
-def _descriptive_failures(cases: Path, task: Any) -> int | None:
+def _descriptive_failures(cases: Path, task: Any) -> tuple[int, tuple[str, ...]] | None:
     """How many of a fuzz suite's failures insert a descriptive adjective, one WordNet does not call
-    relational (``lexicon.relational_adjectives``): such words can judge though the lexicon leaves them
-    unscored ("the [predictable] characters"), and most label-lost failures read blind insert one
-    (docs/fuzz.md), so the summary says to check them. None without WordNet."""
+    relational (``lexicon.relational_adjectives``), and those adjectives, the most frequent first: such
+    words can judge though the lexicon leaves them unscored ("the [predictable] characters"), and most
+    label-lost failures read blind insert one (docs/fuzz.md), so the summary names them to check. None
+    without WordNet."""
     try:
         relational = relational_adjectives()
     except ResourceMissing:
         return None
-    return sum(
-        case.kind == EXPANSION
-        and case.provenance.get("fuzz", {}).get("outcome") == FAIL
-        and any(
-            item["tag"].startswith("JJ") and item["word"].lower() not in relational
+    found, words = 0, Counter[str]()
+    for case in iter_cases(cases, task):
+        if case.kind != EXPANSION or case.provenance.get("fuzz", {}).get("outcome") != FAIL:
+            continue
+        descriptive = {
+            item["word"].lower()
             for item in case.provenance.get("inserted", ())
-        )
-        for case in iter_cases(cases, task)
-    )
+            if item["tag"].startswith("JJ") and item["word"].lower() not in relational
+        }
+        found += bool(descriptive)
+        words.update(descriptive)
+    return found, tuple(word for word, _ in sorted(words.items(), key=lambda item: (-item[1], item[0])))
 
 
 def suite_seeds(config: GenerateConfig, suite: Path) -> tuple[Any, list[Any], Any, Iterator[TestCase]]:

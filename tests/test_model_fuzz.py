@@ -294,7 +294,7 @@ def test_found_failures_fail_when_run_and_the_suite_runs_on_another_model(stand_
 
 def test_the_summary_counts_the_failures_that_insert_a_descriptive_adjective(stand_ins, tmp_path, capsys):
     """Most label-lost failures read blind insert a descriptive adjective: the summary
-    says how many there are, counted from the suite's failures by their inserted adjectives."""
+    says how many there are and names the adjectives, from the suite's failures' inserted words."""
     import shutil
 
     config, target, _ = stand_ins
@@ -303,7 +303,7 @@ def test_the_summary_counts_the_failures_that_insert_a_descriptive_adjective(sta
     )
     cases = list(read_jsonl(tmp_path / "suite" / "cases.jsonl"))
     failed = [c for c in cases if c["kind"] == EXPANSION and c["provenance"]["fuzz"]["outcome"] == FAIL]
-    assert len(failed) >= 4 and summary.descriptive == 0  # none here
+    assert len(failed) >= 4 and summary.descriptive == (0, ())  # none here
     # the same suite with failures inserting two descriptive adjectives, a relational one and an adverb
     inserted = [("predictable", "JJ"), ("visual", "JJ"), ("predictable", "RB"), ("Useful", "JJ")]
     for case, (word, tag) in zip(failed, inserted):
@@ -311,9 +311,12 @@ def test_the_summary_counts_the_failures_that_insert_a_descriptive_adjective(sta
     edited = tmp_path / "edited"
     shutil.copytree(tmp_path / "suite", edited)
     (edited / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
-    assert fuzzing._descriptive_failures(edited / "cases.jsonl", None) == 2
-    replace(summary, descriptive=2).print_table()
-    assert f"2 of the {len(failed)} failures insert a descriptive adjective" in capsys.readouterr().out
+    found = fuzzing._descriptive_failures(edited / "cases.jsonl", None)
+    assert found == (2, ("predictable", "useful"))
+    replace(summary, descriptive=found).print_table()
+    printed = " ".join(capsys.readouterr().out.split())  # rich wraps the line
+    named = "failures insert a descriptive adjective ('predictable', 'useful')"
+    assert f"2 of the {len(failed)} {named}" in printed
 
 
 def test_explain_names_the_site_of_an_insertion_by_the_word_it_went_before():
@@ -337,7 +340,7 @@ def test_the_command_stops_starting_chunks_once_max_queries_are_spent(stand_ins,
     assert counts["seeds"] == 2 and 3 <= counts["queries"] <= 2 * 5
     settings = json.loads((out / "manifest.json").read_text())["settings"]
     assert settings["top_k"] == 20 and settings["fills_per_mask"] is None  # fuzz's own defaults
-    assert settings["insertions"] == "modifiers"
+    assert settings["insertions"] == "phrases"  # generate's, since round 20 (docs/fuzz.md)
 
 
 def test_the_seeds_of_an_existing_suite_are_fuzzed_as_the_dataset_search_gives_them(stand_ins, tmp_path):

@@ -8,15 +8,15 @@ movie"), a comparative or superlative needs a comparison the sentence does not m
 largest cheat"), and an adverb inside a prepositional or adverb phrase rarely fits ("lives directly of
 quiet desperation", "too far savvy").
 
-* ``modifiers`` (``autocheck fuzz``'s default, ``generate``'s before ``phrases``): exactly one adjunct,
-  the kind of word a phrase takes without changing its head or its arguments: an adjective (``JJ``) right
-  before a noun phrase's first noun ("a [new] cheat", "a good [little] idea"), or an adverb (``RB``) in a
-  clause, a verb phrase or an adjective phrase ("It [also] is a bad sign", "is [really] amusing"),
-  including one that grades a seed's ungraded attributive adjective ("An [utterly] enjoyable experience":
-  the adjective as the ``ADJP -> JJ`` the treebank writes, ``expansion._attributive_adjectives``; fuzz's
-  short fragments had no other site). Before another adjective, an adjective reads as that one's degree
-  ("a [real] healthy sense", "the [whole] worst"), so it goes next to the noun. Two checks judge the word
-  the masked LM chose, which the tag alone does not tell:
+* ``modifiers`` (``generate``'s before ``phrases``, ``autocheck fuzz``'s until its round 20): exactly one
+  adjunct, the kind of word a phrase takes without changing its head or its arguments: an adjective (``JJ``)
+  right before a noun phrase's first noun ("a [new] cheat", "a good [little] idea"), or an adverb (``RB``) in
+  a clause, a verb phrase or an adjective phrase ("It [also] is a bad sign", "is [really] amusing"), including
+  one that grades a seed's ungraded attributive adjective ("An [utterly] enjoyable experience": the adjective
+  as the ``ADJP -> JJ`` the treebank writes, ``expansion._attributive_adjectives``; fuzz's short fragments had
+  no other site). Before another adjective, an adjective reads as that one's degree ("a [real] healthy sense",
+  "the [whole] worst"), so it goes next to the noun. Two checks judge the word the masked LM chose, which the
+  tag alone does not tell:
 
   - ``determinative``: the words the Penn Treebank tags ``JJ`` but that determine rather than describe,
     quantifiers, ordinals and words of identity ("a few Hollywood studio", "such one of the most
@@ -170,8 +170,8 @@ CLAUSE_ADVERBS = frozenset(
 # 0.25 negative; "quite", "to a degree", 0.625 negative), and its pure-neutral rule then bars them all:
 # under it the defaults inserted no "very", "really" or "quite" at all, which the opinion lexicon calls
 # neutral (docs/yield.md). The adverb checks decide where they go, not the lexicon
-# (``insertion_lexicon``), under ``phrases`` only: ``modifiers``, fuzz's, goes down to the last
-# valid candidate and over its depths stacked them ("Very [quite] bad", "no [suddenly] [definitely]
+# (``insertion_lexicon``), under ``phrases`` only: ``modifiers``, fuzz's before round 20, goes down to the
+# last valid candidate and over its depths stacked them ("Very [quite] bad", "no [suddenly] [definitely]
 # good", read blind: docs/fuzz-history.md, round 14), which ``phrases``' own check keeps out. Not the
 # focus adverbs, which need a contrast the sentence may not give ("brought [just] to life", "is [exactly]
 # magnetic"), nor "pretty" and "fairly", downtoners like the hedges, nor "clearly", whose adjective

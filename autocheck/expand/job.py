@@ -342,8 +342,8 @@ class Expander:
                     insertable=None if self.config.compat else INSERTABLE[self.config.insertions],
                     protect_names=not self.config.compat,
                     # a seed's ungraded attributive adjectives as sites only under ``modifiers``, fuzz's
-                    # setting (docs/fuzz-history.md, round 4): generate's ``phrases`` was read blind
-                    # without them
+                    # setting from its round 4 to 20 (docs/fuzz-history.md): ``phrases`` was read blind
+                    # without them, in generate and in fuzz
                     attributive_phrases=not self.config.compat and self.config.insertions == "modifiers",
                 )
                 if self.intensify is not None:
