@@ -14,7 +14,13 @@ lexicon unless ``--lexicon`` names another) expanded under each setting (``SETTI
 * ``defaults``: today's defaults (``GenerateConfig()``);
 * ``typos``, ``neutral phrase``: CheckList-style perturbations of the baseline's seed cases (the shipped
   ``typos`` and ``append_phrase`` with neutral phrases), 3 versions per seed case, as MFT cases with the
-  seed's label.
+  seed's label;
+* ``fuzz``, ``BAE-I`` (``GUIDED``, issue #38): searches guided by one target model, run once per panel
+  model as the target, ``--queries`` per seed: ``autocheck fuzz`` with its defaults, and the BAE-I-style
+  insertion attack of ``bench_fuzz.py`` (same masked LM, no grammar, no validation), its failures written
+  as a suite. Each runs in a fresh process, as ``generate`` does, and its CPU-seconds leave out loading
+  the target (which ``generate``'s never include); its new failures are counted on its target, and its
+  failures that also fail on the other models (among those whose seed they pass) are its transfer.
 
 Each suite runs on every panel model (``panel.py``). Per setting the suite's spread (expansions, distinct
 inserted strings, tag patterns, productions, the share of multi-word insertions, the most frequent word's
@@ -53,7 +59,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_generate import stand_in_config  # noqa: E402  (sibling scripts, not a package)
-from panel import NAMES, SHARED, load_panel, new_failures  # noqa: E402
+from panel import NAMES, SHARED, load_panel, new_failures, seeded_outcomes  # noqa: E402
 
 SAMPLE = Path(__file__).with_name("yield_sample.jsonl")  # new failures of the defaults, unlabelled
 KEPT_SAMPLE = Path(__file__).with_name("yield_kept_sample.jsonl")  # expansions the defaults keep
@@ -71,6 +77,7 @@ NEUTRAL_PHRASES = (  # sentiment-free sentences about a film, as CheckList's neu
 )
 PERTURBATIONS = {"typos": {}, "neutral phrase": {"phrases": list(NEUTRAL_PHRASES)}}
 VERSIONS = 3  # perturbed versions per seed case
+GUIDED = ("fuzz", "BAE-I")  # one search per target model
 
 
 def cpu_seconds() -> float:
@@ -146,6 +153,79 @@ def perturbed(name: str, options: dict[str, Any], seeds_from: Path, out: Path, s
     return cpu_seconds() - start
 
 
+def guided(name: str, target: str, args: argparse.Namespace, out: Path) -> float:
+    """``name``'s search against ``target`` (a panel model) in a fresh process, its suite into ``out``: the
+    CPU-seconds of that process less loading the target, which the child prints last."""
+    command = [sys.executable, __file__, "--guided-one", name, target, str(out), "--lexicon", args.lexicon,
+               "--max-seeds", str(args.max_seeds), "--max-variants", str(args.max_variants),
+               "--seed", str(args.seed), "--queries", str(args.queries)]  # fmt: skip
+    shutil.rmtree(out, ignore_errors=True)
+    env = {**os.environ, "AUTOCHECK_CACHE": "off", "OMP_NUM_THREADS": "1"}
+    start = cpu_seconds()
+    done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+    return cpu_seconds() - start - float(done.stdout.split()[-1])
+
+
+def guided_one(name: str, target: str, args: argparse.Namespace, out: Path) -> None:
+    """The child of ``guided``: load ``target``, search the sample's seeds against it, write the suite, and
+    print the CPU-seconds loading the target took."""
+    from dataclasses import replace
+
+    from bench_fuzz import bae_i
+
+    from autocheck.config import FUZZ_EXPANSION
+    from autocheck.expand.mlm import MaskedLM
+    from autocheck.fuzz import SearchConfig, fuzz, mft_answers
+    from autocheck.generate import describe_capability, seed_cases
+    from autocheck.outputs import FAIL
+    from autocheck.records import SEED
+    from autocheck.suite import write_suite
+
+    config = replace(
+        stand_in_config(max_seeds=args.max_seeds, max_variants=args.max_variants, seed=args.seed),
+        lexicon=args.lexicon,
+    )
+    start = cpu_seconds()
+    model = load_panel([target])[target]
+    loading = cpu_seconds() - start
+    if name == "fuzz":
+        fuzz(replace(config, **FUZZ_EXPANSION), model, out, search=SearchConfig(queries=args.queries))
+    else:
+        spec, capabilities, _, _, _, cases = seed_cases(config)
+        seeds = [c for c in cases if c.kind == SEED and c.test_type == "MFT" and c.editable]
+        ask = mft_answers(model, spec.task)
+        mlm = MaskedLM.from_pretrained(config.mlm, device="cpu")
+        passing = [s for s, (_, outcome) in zip(seeds, ask(seeds)) if outcome not in (FAIL, None)]
+        found = [bae_i(seed, ask, mlm, args.queries)[0] for seed in passing]
+        manifest = {
+            "task": spec.task.to_json(),
+            "capabilities": {c.id: describe_capability(c) for c in capabilities},
+            "settings": {"method": "BAE-I", "queries": args.queries, "target": target},
+        }
+        write_suite(out, [*seeds, *(f for f in found if f is not None)], manifest)
+    print(loading)
+
+
+def suite_of(args: argparse.Namespace, name: str) -> Path:
+    """Where a setting's suite goes (``fuzz@vader``: fuzz's against vader)."""
+    return args.out / "suites" / name.replace(" ", "-").replace("@", "-")
+
+
+def transfer(suite: Path, models: dict[str, Any], out: Path, target: str) -> dict[str, tuple[int, int]]:
+    """Per other model: of the target's new failures in ``suite`` whose seed that model passes, how many
+    it fails too, and how many there are."""
+    rows = list(seeded_outcomes(suite, models, out))
+    found = {
+        c["id"] for m, c, _, seed, row in rows if m == target and seed == "pass" and row["outcome"] == "fail"
+    }
+    moved: dict[str, tuple[int, int]] = {}
+    for m, case, _, seed, row in rows:
+        if m != target and case["id"] in found and seed == "pass":
+            k, n = moved.get(m, (0, 0))
+            moved[m] = (k + (row["outcome"] == "fail"), n + 1)
+    return moved
+
+
 def insertion(case: dict[str, Any]) -> tuple[str, str, str] | None:
     """(inserted string, tag pattern, production) of an expansion; None for any other case."""
     provenance = case.get("provenance", {})
@@ -214,7 +294,13 @@ def main() -> None:
     parser.add_argument(
         "--baseline-src", type=Path, help="a checkout of 9b0ddbd: the baseline made by its code, its defaults"
     )
+    parser.add_argument("--queries", type=int, default=50, help="fuzz's and BAE-I's queries per seed")
+    parser.add_argument("--guided-one", nargs=3, metavar=("SETTING", "TARGET", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.guided_one:
+        os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
+        name, target, out = args.guided_one
+        return guided_one(name, target, args, Path(out))
     if Path(args.lexicon).is_file():  # the baseline's process runs in its own checkout
         args.lexicon = str(Path(args.lexicon).resolve())
     os.environ.setdefault("NLTK_DATA", str(SHARED / "nltk_data"))
@@ -246,32 +332,49 @@ def main() -> None:
     for name, spent_by_round in rounds.items():
         if len(spent_by_round) > 1:
             print(f"{name}: CPU-s by round {', '.join(f'{c:.1f}' for c in spent_by_round)} (identical cases)")
-    for name in [n for n in args.settings if n not in SETTINGS]:  # the perturbations of the baseline's seeds
+    for name in [n for n in args.settings if n in PERTURBATIONS]:  # of the baseline's seeds
         if not baseline.is_dir():
             cpu["baseline"] = generated("baseline", BASELINE, args, baseline)
         suite = args.out / "suites" / name.replace(" ", "-")
         cpu[name] = perturbed(name, PERTURBATIONS[name], baseline, suite, args.seed)
+    for name in [n for n in args.settings if n in GUIDED]:  # a search per target
+        for model in args.models:
+            cpu[f"{name}@{model}"] = guided(name, model, args, suite_of(args, f"{name}@{model}"))
     if cache is None:
         del os.environ["AUTOCHECK_CACHE"]
     else:
         os.environ["AUTOCHECK_CACHE"] = cache
 
-    print(f"\n{'setting':<16}{'CPU s':>7}{'expansions':>11}{'strings':>9}{'patterns':>9}{'productions':>12}"
+    # a guided setting's suites and CPU-seconds are per target: "fuzz@vader"
+    suites = [n for n in args.settings if n not in GUIDED]
+    suites += [f"{n}@{m}" for n in args.settings if n in GUIDED for m in args.models]
+    print(f"\n{'setting':<32}{'CPU s':>7}{'expansions':>11}{'strings':>9}{'patterns':>9}{'productions':>12}"
           f"{'multi-word':>11}  top word")  # fmt: skip
-    for name in args.settings:
-        s = spread(args.out / "suites" / name.replace(" ", "-"))
+    for name in suites:
+        s = spread(suite_of(args, name))
         print(
-            f"{name:<16}{cpu[name]:>7.1f}{s['expansions']:>11}{s['strings']:>9}{s['patterns']:>9}"
+            f"{name:<32}{cpu[name]:>7.1f}{s['expansions']:>11}{s['strings']:>9}{s['patterns']:>9}"
             f"{s['productions']:>12}{s['multi-word']:>11.1%}  {s['top word']}"
         )
 
     models = load_panel(args.models)
     results = {
-        name: new_failures(
-            args.out / "suites" / name.replace(" ", "-"), models, args.out / "runs" / name.replace(" ", "-")
-        )
+        name: new_failures(suite_of(args, name), models, args.out / "runs" / name.replace(" ", "-"))
         for name in args.settings
+        if name not in GUIDED
     }
+    for name in [n for n in args.settings if n in GUIDED]:  # each target's new failures, on its own suite
+        results[name] = {}
+        for model in args.models:
+            key = f"{name}@{model}"
+            runs = args.out / "runs" / key
+            results[name][model] = new_failures(suite_of(args, key), {model: models[model]}, runs)[model]
+            moved = transfer(suite_of(args, key), models, runs.with_name(f"{key}-transfer"), model)
+            print(f"{key} transfer: " + ", ".join(f"{o} {k}/{n}" for o, (k, n) in moved.items()))
+
+    def spent(name: str, model: str) -> float:
+        return cpu[f"{name}@{model}" if name in GUIDED else name]
+
     print(
         f"\n{'model':<24}{'setting':<16}{'cases':>7}{'fail':>7}{'new':>6}{'seeds':>7}{'strings':>9}"
         f"{'prods':>7}{'new/CPU s':>11}"
@@ -283,17 +386,19 @@ def main() -> None:
             print(
                 f"{model:<24}{name:<16}{y.cases:>7}{y.failures:>7}{len(y.rows):>6}{y.seeds_broken:>7}"
                 f"{len({s for s, _, _ in found}):>9}{len({p for _, _, p in found}):>7}"
-                f"{len(y.rows) / cpu[name]:>11.2f}"
+                f"{len(y.rows) / spent(name, model):>11.2f}"
             )
 
-    def median_rate(name: str, spent: float) -> float:
-        """The panel median of the setting's new failures per CPU-second, had it taken ``spent`` CPU-s."""
-        return statistics.median(len(results[name][m].rows) / spent for m in args.models)
+    def median_rate(name: str, cpu_s: float | None = None) -> float:
+        """The panel median of the setting's new failures per CPU-second (had it taken ``cpu_s``)."""
+        return statistics.median(
+            len(results[name][m].rows) / (spent(name, m) if cpu_s is None else cpu_s) for m in args.models
+        )
 
     print("\npanel median (over models)")
     for name in args.settings:
         seeds = statistics.median(results[name][m].seeds_broken for m in args.models)
-        rate = median_rate(name, cpu[name])
+        rate = median_rate(name)
         print(f"  {name:<16} new failures per CPU-second {rate:.2f}, distinct seeds broken {seeds:g}")
     if len(rounds.get("baseline", ())) > 1:  # how far the machine moves the ratio: each round's own CPU-s
         print("panel median new failures per CPU-second against the baseline's, by round")
