@@ -214,15 +214,17 @@ def suite_of(args: argparse.Namespace, name: str) -> Path:
 def transfer(suite: Path, models: dict[str, Any], out: Path, target: str) -> dict[str, tuple[int, int]]:
     """Per other model: of the target's new failures in ``suite`` whose seed that model passes, how many
     it fails too, and how many there are."""
+    from autocheck.expect import FAIL, PASS
+
     rows = list(seeded_outcomes(suite, models, out))
     found = {
-        c["id"] for m, c, _, seed, row in rows if m == target and seed == "pass" and row["outcome"] == "fail"
+        c["id"] for m, c, _, seed, row in rows if m == target and seed == PASS and row["outcome"] == FAIL
     }
     moved: dict[str, tuple[int, int]] = {}
     for m, case, _, seed, row in rows:
-        if m != target and case["id"] in found and seed == "pass":
+        if m != target and case["id"] in found and seed == PASS:
             k, n = moved.get(m, (0, 0))
-            moved[m] = (k + (row["outcome"] == "fail"), n + 1)
+            moved[m] = (k + (row["outcome"] == FAIL), n + 1)
     return moved
 
 

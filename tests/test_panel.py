@@ -79,3 +79,35 @@ def test_a_seed_counts_as_validly_broken_only_by_a_failure_read_grammatical_with
     assert "| toy | fuzz | 4 | 3 | 4 | 1 | 1 |" in table  # a valid, b and d not, c not settled
     sheets = [json.loads(line) for s in "ab" for line in open(tmp_path / f"sheet-{s}.jsonl")]
     assert [row["edited"] for row in sheets] == ["C long film."] and "method" not in sheets[0]
+
+
+def negative_if_very(texts: list[str]) -> list[list[float]]:
+    """Positive, except for a text with "very" in it."""
+    return [[0.9, 0.1] if "very" in t else [0.1, 0.9] for t in texts]
+
+
+negative_if_very.labels = ("negative", "positive")  # type: ignore[attr-defined]
+
+
+def test_transfer_counts_the_targets_new_failures_another_model_fails_among_those_whose_seed_it_passes(
+    tmp_path,
+):
+    """bench_yield.py's transfer of a model-guided search: of the failures found on the target, how many
+    another model fails too, over those whose seed that model passes."""
+    from bench_yield import transfer
+
+    cases = [
+        case("s1", "a good film"),  # both pass
+        case("s1-x1", "a very odd film", EXPANSION, "s1"),  # the target's new failure, the other's too
+        case("s1-x2", "an odd good film", EXPANSION, "s1"),  # the target's only
+        case("s2", "a very good film"),  # the other fails the seed itself
+        case("s2-x1", "a very good odd film", EXPANSION, "s2"),  # the target's; not counted for the other
+        case("s3", "an odd film"),  # the target fails the seed itself
+        case("s3-x1", "an odd very film", EXPANSION, "s3"),  # so not its new failure, though the other's
+    ]
+    write_suite(tmp_path / "suite", cases, {"task": default_task().to_json()})
+    models = {
+        "target": python_model(positive_unless_odd, default_task(), name="target"),
+        "other": python_model(negative_if_very, default_task(), name="other"),
+    }
+    assert transfer(tmp_path / "suite", models, tmp_path / "run", "target") == {"other": (1, 2)}
