@@ -333,7 +333,8 @@ class GenerateConfig:
 # fuzz's own defaults: every valid fill of the 20 best templates of a partial edit is a candidate, and
 # generate's insertions (phrases). Modifiers (one adjective or adverb a step) were fuzz's own until round 20
 # (docs/fuzz.md): with SentiWordNet, on two fresh draws against the six panel models, phrases broke 81 seed
-# runs against 53; read blind in full, its failures kept their label in 97 % (modifiers' in all 85)
+# runs against 53; read blind in full, its failures kept their label in 97 % (modifiers' in all 85). With
+# the opinion lexicon, on a third draw: 63 against 58, 97.3 % label kept against 97.9 %
 FUZZ_EXPANSION: dict[str, Any] = {
     "top_k": 20,
     "fills_per_mask": None,
