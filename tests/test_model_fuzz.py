@@ -227,7 +227,7 @@ def stand_ins(shared_data):
         mlm=str(require(models / "mini-bert-mlm")),
         chunk_size=2,
         seed=1,
-        insertions="modifiers",  # fuzz's own (config.FUZZ_EXPANSION); generate's small top-k for speed
+        insertions="phrases",  # fuzz's own (config.FUZZ_EXPANSION); generate's small top-k for speed
     )
     return config, str(require(models / "mini-bert-sst2")), str(require(models / "mini-bert-sst2-scratch"))
 
@@ -303,10 +303,16 @@ def test_the_summary_counts_the_failures_that_insert_a_descriptive_adjective(sta
     )
     cases = list(read_jsonl(tmp_path / "suite" / "cases.jsonl"))
     failed = [c for c in cases if c["kind"] == EXPANSION and c["provenance"]["fuzz"]["outcome"] == FAIL]
-    assert len(failed) >= 4 and summary.descriptive == (0, ())  # none here
-    # the same suite with failures inserting two descriptive adjectives, a relational one and an adverb
+    assert len(failed) >= 4 and summary.descriptive is not None
+    found, words = summary.descriptive
+    adjectives = [
+        {i["word"].lower() for i in c["provenance"]["inserted"] if i["tag"].startswith("JJ")} for c in failed
+    ]
+    assert found <= sum(bool(a) for a in adjectives) and set(words) <= set().union(*adjectives)
+    # the same suite with failures inserting two descriptive adjectives, a relational one and adverbs
     inserted = [("predictable", "JJ"), ("visual", "JJ"), ("predictable", "RB"), ("Useful", "JJ")]
-    for case, (word, tag) in zip(failed, inserted):
+    for i, case in enumerate(failed):
+        word, tag = inserted[i] if i < len(inserted) else ("also", "RB")
         case["provenance"]["inserted"] = [{"word": word, "tag": tag, "offset": 0}]
     edited = tmp_path / "edited"
     shutil.copytree(tmp_path / "suite", edited)
