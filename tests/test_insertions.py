@@ -170,6 +170,10 @@ def adverb_candidate(seed: str, tags: str, before: int, word: str, tag: str = "R
         ("It is not good", "PRP VBZ RB JJ", 2, "certainly", True),
         ("It is uncomfortable", "PRP VBZ JJ", 2, "deeply", True),  # grading an adjective: any adverb
         ("It has appeared", "PRP VBZ VBN", 2, "fully", False),  # a verb form, not an adjective
+        # twentieth round of fuzz: "worth" takes a complement and no degree
+        ("It is worth seeing", "PRP VBZ JJ VBG", 2, "very", False),  # is [very] worth seeing
+        ("It is worth seeing", "PRP VBZ JJ VBG", 2, "terribly", False),
+        ("It is worth seeing", "PRP VBZ JJ VBG", 2, "certainly", True),  # a stance adverb: not a degree
     ],
 )
 def test_the_adverb_check(seed, tags, before, word, keeps):

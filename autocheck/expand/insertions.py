@@ -200,6 +200,10 @@ ATTRIBUTIVE_GRADES = (DEGREE - {"so", "too", "quite"}) | {"really", "truly"}
 # a degree adverb grades an adjective or an adverb ("[very] good", "[very] quickly") or a participle that
 # is a dictionary adjective, never another verb form ("[very] being buried") or a noun
 DEGREE_HEADS = frozenset({"JJ", "RB"})
+# adjectives that take a complement and no degree: "It is [very] worth seeing" is no English ("well worth" is
+# an idiom, not a degree). Read blind, "[terribly] worth" was fuzz's most frequent ungrammatical failure
+# (docs/fuzz.md, round 20), and the defaults put a degree adverb there too ("[highly] worth")
+UNGRADED = frozenset({"worth"})
 # degree adverbs that a lexicon calls polar but that before an adjective only raise it, whichever way it
 # points ("a [terribly] funny film" is very funny, "an [incredibly] dull film" very dull; each reads
 # naturally before either kind): before a seed's adjective that carries the seed's label they keep it
@@ -414,7 +418,7 @@ def _gradable(following: str, following_tag: str | None) -> bool:
     """The word after an adverb is one it grades: an adjective, an adverb other than a negation, or a
     participle that is an adjective ("[very] captivating"), not a verb form ("[very] being")."""
     if following_tag in DEGREE_HEADS:
-        return following.lower() not in NEGATION_ADVERBS
+        return following.lower() not in NEGATION_ADVERBS | UNGRADED
     return following_tag in ("VBG", "VBN") and following.lower() in modifier_words()["JJ"]
 
 
@@ -896,7 +900,12 @@ def intensifier_sites(lexicon: Lexicon) -> Callable[[MaskedTemplate, TestCase], 
         if len(template.masks) != 1:
             return False
         (index, tag), tokens = template.masks[0], template.parse.tokens
-        return tag == "RB" and index < len(tokens) and carries(lexicon, seed.label, tokens[index])
+        return (
+            tag == "RB"
+            and index < len(tokens)
+            and tokens[index].lower() not in UNGRADED  # validation would reject every intensifier there
+            and carries(lexicon, seed.label, tokens[index])
+        )
 
     return site
 
