@@ -162,7 +162,9 @@ def guided(name: str, target: str, args: argparse.Namespace, out: Path) -> float
     shutil.rmtree(out, ignore_errors=True)
     env = {**os.environ, "AUTOCHECK_CACHE": "off", "OMP_NUM_THREADS": "1"}
     start = cpu_seconds()
-    done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{name} against {target} failed:\n{done.stderr[-3000:]}")
     return cpu_seconds() - start - float(done.stdout.split()[-1])
 
 
