@@ -59,7 +59,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_generate import stand_in_config  # noqa: E402  (sibling scripts, not a package)
-from panel import NAMES, SHARED, load_panel, new_failures, seeded_outcomes  # noqa: E402
+from panel import NAMES, SHARED, load_panel, new_failures  # noqa: E402
 
 SAMPLE = Path(__file__).with_name("yield_sample.jsonl")  # new failures of the defaults, unlabelled
 KEPT_SAMPLE = Path(__file__).with_name("yield_kept_sample.jsonl")  # expansions the defaults keep
@@ -213,21 +213,18 @@ def suite_of(args: argparse.Namespace, name: str) -> Path:
     return args.out / "suites" / name.replace(" ", "-").replace("@", "-")
 
 
-def transfer(suite: Path, models: dict[str, Any], out: Path, target: str) -> dict[str, tuple[int, int]]:
-    """Per other model: of the target's new failures in ``suite`` whose seed that model passes, how many
-    it fails too, and how many there are."""
-    from autocheck.expect import FAIL, PASS
+def transfer_of(suite: Path, found: Any, models: dict[str, Any], target: str) -> dict[str, str]:
+    """``bench_fuzz.transfer`` of the target's new failures ``found`` in ``suite``: per other model, those
+    that fail on it too, among those whose seed it passes."""
+    from bench_fuzz import transfer
 
-    rows = list(seeded_outcomes(suite, models, out))
-    found = {
-        c["id"] for m, c, _, seed, row in rows if m == target and seed == PASS and row["outcome"] == FAIL
-    }
-    moved: dict[str, tuple[int, int]] = {}
-    for m, case, _, seed, row in rows:
-        if m != target and case["id"] in found and seed == PASS:
-            k, n = moved.get(m, (0, 0))
-            moved[m] = (k + (row["outcome"] == FAIL), n + 1)
-    return moved
+    from autocheck.records import SEED, TestCase
+    from autocheck.store import read_jsonl
+
+    cases = [TestCase.from_json(c) for c in read_jsonl(suite / "cases.jsonl")]
+    new = {row["case"] for row in found.rows}
+    seeds = {c.id: c for c in cases if c.kind == SEED}
+    return transfer([c for c in cases if c.id in new], seeds, models, target)
 
 
 def insertion(case: dict[str, Any]) -> tuple[str, str, str] | None:
@@ -373,8 +370,7 @@ def main() -> None:
             key = f"{name}@{model}"
             runs = args.out / "runs" / key
             results[name][model] = new_failures(suite_of(args, key), {model: models[model]}, runs)[model]
-            moved = transfer(suite_of(args, key), models, runs.with_name(f"{key}-transfer"), model)
-            print(f"{key} transfer: " + ", ".join(f"{o} {k}/{n}" for o, (k, n) in moved.items()))
+            print(f"{key} transfer: {transfer_of(suite_of(args, key), results[name][model], models, model)}")
 
     def spent(name: str, model: str) -> float:
         return cpu[f"{name}@{model}" if name in GUIDED else name]

@@ -92,9 +92,9 @@ negative_if_very.labels = ("negative", "positive")  # type: ignore[attr-defined]
 def test_transfer_counts_the_targets_new_failures_another_model_fails_among_those_whose_seed_it_passes(
     tmp_path,
 ):
-    """bench_yield.py's transfer of a model-guided search: of the failures found on the target, how many
-    another model fails too, over those whose seed that model passes."""
-    from bench_yield import transfer
+    """bench_yield.py's transfer of a model-guided search (bench_fuzz.py's measure, on a suite): of the
+    failures found on the target, how many another model fails too, over those whose seed it passes."""
+    from bench_yield import transfer_of
 
     cases = [
         case("s1", "a good film"),  # both pass
@@ -110,4 +110,5 @@ def test_transfer_counts_the_targets_new_failures_another_model_fails_among_thos
         "target": python_model(positive_unless_odd, default_task(), name="target"),
         "other": python_model(negative_if_very, default_task(), name="other"),
     }
-    assert transfer(tmp_path / "suite", models, tmp_path / "run", "target") == {"other": (1, 2)}
+    found = new_failures(tmp_path / "suite", {"target": models["target"]}, tmp_path / "run")["target"]
+    assert transfer_of(tmp_path / "suite", found, models, "target") == {"other": "1/2 = 50% [9%–91%]"}
